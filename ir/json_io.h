@@ -1,0 +1,52 @@
+// Graph JSON v1 and tensors files (see docs/graph-format.md, docs/graph.schema.json).
+//
+// Tensors are {"shape": [...], "data": [...]} with numbers or the strings "nan", "inf", "-inf",
+// or {"shape": [...], "b64": "..."} = base64 of little-endian float32 (exact). The writer uses
+// b64 by default so that write -> read -> write is bit-identical; `plain` writes data arrays,
+// which are also exact: floats are printed with enough digits to round-trip.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ir/graph.h"
+#include "ir/limits.h"
+
+namespace fusefuzz {
+
+struct WriteOptions {
+  bool plain = false;  // data arrays instead of base64
+  int indent = 1;      // -1: one line
+};
+
+// Parse errors and structure errors throw InputError whose location is
+// "<source>: <JSON pointer>" (e.g. "g.json: /nodes/2/attrs/group"). Sizes are checked against
+// `limits` before any tensor storage is allocated. ReadGraph also verifies the graph
+// (VerifyGraph), so a returned graph is valid.
+Graph ReadGraph(const nlohmann::json& j, const std::string& source, const Limits& limits = {});
+Graph ReadGraphFile(const std::string& path, const Limits& limits = {});
+Graph ParseGraph(const std::string& text, const std::string& source = "<string>",
+                 const Limits& limits = {});
+nlohmann::json GraphToJson(const Graph& g, const WriteOptions& opts = {});
+std::string WriteGraph(const Graph& g, const WriteOptions& opts = {});
+
+Tensor ReadTensor(const nlohmann::json& j, const std::string& source, const std::string& pointer,
+                  const Limits& limits = {});
+nlohmann::json TensorToJson(const Tensor& t, const WriteOptions& opts = {});
+
+// Tensors file: {"x": tensor, ...}.
+TensorMap ReadTensors(const nlohmann::json& j, const std::string& source, const Limits& limits = {});
+TensorMap ReadTensorsFile(const std::string& path, const Limits& limits = {});
+std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {});
+
+// Reads a whole file, or throws InputError naming it. Parses JSON with a clear message
+// (line/byte of a syntax error).
+nlohmann::json ReadJsonFile(const std::string& path);
+nlohmann::json ParseJson(const std::string& text, const std::string& source);
+
+// Writes atomically (temp file + rename) so a crash never leaves half a file.
+void WriteFileAtomic(const std::string& path, const std::string& content);
+
+}  // namespace fusefuzz

@@ -1,0 +1,213 @@
+// Attributes and params of every op. Defaults follow ONNX where ONNX defines the op.
+#include <array>
+
+#include "ir/ops.h"
+
+namespace fusefuzz {
+namespace {
+
+AttrSpec Int(std::string name, int64_t def, std::string doc) {
+  return {std::move(name), AttrType::kInt, false, 0, def, {}, {}, std::move(doc)};
+}
+AttrSpec IntReq(std::string name, std::string doc) {
+  return {std::move(name), AttrType::kInt, true, 0, 0, {}, {}, std::move(doc)};
+}
+AttrSpec Float(std::string name, double def, std::string doc) {
+  return {std::move(name), AttrType::kFloat, false, def, 0, {}, {}, std::move(doc)};
+}
+AttrSpec FloatReq(std::string name, std::string doc) {
+  return {std::move(name), AttrType::kFloat, true, 0, 0, {}, {}, std::move(doc)};
+}
+AttrSpec Ints(std::string name, std::vector<int64_t> def, std::string doc) {
+  return {std::move(name), AttrType::kInts, false, 0, 0, std::move(def), {}, std::move(doc)};
+}
+AttrSpec IntsReq(std::string name, std::string doc) {
+  return {std::move(name), AttrType::kInts, true, 0, 0, {}, {}, std::move(doc)};
+}
+AttrSpec String(std::string name, std::string def, std::string doc) {
+  return {std::move(name), AttrType::kString, false, 0, 0, {}, std::move(def), std::move(doc)};
+}
+
+std::vector<AttrSpec> ConvAttrSpecs() {
+  return {Ints("strides", {1, 1}, "[sH, sW], each >= 1"),
+          Ints("dilations", {1, 1}, "[dH, dW], each >= 1"),
+          Ints("pads", {0, 0, 0, 0}, "[top, left, bottom, right], each >= 0 (ONNX order)"),
+          Int("group", 1, "C and M divisible by group; group == C is depthwise")};
+}
+std::vector<ParamSpec> ConvParams() {
+  return {{"W", true, "[M, C/group, kH, kW]"}, {"B", false, "[M]"}};
+}
+std::vector<AttrSpec> PoolAttrSpecs(bool avg) {
+  std::vector<AttrSpec> a = {
+      IntsReq("kernel_shape", "[kH, kW], each >= 1"), Ints("strides", {1, 1}, "[sH, sW]"),
+      Ints("pads", {0, 0, 0, 0}, "[top, left, bottom, right]; each < kernel size"),
+      Int("ceil_mode", 0, "1: output size rounds up (ONNX; windows starting in right pad dropped)")};
+  if (avg) a.push_back(Int("count_include_pad", 0, "1: divide by kernel area incl. pads"));
+  return a;
+}
+
+OpSchema MakeSchema(Op op) {
+  const std::vector<ParamSpec> kNoParams;
+  switch (op) {
+    case Op::Conv:
+      return {ConvAttrSpecs(), ConvParams(), "2-D convolution, NCHW, ONNX Conv"};
+    case Op::FusedConv:
+      return {ConvAttrSpecs(), ConvParams(),
+              "Conv followed by its ordered epilogue (scale_shift, add, activation, clamp)"};
+    case Op::BatchNorm:
+      return {{Float("epsilon", 1e-5, "added to var inside the sqrt")},
+              {{"scale", true, "[C]"},
+               {"bias", true, "[C]"},
+               {"mean", true, "[C]"},
+               {"var", true, "[C], >= 0"}},
+              "inference BatchNormalization: (x - mean) / sqrt(var + eps) * scale + bias"};
+    case Op::LayerNorm:
+      return {{Int("axis", 1, "normalize over dims [axis, rank)"),
+               Float("epsilon", 1e-5, "added to the variance inside the sqrt")},
+              {{"scale", true, "shape of input dims [axis, rank)"},
+               {"bias", true, "shape of input dims [axis, rank)"}},
+              "LayerNormalization (ONNX, stash_type float)"};
+    case Op::GroupNorm:
+      return {{IntReq("num_groups", "divides C"), Float("epsilon", 1e-5, "")},
+              {{"scale", true, "[C]"}, {"bias", true, "[C]"}},
+              "GroupNormalization (ONNX opset 21, per-channel scale/bias)"};
+    case Op::InstanceNorm:
+      return {{Float("epsilon", 1e-5, "")},
+              {{"scale", true, "[C]"}, {"bias", true, "[C]"}},
+              "InstanceNormalization"};
+    case Op::Relu:
+      return {{}, kNoParams, "max(x, 0)"};
+    case Op::Relu6:
+      return {{}, kNoParams, "min(max(x, 0), 6)"};
+    case Op::Clip:
+      return {{FloatReq("min", "lower bound"), FloatReq("max", "upper bound, >= min")},
+              kNoParams,
+              "min(max(x, min), max)"};
+    case Op::LeakyRelu:
+      return {{Float("alpha", 0.01, "slope for x < 0")}, kNoParams, "x >= 0 ? x : alpha*x"};
+    case Op::PRelu:
+      return {{}, {{"slope", true, "[C] or [1]"}}, "x >= 0 ? x : slope[c]*x"};
+    case Op::Elu:
+      return {{Float("alpha", 1.0, "")}, kNoParams, "x >= 0 ? x : alpha*(exp(x)-1)"};
+    case Op::Sigmoid:
+      return {{}, kNoParams, "1 / (1 + exp(-x))"};
+    case Op::HardSigmoid:
+      return {{Float("alpha", 0.2, ""), Float("beta", 0.5, "")},
+              kNoParams,
+              "max(0, min(1, alpha*x + beta))"};
+    case Op::Tanh:
+      return {{}, kNoParams, "tanh(x)"};
+    case Op::Silu:
+      return {{}, kNoParams, "x * sigmoid(x)"};
+    case Op::HardSwish:
+      return {{}, kNoParams, "x * max(0, min(1, x/6 + 1/2)) (ONNX)"};
+    case Op::Gelu:
+      return {{String("approximate", "none", "\"none\" (erf) or \"tanh\"")},
+              kNoParams,
+              "0.5x(1+erf(x/sqrt2)), or the tanh form (ONNX Gelu)"};
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+      return {{},
+              {{"A", false, "constant left operand (scalar [1], [C], [1,C,1,1] or full)"},
+               {"B", false, "constant right operand (same shapes)"}},
+              "elementwise with numpy broadcasting; operands from inputs or constants"};
+    case Op::Pad:
+      return {{IntsReq("pads", "[top, left, bottom, right], each >= 0"),
+               String("mode", "constant", "\"constant\" or \"reflect\""),
+               Float("value", 0.0, "constant mode fill value")},
+              kNoParams,
+              "spatial padding (ONNX Pad on H and W)"};
+    case Op::MaxPool:
+      return {PoolAttrSpecs(false), kNoParams, "max over windows; pads count as -inf"};
+    case Op::AvgPool:
+      return {PoolAttrSpecs(true), kNoParams, "average over windows (ONNX AveragePool)"};
+    case Op::GlobalAvgPool:
+      return {{}, kNoParams, "mean over H and W, output [N, C, 1, 1]"};
+    case Op::Concat:
+      return {{Int("axis", 1, "only 1 (channels)")}, kNoParams, "concatenate along channels"};
+    case Op::Identity:
+      return {{}, kNoParams, "y = x"};
+  }
+  return {};
+}
+
+struct OpInfo {
+  Op op;
+  std::string_view name;
+  OpFamily family;
+  int min_inputs, max_inputs;
+};
+constexpr OpInfo kInfo[] = {
+#define FF_OP(e, name, family, min_in, max_in) {Op::e, name, OpFamily::family, min_in, max_in},
+#include "ir/ops.def"
+#undef FF_OP
+};
+
+const OpInfo& InfoOf(Op op) { return kInfo[static_cast<int>(op)]; }
+
+}  // namespace
+
+const std::vector<Op>& AllOps() {
+  static const std::vector<Op> ops = [] {
+    std::vector<Op> v;
+    for (const auto& i : kInfo) v.push_back(i.op);
+    return v;
+  }();
+  return ops;
+}
+std::string_view OpName(Op op) { return InfoOf(op).name; }
+std::optional<Op> OpFromName(std::string_view name) {
+  for (const auto& i : kInfo)
+    if (i.name == name) return i.op;
+  return std::nullopt;
+}
+OpFamily FamilyOf(Op op) { return InfoOf(op).family; }
+std::string_view FamilyName(OpFamily f) {
+  switch (f) {
+    case OpFamily::kConv: return "conv";
+    case OpFamily::kNorm: return "norm";
+    case OpFamily::kActivation: return "activation";
+    case OpFamily::kBinary: return "binary";
+    case OpFamily::kPad: return "pad";
+    case OpFamily::kPool: return "pool";
+    case OpFamily::kConcat: return "concat";
+    case OpFamily::kIdentity: return "identity";
+  }
+  return "?";
+}
+int MinInputs(Op op) { return InfoOf(op).min_inputs; }
+int MaxInputs(Op op) { return InfoOf(op).max_inputs; }
+
+std::string_view AttrTypeName(AttrType t) {
+  switch (t) {
+    case AttrType::kInt: return "integer";
+    case AttrType::kFloat: return "number";
+    case AttrType::kInts: return "array of integers";
+    case AttrType::kString: return "string";
+  }
+  return "?";
+}
+
+const OpSchema& SchemaOf(Op op) {
+  static const std::vector<OpSchema> schemas = [] {
+    std::vector<OpSchema> v;
+    for (const auto& i : kInfo) v.push_back(MakeSchema(i.op));
+    return v;
+  }();
+  return schemas[static_cast<size_t>(op)];
+}
+
+const AttrSpec* FindAttrSpec(Op op, std::string_view name) {
+  for (const auto& a : SchemaOf(op).attrs)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+const ParamSpec* FindParamSpec(Op op, std::string_view name) {
+  for (const auto& p : SchemaOf(op).params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,461 @@
+#include "ir/verifier.h"
+
+#include <cmath>
+#include <set>
+
+#include "ir/error.h"
+
+namespace fusefuzz {
+namespace {
+
+std::string NodeWhere(const Node& n) {
+  return "node '" + n.name + "' (" + std::string(OpName(n.op)) + ")";
+}
+
+[[noreturn]] void Fail(const Node& n, const std::string& what) {
+  throw InputError(NodeWhere(n), what);
+}
+
+void ExpectRank4(const Node& n, size_t index, const Shape& s) {
+  if (s.size() != 4) {
+    Fail(n, "input " + std::to_string(index) + ": expected rank 4 (NCHW), got " +
+                ShapeToString(s));
+  }
+}
+
+void ExpectParamShape(const Node& n, const std::string& param, const Shape& got,
+                      const Shape& want) {
+  if (got != want) {
+    Fail(n, "param '" + param + "': expected shape " + ShapeToString(want) + ", got " +
+                ShapeToString(got));
+  }
+}
+
+const Tensor& Param(const Node& n, const ParamMap& params, const std::string& name) {
+  auto it = params.find(name);
+  if (it == params.end()) Fail(n, "missing param '" + name + "'");
+  return it->second;
+}
+
+void CheckAllFinite(const Node& n, const std::string& name, const Tensor& t) {
+  for (float v : t.data) {
+    if (!std::isfinite(v)) Fail(n, "param '" + name + "' must be finite");
+  }
+}
+
+// Channel-vector params ([C], or for PRelu also [1]).
+void CheckActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap& params,
+                     int64_t channels, const std::string& ctx) {
+  const std::string where = NodeWhere(n) + ctx;
+  for (const auto& [name, value] : attrs) {
+    if (!FindAttrSpec(act, name)) {
+      throw InputError(where, "unknown attribute '" + name + "' for " + std::string(OpName(act)));
+    }
+  }
+  for (const auto& spec : SchemaOf(act).attrs) {
+    if (spec.type == AttrType::kFloat) AttrFloat(act, attrs, spec.name, where);
+    if (spec.type == AttrType::kString) AttrString(act, attrs, spec.name, where);
+  }
+  for (const auto& [name, value] : params) {
+    if (!FindParamSpec(act, name)) {
+      throw InputError(where, "unknown param '" + name + "' for " + std::string(OpName(act)));
+    }
+  }
+  if (act == Op::Clip) {
+    double lo = AttrFloat(act, attrs, "min", where), hi = AttrFloat(act, attrs, "max", where);
+    if (!(lo <= hi)) throw InputError(where, "Clip needs min <= max");
+  }
+  if (act == Op::Gelu) {
+    auto approx = AttrString(act, attrs, "approximate", where);
+    if (approx != "none" && approx != "tanh") {
+      throw InputError(where, "Gelu approximate must be \"none\" or \"tanh\", got \"" + approx +
+                                  "\"");
+    }
+  }
+  if (act == Op::PRelu) {
+    auto it = params.find("slope");
+    if (it == params.end()) throw InputError(where, "missing param 'slope'");
+    const Shape& s = it->second.shape;
+    if (s != Shape{channels} && s != Shape{1}) {
+      throw InputError(where, "param 'slope': expected shape [" + std::to_string(channels) +
+                                  "] or [1], got " + ShapeToString(s));
+    }
+  }
+}
+
+Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
+  ExpectRank4(n, 0, in[0]);
+  const Shape& x = in[0];
+  ConvAttrs a = GetConvAttrs(n);
+  if (a.stride_h < 1 || a.stride_w < 1) Fail(n, "strides must be >= 1");
+  if (a.dilation_h < 1 || a.dilation_w < 1) Fail(n, "dilations must be >= 1");
+  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0) {
+    Fail(n, "pads must be >= 0");
+  }
+  if (a.group < 1) Fail(n, "group must be >= 1, got " + std::to_string(a.group));
+  const Tensor& w = Param(n, n.params, "W");
+  if (w.shape.size() != 4) Fail(n, "param 'W': expected rank 4, got " + ShapeToString(w.shape));
+  int64_t m = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  if (m < 1 || kh < 1 || kw < 1) Fail(n, "param 'W': dims must be >= 1");
+  if (x[1] % a.group != 0) {
+    Fail(n, "input channels " + std::to_string(x[1]) + " not divisible by group " +
+                std::to_string(a.group));
+  }
+  if (m % a.group != 0) {
+    Fail(n, "output channels " + std::to_string(m) + " not divisible by group " +
+                std::to_string(a.group));
+  }
+  if (cg != x[1] / a.group) {
+    Fail(n, "param 'W': expected dim 1 = C/group = " + std::to_string(x[1] / a.group) +
+                ", got " + std::to_string(cg));
+  }
+  CheckAllFinite(n, "W", w);
+  if (auto it = n.params.find("B"); it != n.params.end()) {
+    ExpectParamShape(n, "B", it->second.shape, {m});
+    CheckAllFinite(n, "B", it->second);
+  }
+  int64_t oh = ConvOutputSize(x[2], kh, a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom);
+  int64_t ow = ConvOutputSize(x[3], kw, a.stride_w, a.dilation_w, a.pad_left, a.pad_right);
+  if (oh < 1 || ow < 1) {
+    Fail(n, "kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
+                " (with dilation and pads) does not fit input " + ShapeToString(x));
+  }
+  Shape out = {x[0], m, oh, ow};
+  if (n.op == Op::FusedConv) {
+    for (size_t i = 0; i < n.epilogue.size(); ++i) {
+      const EpilogueStep& s = n.epilogue[i];
+      std::string ctx = " epilogue step " + std::to_string(i);
+      switch (s.kind) {
+        case EpilogueKind::kScaleShift:
+          ExpectParamShape(n, "epilogue " + std::to_string(i) + " scale",
+                           Param(n, s.params, "scale").shape, {m});
+          ExpectParamShape(n, "epilogue " + std::to_string(i) + " shift",
+                           Param(n, s.params, "shift").shape, {m});
+          break;
+        case EpilogueKind::kAdd: {
+          if (s.input < 1 || static_cast<size_t>(s.input) >= in.size()) {
+            Fail(n, ctx + ": add refers to input " + std::to_string(s.input) + " but the node has " +
+                        std::to_string(in.size()) + " inputs");
+          }
+          Shape b;
+          if (!BroadcastShapes(out, in[static_cast<size_t>(s.input)], &b) || b != out) {
+            Fail(n, ctx + ": add operand " + ShapeToString(in[static_cast<size_t>(s.input)]) +
+                        " does not broadcast to the conv output " + ShapeToString(out));
+          }
+          break;
+        }
+        case EpilogueKind::kActivation:
+          if (!IsActivation(s.act)) {
+            Fail(n, ctx + ": " + std::string(OpName(s.act)) + " is not an activation");
+          }
+          CheckActivation(n, s.act, s.attrs, s.params, m, ctx);
+          break;
+        case EpilogueKind::kClamp: {
+          double lo = AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
+          double hi = AttrFloat(Op::Clip, s.attrs, "max", NodeWhere(n) + ctx);
+          if (!(lo <= hi)) Fail(n, ctx + ": clamp needs min <= max");
+          break;
+        }
+      }
+    }
+    for (size_t i = 1; i < in.size(); ++i) {
+      bool used = false;
+      for (const auto& s : n.epilogue) used |= s.kind == EpilogueKind::kAdd && s.input == int(i);
+      if (!used) Fail(n, "input " + std::to_string(i) + " is not used by any epilogue step");
+    }
+  } else if (!n.epilogue.empty()) {
+    Fail(n, "only FusedConv has an epilogue");
+  }
+  return out;
+}
+
+void CheckChannelParams(const Node& n, const Shape& x, std::initializer_list<const char*> names) {
+  for (const char* p : names) {
+    ExpectParamShape(n, p, Param(n, n.params, p).shape, {x[1]});
+    CheckAllFinite(n, p, Param(n, n.params, p));
+  }
+}
+
+Shape NormShape(const Node& n, const std::vector<Shape>& in) {
+  const Shape& x = in[0];
+  double eps = AttrFloat(n, "epsilon");
+  if (!(eps >= 0) || !std::isfinite(eps)) Fail(n, "epsilon must be finite and >= 0");
+  switch (n.op) {
+    case Op::BatchNorm: {
+      if (x.size() < 2) Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(x));
+      CheckChannelParams(n, x, {"scale", "bias", "mean", "var"});
+      for (float v : Param(n, n.params, "var").data) {
+        if (!(v >= 0)) Fail(n, "param 'var' must be >= 0");
+      }
+      break;
+    }
+    case Op::LayerNorm: {
+      int64_t axis = AttrInt(n, "axis");
+      int64_t rank = static_cast<int64_t>(x.size());
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) {
+        Fail(n, "axis " + std::to_string(AttrInt(n, "axis")) + " out of range for rank " +
+                    std::to_string(rank));
+      }
+      Shape norm(x.begin() + axis, x.end());
+      ExpectParamShape(n, "scale", Param(n, n.params, "scale").shape, norm);
+      ExpectParamShape(n, "bias", Param(n, n.params, "bias").shape, norm);
+      break;
+    }
+    case Op::GroupNorm: {
+      ExpectRank4(n, 0, x);
+      int64_t g = AttrInt(n, "num_groups");
+      if (g < 1 || x[1] % g != 0) {
+        Fail(n, "num_groups " + std::to_string(g) + " must be >= 1 and divide C = " +
+                    std::to_string(x[1]));
+      }
+      CheckChannelParams(n, x, {"scale", "bias"});
+      break;
+    }
+    default:  // InstanceNorm
+      ExpectRank4(n, 0, x);
+      CheckChannelParams(n, x, {"scale", "bias"});
+  }
+  return x;
+}
+
+Shape BinaryShape(const Node& n, const std::vector<Shape>& in) {
+  BinaryOperands ops = GetBinaryOperands(n);
+  size_t values = (ops.const_a ? 0 : 1) + (ops.const_b ? 0 : 1);
+  if (in.size() != values) {
+    Fail(n, "expected " + std::to_string(values) + " input(s) besides constant params, got " +
+                std::to_string(in.size()));
+  }
+  Shape a = ops.const_a ? ops.const_a->shape : in[static_cast<size_t>(ops.input_a)];
+  Shape b = ops.const_b ? ops.const_b->shape : in[static_cast<size_t>(ops.input_b)];
+  if (ops.const_a) CheckAllFinite(n, "A", *ops.const_a);
+  if (ops.const_b) CheckAllFinite(n, "B", *ops.const_b);
+  Shape out;
+  if (!BroadcastShapes(a, b, &out)) {
+    Fail(n, "operands " + ShapeToString(a) + " and " + ShapeToString(b) + " do not broadcast");
+  }
+  return out;
+}
+
+Shape PadShape(const Node& n, const std::vector<Shape>& in) {
+  ExpectRank4(n, 0, in[0]);
+  Shape x = in[0];
+  auto p = AttrInts(n, "pads");
+  if (p.size() != 4) Fail(n, "attribute 'pads' must have 4 entries, got " + std::to_string(p.size()));
+  for (int64_t v : p) {
+    if (v < 0 || v > (int64_t{1} << 24)) Fail(n, "pads must be in [0, 2^24], got " + std::to_string(v));
+  }
+  std::string mode = AttrString(n, "mode");
+  if (mode != "constant" && mode != "reflect") {
+    Fail(n, "mode must be \"constant\" or \"reflect\", got \"" + mode + "\"");
+  }
+  if (!std::isfinite(AttrFloat(n, "value"))) Fail(n, "value must be finite");
+  if (mode == "reflect" && (p[0] >= x[2] || p[2] >= x[2] || p[1] >= x[3] || p[3] >= x[3])) {
+    Fail(n, "reflect pads must be smaller than the padded dim, input " + ShapeToString(x));
+  }
+  return {x[0], x[1], x[2] + p[0] + p[2], x[3] + p[1] + p[3]};
+}
+
+Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
+  ExpectRank4(n, 0, in[0]);
+  const Shape& x = in[0];
+  if (n.op == Op::GlobalAvgPool) return {x[0], x[1], 1, 1};
+  PoolAttrs a = GetPoolAttrs(n);
+  if (a.kernel_h < 1 || a.kernel_w < 1) Fail(n, "kernel_shape must be >= 1");
+  if (a.stride_h < 1 || a.stride_w < 1) Fail(n, "strides must be >= 1");
+  if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0) {
+    Fail(n, "pads must be >= 0");
+  }
+  if (a.pad_top >= a.kernel_h || a.pad_bottom >= a.kernel_h || a.pad_left >= a.kernel_w ||
+      a.pad_right >= a.kernel_w) {
+    Fail(n, "pads must be smaller than the kernel (a window of padding only is undefined)");
+  }
+  int64_t oh = PoolOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom, a.ceil_mode);
+  int64_t ow = PoolOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right, a.ceil_mode);
+  if (oh < 1 || ow < 1) {
+    Fail(n, "kernel " + std::to_string(a.kernel_h) + "x" + std::to_string(a.kernel_w) +
+                " does not fit input " + ShapeToString(x));
+  }
+  return {x[0], x[1], oh, ow};
+}
+
+Shape ConcatShape(const Node& n, const std::vector<Shape>& in) {
+  if (AttrInt(n, "axis") != 1) Fail(n, "only axis 1 (channels) is supported");
+  Shape out = in[0];
+  if (out.size() < 2) Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(out));
+  for (size_t i = 1; i < in.size(); ++i) {
+    const Shape& s = in[i];
+    bool ok = s.size() == out.size();
+    for (size_t d = 0; ok && d < s.size(); ++d) ok = d == 1 || s[d] == out[d];
+    if (!ok) {
+      Fail(n, "input " + std::to_string(i) + ": expected shape " + ShapeToString(out) +
+                  " except dim 1, got " + ShapeToString(s));
+    }
+    out[1] += s[1];
+  }
+  return out;
+}
+
+}  // namespace
+
+bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape r(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    r[i] = da == 1 ? db : da;
+  }
+  *out = std::move(r);
+  return true;
+}
+
+int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                       int64_t pad_begin, int64_t pad_end) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t avail = in + pad_begin + pad_end - span;
+  if (avail < 0) return 0;
+  return avail / stride + 1;
+}
+
+int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                       int64_t pad_end, bool ceil_mode) {
+  int64_t avail = in + pad_begin + pad_end - kernel;
+  if (avail < 0) return 0;
+  int64_t out = (ceil_mode ? (avail + stride - 1) / stride : avail / stride) + 1;
+  // ONNX/PyTorch: in ceil mode a last window that starts inside the end padding is dropped.
+  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
+  return out;
+}
+
+Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
+  int count = static_cast<int>(in.size());
+  if (count < MinInputs(n.op) || count > MaxInputs(n.op)) {
+    Fail(n, "expected " + std::to_string(MinInputs(n.op)) +
+                (MaxInputs(n.op) != MinInputs(n.op) ? ".." + std::to_string(MaxInputs(n.op)) : "") +
+                " inputs, got " + std::to_string(count));
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    for (int64_t d : in[i]) {
+      if (d < 1) Fail(n, "input " + std::to_string(i) + " has empty shape " + ShapeToString(in[i]));
+    }
+  }
+  if (n.op != Op::FusedConv && !n.epilogue.empty()) Fail(n, "only FusedConv has an epilogue");
+  switch (FamilyOf(n.op)) {
+    case OpFamily::kConv: {
+      if (n.op == Op::Conv && in.size() != 1) Fail(n, "Conv takes exactly 1 input");
+      return ConvShape(n, in);
+    }
+    case OpFamily::kNorm:
+      return NormShape(n, in);
+    case OpFamily::kActivation: {
+      int64_t c = in[0].size() >= 2 ? in[0][1] : 1;
+      if (n.op == Op::PRelu && in[0].size() < 2) {
+        Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(in[0]));
+      }
+      CheckActivation(n, n.op, n.attrs, n.params, c, "");
+      return in[0];
+    }
+    case OpFamily::kBinary:
+      return BinaryShape(n, in);
+    case OpFamily::kPad:
+      return PadShape(n, in);
+    case OpFamily::kPool:
+      return PoolShape(n, in);
+    case OpFamily::kConcat:
+      return ConcatShape(n, in);
+    case OpFamily::kIdentity:
+      return in[0];
+  }
+  Fail(n, "unknown op");
+}
+
+ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
+  ShapeMap shapes;
+  int64_t total = 0;
+  auto check_size = [&](const std::string& where, const Shape& s) {
+    if (static_cast<int64_t>(s.size()) > limits.max_rank || s.empty()) {
+      throw InputError(where, "rank must be 1.." + std::to_string(limits.max_rank) + ", got " +
+                                  ShapeToString(s));
+    }
+    int64_t n = 1;
+    for (int64_t d : s) {
+      if (d < 1 || d > limits.max_dim) {
+        throw InputError(where, "dims must be in [1, " + std::to_string(limits.max_dim) +
+                                    "], got " + ShapeToString(s));
+      }
+      if (n > limits.max_elements_per_tensor / d) {
+        throw InputError(where, ShapeToString(s) + " exceeds the limit of " +
+                                    std::to_string(limits.max_elements_per_tensor) +
+                                    " elements per tensor");
+      }
+      n *= d;
+    }
+    total += n * 4;
+    if (total > limits.max_total_bytes) {
+      throw InputError(where, "graph values exceed the limit of " +
+                                  std::to_string(limits.max_total_bytes) + " bytes in total");
+    }
+  };
+  if (static_cast<int64_t>(g.nodes.size()) > limits.max_nodes) {
+    throw InputError("graph", std::to_string(g.nodes.size()) + " nodes exceed the limit of " +
+                                  std::to_string(limits.max_nodes));
+  }
+  if (g.outputs.empty()) throw InputError("graph", "graph has no outputs");
+  for (const auto& in : g.inputs) {
+    std::string where = "graph input '" + in.name + "'";
+    if (in.name.empty()) throw InputError(where, "empty name");
+    if (!shapes.emplace(in.name, in.shape).second) throw InputError(where, "duplicate value name");
+    check_size(where, in.shape);
+  }
+  std::set<std::string> node_names;
+  std::map<std::string, size_t> later;  // value -> index of the node that defines it
+  for (size_t i = 0; i < g.nodes.size(); ++i) later.emplace(g.nodes[i].output, i);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.name.empty()) throw InputError("node " + std::to_string(i), "empty name");
+    if (!node_names.insert(n.name).second) {
+      throw InputError(NodeWhere(n), "duplicate node name");
+    }
+    for (const auto& [name, v] : n.attrs) {
+      if (!FindAttrSpec(n.op, name)) Fail(n, "unknown attribute '" + name + "'");
+    }
+    for (const auto& [name, v] : n.params) {
+      if (!FindParamSpec(n.op, name)) Fail(n, "unknown param '" + name + "'");
+      if (v.size() != NumElements(v.shape)) {
+        Fail(n, "param '" + name + "' has " + std::to_string(v.size()) + " values for shape " +
+                    ShapeToString(v.shape));
+      }
+    }
+    std::vector<Shape> in_shapes;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      auto it = shapes.find(n.inputs[k]);
+      if (it == shapes.end()) {
+        auto l = later.find(n.inputs[k]);
+        if (l != later.end()) {
+          Fail(n, "input " + std::to_string(k) + " '" + n.inputs[k] + "' is produced by node '" +
+                      g.nodes[l->second].name + "', which comes later (cycle, or nodes out of " +
+                      "topological order)");
+        }
+        Fail(n, "input " + std::to_string(k) + " '" + n.inputs[k] +
+                    "' is not a graph input or the output of any node (dangling value)");
+      }
+      in_shapes.push_back(it->second);
+    }
+    Shape out = InferNodeShape(n, in_shapes);
+    if (n.output.empty()) Fail(n, "empty output name");
+    check_size(NodeWhere(n) + " output '" + n.output + "'", out);
+    if (!shapes.emplace(n.output, out).second) {
+      Fail(n, "output '" + n.output + "' is already defined (values are SSA)");
+    }
+  }
+  std::set<std::string> outs;
+  for (const auto& o : g.outputs) {
+    if (!shapes.count(o)) throw InputError("graph output '" + o + "'", "no such value");
+    if (!outs.insert(o).second) throw InputError("graph output '" + o + "'", "listed twice");
+  }
+  return shapes;
+}
+
+}  // namespace fusefuzz

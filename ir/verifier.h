@@ -1,0 +1,35 @@
+// Structural verification and shape inference. Every error names the node (or graph input/
+// output), the input index or attribute, and expected vs got.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/limits.h"
+
+namespace fusefuzz {
+
+using ShapeMap = std::map<std::string, Shape>;
+
+// Checks: unique node and value names; each node input defined before use (nodes topological);
+// arity; attribute types, counts and ranges; param presence and shapes; epilogue steps; graph
+// outputs defined and distinct; every value's element count within `limits`. Returns the shape
+// of every value (graph inputs and node outputs). Throws InputError.
+ShapeMap VerifyGraph(const Graph& g, const Limits& limits = {});
+
+// Output shape of one node given its input shapes; throws InputError naming the node.
+Shape InferNodeShape(const Node& n, const std::vector<Shape>& input_shapes);
+
+// numpy/ONNX broadcasting of two shapes; false when incompatible.
+bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
+
+// Output spatial size of a conv or pool window sweep (ONNX formulas); may be <= 0 when the
+// window does not fit, which callers report.
+int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                       int64_t pad_begin, int64_t pad_end);
+int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                       int64_t pad_end, bool ceil_mode);
+
+}  // namespace fusefuzz

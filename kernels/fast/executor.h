@@ -1,0 +1,18 @@
+// The fast executor: float32 kernels on Eigen for the whole vocabulary, FusedConv epilogues
+// applied per output block. Shares no code with kernels/reference.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace fusefuzz {
+
+struct FastOptions {
+  int threads = 1;  // intra-op threads; 1 = single-threaded (default)
+};
+
+// Runs a verified graph; returns the graph outputs. Throws InputError on missing/mis-shaped
+// inputs.
+TensorMap RunFast(const Graph& g, const TensorMap& inputs, const FastOptions& opts = {});
+
+}  // namespace fusefuzz

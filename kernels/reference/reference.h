@@ -1,0 +1,29 @@
+// The reference interpreter: straight loops in double precision, one file per op family, that
+// also computes beside every value r its magnitude m (the same computation over absolute values;
+// see docs/oracle.md). It shares no code with kernels/fast.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace fusefuzz {
+
+struct RefTensor {
+  Shape shape;
+  std::vector<double> value;
+  std::vector<double> mag;  // >= 0, same size as value
+};
+using RefTensorMap = std::map<std::string, RefTensor>;
+
+// Runs a verified graph. `inputs` must hold every graph input with its declared shape (throws
+// InputError otherwise). Returns the graph outputs, or every value when `all_values`.
+RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values = false);
+
+// Float32 view of reference values (rounded to nearest), e.g. to write an outputs file.
+Tensor ToFloatTensor(const RefTensor& t);
+
+}  // namespace fusefuzz
