@@ -1,0 +1,30 @@
+// The `fusefuzz` command line: one Register* function per subcommand (one file each), all on
+// one CLI11 app. A subcommand's callback stores its exit status in `Cli::exit_code`.
+// Exit status everywhere: 0 success, 1 findings/failed expectation, 2 bad input or usage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "optimizer/optimizer.h"
+
+namespace fusefuzz {
+
+struct Cli {
+  CLI::App app{"fusefuzz: differential testing and fuzzing of operator fusion", "fusefuzz"};
+  int exit_code = 0;
+};
+
+void RegisterRun(Cli& cli);
+void RegisterShow(Cli& cli);
+void RegisterList(Cli& cli);
+
+// Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
+// --bisect-limit. Values are stored in `opts`, which must outlive the app.
+void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts);
+
+// Prints "REWRITE: (N) <rule> at <node>,<node>" for each applied rewrite (stdout).
+void PrintRewrites(const std::vector<Rewrite>& rewrites);
+
+}  // namespace fusefuzz
