@@ -1,0 +1,65 @@
+// A target is what fusefuzz tests: something that takes a graph and inputs, optionally optimizes
+// the graph, runs it and returns its outputs (and, if it can, the rewrites it applied).
+//   embedded   the project's optimizer + fast kernels (default)
+//   exec:CMD   an external program speaking line-delimited JSON (docs/target-protocol.md)
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "optimizer/optimizer.h"
+
+namespace fusefuzz {
+
+enum class RunStatus { kOk, kUnsupported, kError, kCrash, kTimeout };
+std::string_view RunStatusName(RunStatus s);
+
+struct TargetCaps {
+  std::string name;
+  std::set<Op> ops;             // ops the target accepts; the generator restricts itself to them
+  bool bisect_limit = false;    // honours OptimizeOptions::bisect_limit
+  bool disable = false;         // honours OptimizeOptions::disable
+  bool inject = false;          // knows fusefuzz's fault names
+  bool reports_rewrites = false;
+};
+
+struct RunRequest {
+  bool optimize = true;  // false: run the graph as given (kernel check)
+  OptimizeOptions opt;   // on_rewrite is ignored by external targets
+  int threads = 1;
+};
+
+struct TargetResult {
+  RunStatus status = RunStatus::kOk;
+  std::string message;  // why, for anything but kOk
+  TensorMap outputs;
+  std::vector<Rewrite> rewrites;  // when the target reports them
+  std::string log;                // stderr tail of an external target after a crash
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual const TargetCaps& caps() const = 0;
+  // Never throws for target failures: they are statuses. Throws InputError only for fusefuzz's
+  // own bad input (e.g. unknown rule names).
+  virtual TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) = 0;
+  // "embedded" or "exec:CMD": the spec that recreates this target (for reproducers).
+  virtual std::string spec() const = 0;
+};
+
+struct TargetSettings {
+  double timeout_seconds = 10;  // per case, external targets
+};
+
+// Throws InputError for an unknown spec or an external program that cannot start or sends a
+// bad hello.
+std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings = {});
+
+std::unique_ptr<Target> MakeEmbeddedTarget();
+std::unique_ptr<Target> MakeExecTarget(const std::string& command, const TargetSettings& settings);
+
+}  // namespace fusefuzz
