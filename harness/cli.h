@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "optimizer/optimizer.h"
+#include "oracles/oracle.h"
 
 namespace fusefuzz {
 
@@ -19,10 +20,18 @@ struct Cli {
 void RegisterRun(Cli& cli);
 void RegisterShow(Cli& cli);
 void RegisterList(Cli& cli);
+void RegisterFuzz(Cli& cli);
+void RegisterGen(Cli& cli);
+void RegisterReplay(Cli& cli);
+void RegisterMinimize(Cli& cli);
 
 // Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
 // --bisect-limit. Values are stored in `opts`, which must outlive the app.
 void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts);
+
+// --oracle/--k/--rtol/--atol/--max-ulp; call ResolveOracleKind after parsing.
+void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind);
+void ResolveOracleKind(OracleOptions& o, const std::string& kind);
 
 // Prints "REWRITE: (N) <rule> at <node>,<node>" for each applied rewrite (stdout).
 void PrintRewrites(const std::vector<Rewrite>& rewrites);

@@ -1,1 +1,185 @@
-int main() { return 0; }
+// fusefuzz-example-target: the embedded optimizer + fast kernels behind the external target
+// protocol (docs/target-protocol.md). A template for wrapping a real compiler, and, through its
+// flags, a misbehaving program for testing the harness:
+//   fusefuzz run ... --target 'exec:fusefuzz-example-target --inject through-activation'
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "kernels/fast/executor.h"
+#include "optimizer/optimizer.h"
+
+namespace fusefuzz {
+namespace {
+
+using nlohmann::json;
+
+struct Flags {
+  std::string name = "fusefuzz-example-target";
+  std::vector<std::string> inject;  // added to every request's faults
+  std::vector<std::string> crash_on, hang_on, garbage_on, unsupported;
+  bool no_capabilities = false;
+  bool bad_hello = false;
+};
+
+std::set<Op> OpSet(const std::vector<std::string>& names) {
+  std::set<Op> ops;
+  for (const std::string& n : names) {
+    std::optional<Op> op = OpFromName(n);
+    if (!op)
+      throw InputError("--crash-on/--hang-on/--garbage-on/--unsupported", "unknown op '" + n + "'");
+    ops.insert(*op);
+  }
+  return ops;
+}
+
+std::vector<std::string> Strings(const json& options, const char* key) {
+  auto it = options.find(key);
+  if (it == options.end() || it->is_null()) return {};
+  return it->get<std::vector<std::string>>();
+}
+
+class Server {
+ public:
+  explicit Server(const Flags& f)
+      : f_(f),
+        crash_(OpSet(f.crash_on)),
+        hang_(OpSet(f.hang_on)),
+        garbage_(OpSet(f.garbage_on)),
+        unsupported_(OpSet(f.unsupported)) {}
+
+  nlohmann::ordered_json Hello() const {
+    json ops = json::array();
+    for (Op op : AllOps()) {
+      if (!unsupported_.count(op)) ops.push_back(std::string(OpName(op)));
+    }
+    json caps = json::array();
+    if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites"};
+    return {{"protocol", "fusefuzz-target"},
+            {"version", f_.bad_hello ? 99 : 1},
+            {"name", f_.name},
+            {"ops", ops},
+            {"capabilities", caps}};
+  }
+
+  // One request line -> one response line (without the newline).
+  std::string Handle(const std::string& line) {
+    json req = json::parse(line, nullptr, false);
+    if (req.is_discarded() || !req.is_object() || !req.contains("id")) {
+      return json{{"id", nullptr}, {"error", "request is not a JSON object with an id"}}.dump();
+    }
+    json resp = {{"id", req["id"]}};
+    try {
+      Graph g = ReadGraph(req.at("graph"), "request /graph");
+      if (std::string stop = Misbehave(g); !stop.empty()) return stop;
+      for (const Node& n : g.nodes) {
+        if (unsupported_.count(n.op)) {
+          resp["unsupported"] = "op " + std::string(OpName(n.op)) + " (node '" + n.name + "')";
+          return resp.dump();
+        }
+      }
+      TensorMap inputs = ReadTensors(req.at("inputs"), "request /inputs");
+      json options = req.value("options", json::object());
+      FastOptions fast{options.value("threads", 1)};
+      std::vector<Rewrite> rewrites;
+      if (options.value("optimize", true)) {
+        OptimizeOptions opt;
+        if (!f_.no_capabilities) {
+          opt.pipeline = Strings(options, "pipeline");
+          opt.disable = Strings(options, "disable");
+          opt.only = Strings(options, "only");
+          opt.inject = Strings(options, "inject");
+          opt.bisect_limit = options.value("bisect_limit", int64_t{-1});
+        }
+        opt.inject.insert(opt.inject.end(), f_.inject.begin(), f_.inject.end());
+        OptimizeResult o = Optimize(g, opt);
+        rewrites = std::move(o.rewrites);
+        g = std::move(o.graph);
+      }
+      json outputs = json::object();
+      for (const auto& [name, t] : RunFast(g, inputs, fast)) outputs[name] = TensorToJson(t);
+      resp["outputs"] = std::move(outputs);
+      if (!f_.no_capabilities) {
+        json rw = json::array();
+        for (const Rewrite& r : rewrites) {
+          rw.push_back({{"index", r.index}, {"rule", r.rule}, {"nodes", r.nodes}});
+        }
+        resp["rewrites"] = std::move(rw);
+      }
+    } catch (const std::exception& e) {
+      resp = {{"id", req["id"]}, {"error", e.what()}};
+    }
+    return resp.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+
+ private:
+  // The testing switches; returns a line to write instead of an answer, or "".
+  std::string Misbehave(const Graph& g) const {
+    for (const Node& n : g.nodes) {
+      std::string op(OpName(n.op));
+      if (crash_.count(n.op)) {
+        std::fprintf(stderr, "%s: crashing on %s as asked (--crash-on)\n", f_.name.c_str(),
+                     op.c_str());
+        std::abort();
+      }
+      if (hang_.count(n.op)) {
+        std::fprintf(stderr, "%s: hanging on %s as asked (--hang-on)\n", f_.name.c_str(),
+                     op.c_str());
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+      if (garbage_.count(n.op)) return "this is not JSON (--garbage-on " + op + ")";
+    }
+    return "";
+  }
+
+  Flags f_;
+  std::set<Op> crash_, hang_, garbage_, unsupported_;
+};
+
+int Main(int argc, char** argv) {
+  Flags f;
+  CLI::App app{"Example external target for fusefuzz (docs/target-protocol.md)",
+               "fusefuzz-example-target"};
+  app.add_option("--name", f.name, "name announced in the hello");
+  app.add_option("--inject", f.inject, "faults to inject into every optimization")->delimiter(',');
+  app.add_option("--crash-on", f.crash_on, "abort() when the graph contains this op")
+      ->delimiter(',');
+  app.add_option("--hang-on", f.hang_on, "sleep forever when the graph contains this op")
+      ->delimiter(',');
+  app.add_option("--garbage-on", f.garbage_on, "answer a non-JSON line for graphs with this op")
+      ->delimiter(',');
+  app.add_option("--unsupported", f.unsupported, "leave this op out of the hello; refuse it")
+      ->delimiter(',');
+  app.add_flag("--no-capabilities", f.no_capabilities,
+               "announce no capabilities, ignore options, report no rewrites");
+  app.add_flag("--bad-hello", f.bad_hello, "announce protocol version 99");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    Server server(f);
+    std::ios::sync_with_stdio(false);
+    std::cout << server.Hello().dump() << '\n' << std::flush;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (line.empty()) continue;
+      std::cout << server.Handle(line) << '\n' << std::flush;
+    }
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fusefuzz-example-target: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace fusefuzz
+
+int main(int argc, char** argv) { return fusefuzz::Main(argc, argv); }

@@ -12,6 +12,10 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterRun(cli);
   fusefuzz::RegisterShow(cli);
   fusefuzz::RegisterList(cli);
+  fusefuzz::RegisterGen(cli);
+  fusefuzz::RegisterFuzz(cli);
+  fusefuzz::RegisterReplay(cli);
+  fusefuzz::RegisterMinimize(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

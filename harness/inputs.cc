@@ -7,9 +7,9 @@ namespace fusefuzz {
 TensorMap InputsFromSeed(const Graph& g, uint64_t seed) {
   SeededSource src(seed);
   GenConfig cfg;
-  Builder b(src, cfg);
+  gen::Builder b(src, cfg);
   TensorMap out;
-  for (const auto& in : g.inputs) out[in.name] = b.InputTensor(in.shape, InputKind::kGeneral);
+  for (const auto& in : g.inputs) out[in.name] = b.InputTensor(in.shape, gen::InputKind::kGeneral);
   return out;
 }
 

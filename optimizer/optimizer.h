@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "optimizer/rewriter.h"
 
 namespace fusefuzz {
 
@@ -27,13 +28,20 @@ struct OptimizeOptions {
   int64_t bisect_limit = -1;          // apply only the first N rewrites; -1 = no limit
   // Called for every rewrite that the bisect gate considers, applied or skipped.
   std::function<void(const Rewrite&, bool applied)> on_rewrite;
+  // Called for every graph mutation of an applied rewrite (verbose logs, debugging a rule).
+  std::function<void(const Rewrite&, const Mutation&)> on_mutation;
 };
 
 struct OptimizeResult {
   Graph graph;
-  std::vector<Rewrite> rewrites;  // applied rewrites, in order
-  int64_t skipped_by_bisect = 0;  // matches refused by the bisect gate
+  std::vector<Rewrite> rewrites;    // applied rewrites, in order
+  int64_t skipped_by_bisect = 0;    // matches refused by the bisect gate
+  int iterations = 0;               // sweeps over the whole pipeline (at most kMaxIterations)
+  bool reached_fixed_point = true;  // false when stopped by the iteration limit
 };
+
+// Bound on sweeps over the whole pipeline (XLA HloPassFix); a sweep that changes nothing ends.
+inline constexpr int kMaxIterations = 25;
 
 // Throws InputError for unknown rule or fault names (message lists the known ones).
 OptimizeResult Optimize(const Graph& g, const OptimizeOptions& opts = {});

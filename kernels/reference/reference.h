@@ -1,6 +1,7 @@
 // The reference interpreter: straight loops in double precision, one file per op family, that
 // also computes beside every value r its magnitude m (the same computation over absolute values;
 // see docs/oracle.md). It shares no code with kernels/fast.
+// Op semantics and the magnitude rule of each op, with the reasoning: docs/reference.md.
 #pragma once
 
 #include <map>

@@ -1,0 +1,92 @@
+// Internal to the generator: the graph under construction, and the emitters of single ops with
+// parameters chosen so that every shape is valid (never generate-and-reject).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generators/choice_source.h"
+#include "generators/gen_config.h"
+#include "ir/graph.h"
+
+namespace fusefuzz::gen {
+
+enum class InputKind { kGeneral, kAwayFromZero };
+
+// Options of one conv emission.
+struct ConvOpts {
+  bool same_shape = false;  // M == C, stride 1, "same" pads: output shape == input shape
+  bool no_pads = false;
+  int64_t out_channels = -1;  // -1: random
+  int64_t kernel = -1;        // -1: random (square)
+};
+
+class Builder {
+ public:
+  Builder(ChoiceSource& src, const GenConfig& cfg) : src_(src), cfg_(cfg) {}
+
+  ChoiceSource& src() { return src_; }
+  const GenConfig& cfg() const { return cfg_; }
+  Graph& graph() { return g_; }
+  TensorMap& inputs() { return inputs_; }
+  const Shape& ShapeOf(const std::string& v) const { return shapes_.at(v); }
+  bool Allowed(Op op) const { return cfg_.allowed_ops.count(op) > 0; }
+  int64_t node_count() const { return static_cast<int64_t>(g_.nodes.size()); }
+
+  // New graph input with generated values.
+  std::string AddInput(const Shape& s, InputKind kind = InputKind::kGeneral);
+  // Appends a node; its output shape comes from shape inference.
+  std::string AddNode(Op op, std::vector<std::string> ins, AttrMap attrs = {}, ParamMap params = {},
+                      std::vector<EpilogueStep> epilogue = {});
+
+  // Value samplers (float32-exact results).
+  float Float(double lo, double hi) { return static_cast<float>(src_.Uniform(lo, hi)); }
+  float Sign() { return src_.Bool(0.5) ? -1.0f : 1.0f; }
+  // A tensor whose elements come from a sub-stream seeded by one draw, so a tensor costs one
+  // choice (short traces; an exhausted bytes source still yields varied values).
+  Tensor UniformTensor(const Shape& s, double lo, double hi);
+  Tensor InputTensor(const Shape& s, InputKind kind);
+  Tensor ConvWeights(const Shape& s, int64_t fan_in);
+  Tensor Bias(int64_t m);
+  Tensor AwayFromZero(const Shape& s);  // +-[0.5, 2]
+
+  // Single-op emitters: each takes a rank-4 value and returns the new value.
+  std::string EmitOp(Op op, const std::string& x, int64_t budget);
+  std::string EmitConv(const std::string& x, const ConvOpts& o = {});
+  std::string EmitFusedConv(const std::string& x);
+  std::string EmitBatchNorm(const std::string& x);
+  std::string EmitNorm(Op op, const std::string& x);
+  std::string EmitActivation(Op op, const std::string& x);
+  std::string EmitBinary(Op op, const std::string& x, int64_t budget);
+  std::string EmitBinaryWith(Op op, const std::string& x, const std::string& y);
+  std::string EmitPad(const std::string& x, bool zero_constant_only = false);
+  std::string EmitPool(Op op, const std::string& x);
+  std::string EmitConcat(const std::string& x, const std::string& y = "");
+
+  // Random allowed activation (weighted by op_weights), or nullopt when none is allowed.
+  std::optional<Op> PickActivation();
+  bool AnyActivation();
+  // Attrs and params of an activation applied to a tensor with `channels` channels.
+  void ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMap* params);
+  // Live values with exactly this shape (for second operands, residuals, repeats).
+  std::vector<std::string> ValuesWithShape(const Shape& s) const;
+  // All values in creation order: graph inputs first, then node outputs.
+  const std::vector<std::string>& values() const { return values_; }
+
+ private:
+  int64_t ChooseGroup(int64_t c);
+  ChoiceSource& src_;
+  const GenConfig& cfg_;
+  Graph g_;
+  TensorMap inputs_;
+  std::map<std::string, Shape> shapes_;
+  std::vector<std::string> values_;
+  int next_node_ = 0, next_value_ = 0, next_input_ = 0;
+};
+
+// Values at which activations change behaviour (for inputs and clip bounds).
+const std::vector<float>& KinkValues();
+
+}  // namespace fusefuzz::gen

@@ -1,0 +1,112 @@
+#include "harness/blame.h"
+
+#include <algorithm>
+
+namespace fusefuzz {
+namespace {
+
+std::string NodesText(const std::vector<std::string>& nodes) {
+  std::string s;
+  for (const auto& n : nodes) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+bool FailsWith(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
+               const CheckOptions& opts, const OptimizeOptions& opt, int* queries,
+               std::vector<Rewrite>* rewrites = nullptr) {
+  ++*queries;
+  CaseOutcome o = RunAndJudge(target, g, inputs, ref, opts, true, opt);
+  if (rewrites) *rewrites = o.run.rewrites;
+  return o.kind == "fusion";
+}
+
+void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
+            const CheckOptions& opts, Blame& b) {
+  if (b.rule.empty() || !target.caps().disable) return;
+  OptimizeOptions opt = opts.opt;
+  opt.bisect_limit = -1;
+  // A fault is removed from `inject`; a rule is disabled.
+  auto it = std::find(opt.inject.begin(), opt.inject.end(), b.rule);
+  if (it != opt.inject.end()) {
+    opt.inject.erase(it);
+  } else {
+    opt.disable.push_back(b.rule);
+  }
+  b.ablation = FailsWith(target, g, inputs, ref, opts, opt, &b.queries) ? "fail" : "pass";
+}
+
+}  // namespace
+
+Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
+                  const CheckOptions& opts, const CaseOutcome& failing) {
+  Blame b;
+  const TargetCaps& caps = target.caps();
+  const std::vector<Rewrite>& applied = failing.run.rewrites;
+  if (caps.bisect_limit) {
+    b.method = "bisect";
+    // Invariant: limit `lo` passes (0 rewrites = the graph as given, which the kernel check
+    // judged), limit `hi` fails.
+    int64_t lo = 0;
+    int64_t hi = static_cast<int64_t>(applied.size());
+    if (!caps.reports_rewrites) {
+      // Unknown count: grow until failing (bounded).
+      hi = 1;
+      OptimizeOptions opt = opts.opt;
+      while (true) {
+        opt.bisect_limit = hi;
+        if (FailsWith(target, g, inputs, ref, opts, opt, &b.queries)) break;
+        lo = hi;
+        if (hi >= 4096) return b;
+        hi *= 2;
+      }
+    }
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2;
+      OptimizeOptions opt = opts.opt;
+      opt.bisect_limit = mid;
+      if (FailsWith(target, g, inputs, ref, opts, opt, &b.queries)) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    if (hi < 1) return b;
+    b.rewrite_index = static_cast<int>(hi);
+    if (static_cast<size_t>(hi) <= applied.size()) {
+      const Rewrite& r = applied[static_cast<size_t>(hi - 1)];
+      b.rule = r.rule;
+      b.nodes = r.nodes;
+    }
+    for (int64_t i = 1; i <= hi && static_cast<size_t>(i) <= applied.size(); ++i) {
+      const Rewrite& r = applied[static_cast<size_t>(i - 1)];
+      b.log.push_back("BISECT: applying rewrite (" + std::to_string(r.index) + ") " + r.rule +
+                      " at " + NodesText(r.nodes));
+    }
+    b.log.push_back("BISECT: first failing rewrite is (" + std::to_string(hi) + ") " +
+                    (b.rule.empty() ? "?" : b.rule));
+    Ablate(target, g, inputs, ref, opts, b);
+    return b;
+  }
+  if (caps.disable && caps.reports_rewrites) {
+    b.method = "disable";
+    std::vector<std::string> tried;
+    for (const Rewrite& r : applied) {
+      if (std::find(tried.begin(), tried.end(), r.rule) != tried.end()) continue;
+      tried.push_back(r.rule);
+      Blame probe;
+      probe.rule = r.rule;
+      Ablate(target, g, inputs, ref, opts, probe);
+      b.queries += probe.queries;
+      if (probe.ablation == "pass") {
+        b.rule = r.rule;
+        b.nodes = r.nodes;
+        b.rewrite_index = r.index;
+        b.ablation = "pass";
+        return b;
+      }
+    }
+  }
+  return b;
+}
+
+}  // namespace fusefuzz

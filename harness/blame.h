@@ -1,0 +1,32 @@
+// Blame of a fusion finding: the first rewrite after which the oracle fails.
+//   bisect   (targets with bisect_limit): binary search over the number of applied rewrites
+//            (LLVM OptBisect style), then ablation: rerun with that rule disabled.
+//   disable  (targets with `disable` and reported rewrite rules, no bisect): disable each
+//            applied rule in turn; the first whose removal makes the case pass is blamed.
+//   none     otherwise: the finding says blame is unavailable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/check.h"
+
+namespace fusefuzz {
+
+struct Blame {
+  std::string method = "none";     // bisect | disable | none
+  int rewrite_index = 0;           // 1-based; 0 when unknown
+  std::string rule;                // blamed rule (or fault) name; empty when unknown
+  std::vector<std::string> nodes;  // matched nodes of the blamed rewrite
+  std::string ablation = "not-run";  // pass | fail | not-run: the case with the rule disabled
+  int queries = 0;                 // target runs spent
+  std::vector<std::string> log;    // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
+  bool known() const { return !rule.empty() || rewrite_index > 0; }
+};
+
+// `failing` is the optimized-run outcome of a fusion finding (its rewrites, if reported).
+// Failing means: same kind ("fusion"), i.e. a MISMATCH of the optimized run.
+Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
+                  const CheckOptions& opts, const CaseOutcome& failing);
+
+}  // namespace fusefuzz

@@ -1,0 +1,41 @@
+// Campaign statistics, the status line, and the end-of-campaign files: summary.json,
+// summary.md and (optionally) JUnit XML so CI systems show findings as failed tests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fusefuzz {
+
+struct SignatureStats {
+  std::string kind;
+  int64_t count = 0;          // cases with this signature (first + duplicates)
+  int64_t first_case = -1;    // lowest case index seen
+};
+
+struct CampaignStats {
+  uint64_t seed = 0;
+  std::string target, oracle;
+  std::vector<std::string> inject;
+  int64_t graphs = 0;
+  int64_t findings = 0;  // cases that are findings (incl. duplicates)
+  int64_t worker_errors = 0;
+  double seconds = 0;
+  bool interrupted = false;
+  double first_finding_seconds = -1;
+  int64_t first_finding_graphs = -1;
+  std::map<std::string, int64_t> verdicts;  // "PASS" -> count
+  std::map<std::string, SignatureStats> unique;
+
+  void AddCase(const std::string& verdict, const std::string& kind, const std::string& signature,
+               bool duplicate, int64_t index, double now_seconds = -1);
+  std::string StatusLine(double elapsed) const;
+  std::string SummaryText(const std::string& out_dir) const;
+};
+
+void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
+                          const std::string& junit_path);
+
+}  // namespace fusefuzz

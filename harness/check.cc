@@ -1,0 +1,68 @@
+#include "harness/check.h"
+
+namespace fusefuzz {
+namespace {
+
+Verdict VerdictOf(RunStatus s) {
+  switch (s) {
+    case RunStatus::kOk:
+      return Verdict::kPass;
+    case RunStatus::kUnsupported:
+      return Verdict::kUnsupported;
+    case RunStatus::kError:
+      return Verdict::kTargetError;
+    case RunStatus::kCrash:
+      return Verdict::kCrash;
+    case RunStatus::kTimeout:
+      return Verdict::kTimeout;
+  }
+  return Verdict::kTargetError;
+}
+
+std::string KindOf(RunStatus s) {
+  switch (s) {
+    case RunStatus::kCrash:
+      return "crash";
+    case RunStatus::kTimeout:
+      return "timeout";
+    case RunStatus::kError:
+      return "target_error";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
+                        const RefTensorMap& ref, const CheckOptions& opts, bool optimize,
+                        const OptimizeOptions& opt) {
+  CaseOutcome out;
+  out.optimized = optimize;
+  RunRequest req;
+  req.optimize = optimize;
+  req.opt = opt;
+  req.threads = opts.threads;
+  out.run = target.Run(g, inputs, req);
+  if (out.run.status != RunStatus::kOk) {
+    out.verdict = VerdictOf(out.run.status);
+    out.kind = KindOf(out.run.status);
+    return out;
+  }
+  out.oracle = Compare(g, ref, out.run.outputs, opts.oracle);
+  out.verdict = out.oracle.verdict;
+  if (out.verdict == Verdict::kMismatch) out.kind = optimize ? "fusion" : "kernel";
+  return out;
+}
+
+CaseOutcome CheckCase(Target& target, const Graph& g, const TensorMap& inputs,
+                      const RefTensorMap& ref, const CheckOptions& opts) {
+  if (opts.kernel_check) {
+    CaseOutcome plain = RunAndJudge(target, g, inputs, ref, opts, false, opts.opt);
+    // Anything but a pass or a data-cannot-tell verdict decides the case already.
+    if (plain.verdict != Verdict::kPass && plain.verdict != Verdict::kMistrusted) return plain;
+  }
+  return RunAndJudge(target, g, inputs, ref, opts, true, opts.opt);
+}
+
+}  // namespace fusefuzz

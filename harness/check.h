@@ -1,0 +1,40 @@
+// The per-graph differential check: reference (double) vs the target unoptimized (a mismatch is a
+// `kernel` finding) vs the target optimized (a mismatch only there is a `fusion` finding).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/target.h"
+#include "kernels/reference/reference.h"
+#include "oracles/oracle.h"
+
+namespace fusefuzz {
+
+struct CheckOptions {
+  OracleOptions oracle;
+  OptimizeOptions opt;      // the target's optimizer options (inject, disable, ...)
+  bool kernel_check = true;  // also run unoptimized; false saves time, blames fusion less surely
+  int threads = 1;
+};
+
+struct CaseOutcome {
+  Verdict verdict = Verdict::kPass;
+  // "fusion" | "kernel" | "crash" | "timeout" | "target_error" | "" (no finding)
+  std::string kind;
+  bool optimized = false;  // the failing run was the optimized one
+  OracleResult oracle;     // of the deciding comparison
+  TargetResult run;        // of the deciding run (outputs, rewrites, message)
+  bool finding() const { return !kind.empty(); }
+};
+
+// `ref` is RunReference(g, inputs). Never throws for target failures.
+CaseOutcome CheckCase(Target& target, const Graph& g, const TensorMap& inputs,
+                      const RefTensorMap& ref, const CheckOptions& opts);
+
+// One run of the target (optimized or not, with `opt`) judged against `ref`.
+CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
+                        const RefTensorMap& ref, const CheckOptions& opts, bool optimize,
+                        const OptimizeOptions& opt);
+
+}  // namespace fusefuzz

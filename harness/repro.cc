@@ -1,0 +1,278 @@
+#include "harness/repro.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "ir/printers.h"
+
+namespace fusefuzz {
+namespace {
+
+using nlohmann::json;
+
+json OptionsToJson(const OptimizeOptions& o) {
+  return {{"pipeline", o.pipeline},
+          {"disable", o.disable},
+          {"only", o.only},
+          {"inject", o.inject},
+          {"bisect_limit", o.bisect_limit}};
+}
+
+json OracleToJson(const OracleOptions& o) {
+  json j = {{"kind", std::string(OracleKindName(o.kind))}};
+  if (o.kind == OracleKind::kBound && o.k > 0) j["k"] = o.k;
+  if (o.kind == OracleKind::kAllclose) {
+    j["rtol"] = o.rtol;
+    j["atol"] = o.atol;
+  }
+  if (o.kind == OracleKind::kUlp) j["max_ulp"] = o.max_ulp;
+  return j;
+}
+
+// Numbers in findings may be NaN/Inf; JSON has no such numbers, so they become strings.
+json Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+// Strict reading helpers: every error names source and pointer.
+struct Reader {
+  std::string source;
+  [[noreturn]] void Fail(const std::string& ptr, const std::string& what) const {
+    throw InputError(source + ": " + ptr, what);
+  }
+  const json& Field(const json& obj, const std::string& ptr, const char* key, bool required,
+                    json::value_t type) const {
+    static const json kNull;
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) Fail(ptr, std::string("missing \"") + key + "\"");
+      return kNull;
+    }
+    bool ok = it->type() == type || (type == json::value_t::number_float && it->is_number()) ||
+              (type == json::value_t::number_integer && it->is_number_integer());
+    if (!ok) Fail(ptr + "/" + key, std::string("wrong type ") + it->type_name());
+    return *it;
+  }
+  std::vector<std::string> Strings(const json& obj, const std::string& ptr, const char* key) const {
+    std::vector<std::string> out;
+    const json& a = Field(obj, ptr, key, false, json::value_t::array);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string()) Fail(ptr + "/" + key + "/" + std::to_string(i), "must be a string");
+      out.push_back(a[i].get<std::string>());
+    }
+    return out;
+  }
+  double Number(const json& v, const std::string& ptr) const {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) {
+      auto s = v.get<std::string>();
+      if (s == "nan") return NAN;
+      if (s == "inf") return INFINITY;
+      if (s == "-inf") return -INFINITY;
+    }
+    Fail(ptr, "must be a number or \"nan\"/\"inf\"/\"-inf\"");
+  }
+};
+
+}  // namespace
+
+std::string Repro::Command(const std::string& path) const {
+  return "fusefuzz replay " + path + " --expect fail";
+}
+
+json ReproToJson(const Repro& r, const std::string& path_for_command) {
+  json finding = {{"kind", r.kind},
+                  {"verdict", r.verdict},
+                  {"detail", r.detail},
+                  {"blame",
+                   {{"method", r.blame.method},
+                    {"rule", r.blame.rule},
+                    {"rewrite_index", r.blame.rewrite_index},
+                    {"nodes", r.blame.nodes},
+                    {"ablation", r.blame.ablation},
+                    {"queries", r.blame.queries},
+                    {"log", r.blame.log}}},
+                  {"worst",
+                   {{"output", r.worst.output},
+                    {"index", r.worst.index},
+                    {"reference", Num(r.worst.reference)},
+                    {"candidate", Num(r.worst.candidate)},
+                    {"bound", Num(r.worst.bound)},
+                    {"ratio", Num(r.worst.ratio)}}}};
+  json prov = {{"fusefuzz_version", r.fusefuzz_version}};
+  if (r.has_seed) prov["seed"] = r.seed;
+  if (r.case_index >= 0) prov["case_index"] = r.case_index;
+  if (!r.generator.is_null()) prov["generator"] = r.generator;
+  if (!r.minimization.is_null()) prov["minimization"] = r.minimization;
+  return {
+      {"format", "fusefuzz-repro"},
+      {"version", 1},
+      {"command", r.Command(path_for_command)},
+      {"target",
+       {{"spec", r.target}, {"options", OptionsToJson(r.opt)}, {"kernel_check", r.kernel_check}}},
+      {"oracle", OracleToJson(r.oracle)},
+      {"finding", finding},
+      {"provenance", prov},
+      {"graph", GraphToJson(r.graph)},
+      {"inputs", json::parse(WriteTensors(r.inputs))}};
+}
+
+std::string WriteRepro(const Repro& r, const std::string& path_for_command) {
+  return ReproToJson(r, path_for_command).dump(1) + "\n";
+}
+
+Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) {
+  Reader rd{source};
+  if (!j.is_object()) rd.Fail("", "a reproducer must be a JSON object");
+  const json& fmt = rd.Field(j, "", "format", true, json::value_t::string);
+  if (fmt != "fusefuzz-repro") {
+    rd.Fail("/format", "expected \"fusefuzz-repro\", got \"" + fmt.get<std::string>() + "\"");
+  }
+  const json& ver = rd.Field(j, "", "version", true, json::value_t::number_integer);
+  if (ver != 1) rd.Fail("/version", "unsupported version " + ver.dump() + " (this reads 1)");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    static const std::set<std::string> kKeys = {"format",     "version", "command",
+                                                "target",     "oracle",  "finding",
+                                                "provenance", "graph",   "inputs"};
+    if (!kKeys.count(it.key())) rd.Fail("/" + it.key(), "unknown key");
+  }
+  Repro r;
+  r.graph =
+      ReadGraph(rd.Field(j, "", "graph", true, json::value_t::object), source + " /graph", limits);
+  r.inputs = ReadTensors(rd.Field(j, "", "inputs", true, json::value_t::object),
+                         source + " /inputs", limits);
+  for (const auto& in : r.graph.inputs) {
+    auto it = r.inputs.find(in.name);
+    if (it == r.inputs.end())
+      rd.Fail("/inputs", "missing tensor for graph input '" + in.name + "'");
+    if (it->second.shape != in.shape) {
+      rd.Fail("/inputs/" + in.name, "shape " + ShapeToString(it->second.shape) +
+                                        " differs from the graph input's " +
+                                        ShapeToString(in.shape));
+    }
+  }
+  const json& t = rd.Field(j, "", "target", false, json::value_t::object);
+  if (!t.is_null()) {
+    const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
+    if (!spec.is_null()) r.target = spec.get<std::string>();
+    const json& kc = rd.Field(t, "/target", "kernel_check", false, json::value_t::boolean);
+    if (!kc.is_null()) r.kernel_check = kc.get<bool>();
+    const json& o = rd.Field(t, "/target", "options", false, json::value_t::object);
+    if (!o.is_null()) {
+      r.opt.pipeline = rd.Strings(o, "/target/options", "pipeline");
+      r.opt.disable = rd.Strings(o, "/target/options", "disable");
+      r.opt.only = rd.Strings(o, "/target/options", "only");
+      r.opt.inject = rd.Strings(o, "/target/options", "inject");
+      const json& bl =
+          rd.Field(o, "/target/options", "bisect_limit", false, json::value_t::number_integer);
+      if (!bl.is_null()) r.opt.bisect_limit = bl.get<int64_t>();
+    }
+  }
+  const json& orc = rd.Field(j, "", "oracle", false, json::value_t::object);
+  if (!orc.is_null()) {
+    const json& kind = rd.Field(orc, "/oracle", "kind", true, json::value_t::string);
+    auto k = OracleKindFromName(kind.get<std::string>());
+    if (!k) rd.Fail("/oracle/kind", "unknown oracle \"" + kind.get<std::string>() + "\"");
+    r.oracle.kind = *k;
+    if (orc.contains("k")) r.oracle.k = rd.Number(orc["k"], "/oracle/k");
+    if (orc.contains("rtol")) r.oracle.rtol = rd.Number(orc["rtol"], "/oracle/rtol");
+    if (orc.contains("atol")) r.oracle.atol = rd.Number(orc["atol"], "/oracle/atol");
+    const json& mu = rd.Field(orc, "/oracle", "max_ulp", false, json::value_t::number_integer);
+    if (!mu.is_null()) r.oracle.max_ulp = mu.get<int64_t>();
+  }
+  const json& f = rd.Field(j, "", "finding", false, json::value_t::object);
+  if (!f.is_null()) {
+    const json& kind = rd.Field(f, "/finding", "kind", false, json::value_t::string);
+    if (!kind.is_null()) r.kind = kind.get<std::string>();
+    const json& v = rd.Field(f, "/finding", "verdict", false, json::value_t::string);
+    if (!v.is_null()) r.verdict = v.get<std::string>();
+    const json& d = rd.Field(f, "/finding", "detail", false, json::value_t::string);
+    if (!d.is_null()) r.detail = d.get<std::string>();
+    const json& b = rd.Field(f, "/finding", "blame", false, json::value_t::object);
+    if (!b.is_null()) {
+      const std::string p = "/finding/blame";
+      const json& m = rd.Field(b, p, "method", false, json::value_t::string);
+      if (!m.is_null()) r.blame.method = m.get<std::string>();
+      const json& rule = rd.Field(b, p, "rule", false, json::value_t::string);
+      if (!rule.is_null()) r.blame.rule = rule.get<std::string>();
+      const json& idx = rd.Field(b, p, "rewrite_index", false, json::value_t::number_integer);
+      if (!idx.is_null()) r.blame.rewrite_index = idx.get<int>();
+      r.blame.nodes = rd.Strings(b, p, "nodes");
+      const json& ab = rd.Field(b, p, "ablation", false, json::value_t::string);
+      if (!ab.is_null()) r.blame.ablation = ab.get<std::string>();
+      r.blame.log = rd.Strings(b, p, "log");
+    }
+    const json& w = rd.Field(f, "/finding", "worst", false, json::value_t::object);
+    if (!w.is_null()) {
+      const std::string p = "/finding/worst";
+      const json& out = rd.Field(w, p, "output", false, json::value_t::string);
+      if (!out.is_null()) r.worst.output = out.get<std::string>();
+      const json& idx = rd.Field(w, p, "index", false, json::value_t::number_integer);
+      if (!idx.is_null()) r.worst.index = idx.get<int64_t>();
+      if (w.contains("reference")) r.worst.reference = rd.Number(w["reference"], p + "/reference");
+      if (w.contains("candidate")) r.worst.candidate = rd.Number(w["candidate"], p + "/candidate");
+      if (w.contains("bound")) r.worst.bound = rd.Number(w["bound"], p + "/bound");
+      if (w.contains("ratio")) r.worst.ratio = rd.Number(w["ratio"], p + "/ratio");
+    }
+  }
+  const json& prov = rd.Field(j, "", "provenance", false, json::value_t::object);
+  if (!prov.is_null()) {
+    const json& v = rd.Field(prov, "/provenance", "fusefuzz_version", false, json::value_t::string);
+    if (!v.is_null()) r.fusefuzz_version = v.get<std::string>();
+    const json& s = rd.Field(prov, "/provenance", "seed", false, json::value_t::number_unsigned);
+    if (!s.is_null()) {
+      r.has_seed = true;
+      r.seed = s.get<uint64_t>();
+    }
+    const json& ci =
+        rd.Field(prov, "/provenance", "case_index", false, json::value_t::number_integer);
+    if (!ci.is_null()) r.case_index = ci.get<int64_t>();
+    if (prov.contains("generator")) r.generator = prov["generator"];
+    if (prov.contains("minimization")) r.minimization = prov["minimization"];
+  }
+  return r;
+}
+
+Repro ReadReproFile(const std::string& path, const Limits& limits) {
+  return ReadRepro(ReadJsonFile(path), path, limits);
+}
+
+std::string Signature(const Repro& r) {
+  // Op pattern of the blamed nodes, else of the whole graph.
+  std::string pattern;
+  if (!r.blame.nodes.empty()) {
+    for (const auto& n : r.blame.nodes) {
+      const Node* node = r.graph.FindNode(n);
+      pattern += (pattern.empty() ? "" : ".") + (node ? std::string(OpName(node->op)) : n);
+    }
+  } else {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx",
+                  static_cast<unsigned long long>(StructuralFingerprint(r.graph)));
+    pattern = std::string("graph") + buf;
+  }
+  std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;
+  std::string key = r.target + "|" + r.kind + "|" + rule + "|" + pattern;
+  uint32_t h = 2166136261u;
+  for (unsigned char c : key) h = (h ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  std::string slug = r.kind + "-" + rule + "-" + pattern;
+  if (slug.size() > 80) slug.resize(80);
+  return slug + "-" + hex;
+}
+
+CheckOptions CheckOptionsOf(const Repro& r) {
+  CheckOptions c;
+  c.oracle = r.oracle;
+  c.opt = r.opt;
+  c.kernel_check = r.kernel_check;
+  return c;
+}
+
+}  // namespace fusefuzz

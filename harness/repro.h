@@ -1,0 +1,58 @@
+// Reproducer files ("format": "fusefuzz-repro", docs/reproducer-format.md): everything needed to
+// replay a finding anywhere — graph, inputs, target and its options, oracle, the finding with its
+// blamed rewrite, provenance — and the one-line command that replays it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/blame.h"
+#include "harness/check.h"
+#include "ir/limits.h"
+
+namespace fusefuzz {
+
+struct Repro {
+  Graph graph;
+  TensorMap inputs;
+  std::string target = "embedded";
+  OptimizeOptions opt;  // pipeline, disable, only, inject, bisect_limit (on_rewrite unused)
+  OracleOptions oracle;
+  bool kernel_check = true;
+
+  // The finding.
+  std::string kind;                     // fusion | kernel | crash | timeout | target_error
+  std::string verdict;                  // MISMATCH, CRASH, ...
+  Blame blame;                          // rule, rewrite index, nodes, ablation, method
+  WorstElement worst;
+  std::string detail;                   // oracle detail or target message
+
+  // Provenance.
+  std::string fusefuzz_version = FUSEFUZZ_VERSION;
+  bool has_seed = false;
+  uint64_t seed = 0;
+  int64_t case_index = -1;
+  nlohmann::json generator;     // GenerationProvenance, or null
+  nlohmann::json minimization;  // stats, or null
+
+  // "fusefuzz replay FILE --expect fail"
+  std::string Command(const std::string& path) const;
+};
+
+nlohmann::json ReproToJson(const Repro& r, const std::string& path_for_command = "repro.json");
+std::string WriteRepro(const Repro& r, const std::string& path_for_command = "repro.json");
+// Throws InputError naming source and JSON pointer.
+Repro ReadRepro(const nlohmann::json& j, const std::string& source, const Limits& limits = {});
+Repro ReadReproFile(const std::string& path, const Limits& limits = {});
+
+// The finding's signature for dedup: target, kind, blamed rule, op pattern of the blamed nodes
+// (or of the whole graph when nothing is blamed). A short readable slug plus a hash, usable as
+// a folder name: "fusion-conv-bn-fold-Conv.BatchNorm-1a2b3c4d".
+std::string Signature(const Repro& r);
+
+CheckOptions CheckOptionsOf(const Repro& r);
+
+}  // namespace fusefuzz

@@ -1,0 +1,47 @@
+// Internal helpers shared by the graph and tensor JSON readers/writers (ir/json_io.cc,
+// ir/json_tensor.cc). Not part of the public IR contract.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "ir/limits.h"
+#include "ir/tensor.h"
+
+namespace fusefuzz::json_detail {
+
+using OJson = nlohmann::ordered_json;
+
+// Reading context: where errors point, the limits, and the running byte budget of one file.
+struct ReadCtx {
+  const std::string& source;
+  const Limits& limits;
+  int64_t bytes = 0;
+};
+
+[[noreturn]] void Fail(const ReadCtx& c, const std::string& pointer, const std::string& what);
+std::string Escape(std::string_view key);  // RFC 6901 token escaping (~0, ~1)
+std::string TypeName(const nlohmann::json& j);
+// A short, printable excerpt of a string value for messages.
+std::string Quote(std::string_view s);
+
+// Shape: array of 1..max_rank integers in [1, max_dim], element count within the limit.
+Shape ReadShape(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
+Tensor ReadTensorAt(const nlohmann::json& j, ReadCtx& c, const std::string& pointer);
+// A JSON number (or "nan", "inf", "-inf") as float32; out-of-range numbers are errors.
+float ReadFloat(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
+// Same as double (attributes).
+double ReadDouble(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
+
+// Writers: numbers that read back bit-exactly; non-finite values as strings.
+OJson FloatToJson(float f);
+OJson DoubleToJson(double d);
+OJson TensorToOJson(const Tensor& t, bool plain);
+// Indented text with short containers and scalar arrays on one line; indent < 0: one line.
+std::string Pretty(const OJson& j, int indent);
+
+std::string Base64Encode(const std::vector<float>& data);
+
+}  // namespace fusefuzz::json_detail

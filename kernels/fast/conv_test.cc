@@ -1,0 +1,125 @@
+// Conv kernels: hand-computed values, then the reference over a table of geometries that hit
+// every path (im2col GEMM, 1x1 plain GEMM, depthwise loop, several GEMM blocks), and thread
+// counts 1/2/3 bit-identical.
+#include <gtest/gtest.h>
+
+#include "kernels/fast/fast_test_util.h"
+
+namespace fusefuzz {
+namespace {
+
+using fast_test::CheckAgainstReference;
+using fast_test::Inputs;
+using fast_test::OneNode;
+using fast_test::Random;
+using fast_test::Values;
+
+struct ConvCase {
+  const char* name;
+  Shape x;            // [N, C, H, W]
+  int64_t m, kh, kw;  // output channels, kernel
+  int64_t group;
+  std::vector<int64_t> strides, dilations, pads;
+  bool bias;
+};
+
+Node ConvNode(const ConvCase& c, uint64_t seed) {
+  Node n;
+  n.name = c.name;
+  n.op = Op::Conv;
+  n.attrs["strides"] = c.strides;
+  n.attrs["dilations"] = c.dilations;
+  n.attrs["pads"] = c.pads;
+  n.attrs["group"] = c.group;
+  n.params["W"] = Random({c.m, c.x[1] / c.group, c.kh, c.kw}, seed);
+  if (c.bias) n.params["B"] = Random({c.m}, seed + 1);
+  return n;
+}
+
+const ConvCase kCases[] = {
+    {"c3_3x3_pad1", {1, 3, 7, 7}, 4, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"c3_5x5_nopad_nobias", {1, 3, 7, 7}, 5, 5, 5, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
+    {"c5_5x5_stride2_asym", {2, 5, 9, 8}, 6, 5, 5, 1, {2, 2}, {1, 1}, {2, 1, 0, 3}, true},
+    {"c3_3x3_dilation2", {1, 3, 11, 9}, 3, 3, 3, 1, {1, 1}, {2, 2}, {2, 2, 2, 2}, true},
+    {"c4_3x2_stride_hw", {1, 4, 10, 13}, 3, 3, 2, 1, {2, 3}, {1, 2}, {1, 0, 2, 1}, true},
+    {"groups2", {2, 6, 7, 7}, 4, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"groups3_1x1", {1, 9, 5, 6}, 6, 1, 1, 3, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
+    {"depthwise", {2, 5, 7, 7}, 5, 3, 3, 5, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"depthwise_mult2", {1, 3, 7, 7}, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"depthwise_mult2_5x5_s2_d2", {1, 4, 13, 11}, 8, 5, 5, 4, {2, 2}, {2, 1}, {3, 2, 1, 4}, false},
+    {"pointwise_fast_path", {2, 7, 5, 9}, 11, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
+    {"pointwise_stride2", {1, 7, 9, 9}, 5, 1, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, true},
+    {"pointwise_padded", {1, 3, 4, 4}, 2, 1, 1, 1, {1, 1}, {1, 1}, {1, 0, 0, 1}, true},
+    {"c1_single_channel", {1, 1, 6, 6}, 2, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    // Several GEMM blocks: M > 128 rows and P > 512 columns, with ragged last blocks.
+    {"many_blocks", {1, 3, 25, 23}, 133, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"many_blocks_1x1", {1, 17, 24, 23}, 130, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
+    {"long_reduction", {1, 37, 6, 5}, 9, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    // K = 4608 narrows the column blocks below 512 (im2col memory cap): 2 ragged blocks.
+    {"narrow_column_blocks", {1, 512, 24, 24}, 2, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+};
+
+TEST(FastConv, MatchesReferenceOnEveryPath) {
+  uint64_t seed = 100;
+  for (const ConvCase& c : kCases) {
+    Graph g = OneNode(ConvNode(c, seed), {c.x});
+    CheckAgainstReference(g, Inputs(g, seed + 7), c.name);
+    seed += 10;
+  }
+}
+
+TEST(FastConv, ThreadCountsAreBitIdentical) {
+  uint64_t seed = 500;
+  for (const ConvCase& c : kCases) {
+    Graph g = OneNode(ConvNode(c, seed), {c.x});
+    TensorMap in = Inputs(g, seed + 3);
+    Tensor one = RunFast(g, in, FastOptions{1}).at("out");
+    for (int threads : {2, 3}) {
+      EXPECT_TRUE(one.BitwiseEquals(RunFast(g, in, FastOptions{threads}).at("out")))
+          << c.name << " threads " << threads;
+    }
+    seed += 10;
+  }
+}
+
+TEST(FastConv, HandComputedPaddedConv) {
+  // x = [[1,2],[3,4]], W = all ones 2x2, pad 1 on all sides, bias 10: each output is 10 plus the
+  // sum of the input elements its window covers.
+  ConvCase c{"hand", {1, 1, 2, 2}, 1, 2, 2, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true};
+  Node n = ConvNode(c, 1);
+  n.params["W"] = Values({1, 1, 2, 2}, {1, 1, 1, 1});
+  n.params["B"] = Values({1}, {10});
+  Graph g = OneNode(n, {c.x});
+  Tensor out = RunFast(g, {{"x", Values({1, 1, 2, 2}, {1, 2, 3, 4})}}).at("out");
+  EXPECT_EQ(out.shape, (Shape{1, 1, 3, 3}));
+  EXPECT_EQ(out.data, (std::vector<float>{11, 13, 12, 14, 20, 16, 13, 17, 14}));
+}
+
+TEST(FastConv, HandComputedDepthwiseMultiplier) {
+  // 2 input channels, multiplier 2: output channel m reads input channel m / 2.
+  ConvCase c{"dw", {1, 2, 1, 2}, 4, 1, 1, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, false};
+  Node n = ConvNode(c, 1);
+  n.params["W"] = Values({4, 1, 1, 1}, {1, -1, 2, 3});
+  Graph g = OneNode(n, {c.x});
+  Tensor out = RunFast(g, {{"x", Values({1, 2, 1, 2}, {1, 2, 5, 7})}}).at("out");
+  EXPECT_EQ(out.data, (std::vector<float>{1, 2, -1, -2, 10, 14, 15, 21}));
+}
+
+TEST(FastConv, HandComputedGroupedPointwise) {
+  // group 2, 1x1: out0 = x0 + x1 (group 0), out1 = x2 - x3 (group 1).
+  ConvCase c{"g2", {1, 4, 1, 1}, 2, 1, 1, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}, false};
+  Node n = ConvNode(c, 1);
+  n.params["W"] = Values({2, 2, 1, 1}, {1, 1, 1, -1});
+  Graph g = OneNode(n, {c.x});
+  Tensor out = RunFast(g, {{"x", Values({1, 4, 1, 1}, {1, 2, 10, 3})}}).at("out");
+  EXPECT_EQ(out.data, (std::vector<float>{3, 7}));
+}
+
+TEST(FastConv, RejectsBadThreadCount) {
+  ConvCase c = kCases[0];
+  Graph g = OneNode(ConvNode(c, 1), {c.x});
+  EXPECT_THROW(RunFast(g, Inputs(g, 1), FastOptions{0}), InputError);
+}
+
+}  // namespace
+}  // namespace fusefuzz

@@ -1,0 +1,84 @@
+// Internal interface of the fast kernels: one function per op family, shared only inside
+// kernels/fast (and by the kernel benchmark). No Eigen here: Eigen stays inside the .cc files
+// that need it, so including this header is cheap.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+
+namespace fusefuzz::fast {
+
+// Runs fn(i) for i in [0, count) on up to `threads` threads (the caller's thread included).
+// Tasks must write disjoint outputs; each task's result must not depend on which thread runs
+// it, which is what keeps results bit-identical for any thread count.
+void ParallelFor(int threads, int64_t count, const std::function<void(int64_t)>& fn);
+
+// An activation with its parameters decoded to float once (shared by activation nodes and
+// FusedConv epilogue steps).
+struct Activation {
+  Op op = Op::Relu;
+  float alpha = 0, beta = 0;  // LeakyRelu/Elu alpha; HardSigmoid alpha, beta
+  float lo = 0, hi = 0;       // Clip bounds
+  bool gelu_tanh = false;     // Gelu approximate == "tanh"
+  std::vector<float> slope;   // PRelu: [C] or [1]
+};
+Activation MakeActivation(Op op, const AttrMap& attrs, const ParamMap& params,
+                          const std::string& where);
+// Applies `a` in place to y[0, count), all of channel `channel` (used by PRelu only).
+void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t channel);
+
+// One FusedConv epilogue step with its parameters decoded (pointers into the node's params and
+// inputs, which must outlive it). The math of each kind is written in ir/graph.h (EpilogueKind).
+struct PostOp {
+  EpilogueKind kind = EpilogueKind::kActivation;
+  const float* scale = nullptr;  // kScaleShift: [M]
+  const float* shift = nullptr;  // kScaleShift: [M]
+  Activation act;                // kActivation
+  float lo = 0, hi = 0;          // kClamp
+  // kAdd: the operand and its element strides against the output [N, M, OH, OW] (0 where the
+  // operand broadcasts); `add_dense` when it has exactly the output shape.
+  const float* add = nullptr;
+  int64_t stride[4] = {0, 0, 0, 0};
+  bool add_dense = false;
+};
+
+// The ordered FusedConv epilogue (oneDNN post-ops style): each step is applied, in order, to a
+// finished block of the conv output while it is still in cache. A block is one row segment of
+// one output plane: image n, output channel m, flattened spatial positions [p0, p1).
+class Epilogue {
+ public:
+  Epilogue() = default;
+  // `inputs` are the node's input tensors (kAdd steps refer to them by index); `out` is the
+  // conv output shape [N, M, OH, OW].
+  Epilogue(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out);
+  bool empty() const { return ops_.empty(); }
+  const std::vector<PostOp>& ops() const { return ops_; }
+  void Apply(int64_t n, int64_t m, int64_t p0, int64_t p1, float* block) const;
+
+ private:
+  std::vector<PostOp> ops_;
+  int64_t out_[4] = {0, 0, 0, 0};
+};
+
+// Conv / FusedConv (conv.cc: im2col + GEMM per group, 1x1 as plain GEMM; conv_depthwise.cc:
+// group == C by a direct loop). `epilogue` may be empty (plain Conv).
+Tensor Conv(const Node& n, const Tensor& x, const Shape& out_shape, const Epilogue& epilogue,
+            int threads);
+// Depthwise helper used by Conv when group == C.
+void ConvDepthwise(const Node& n, const Tensor& x, const Shape& out_shape, const Epilogue& epilogue,
+                   int threads, float* out);
+
+Tensor ActivationOp(const Node& n, const Tensor& x, int threads);
+Tensor NormOp(const Node& n, const Tensor& x, int threads);
+Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape,
+                int threads);
+Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int threads);
+Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape);
+Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape);
+
+}  // namespace fusefuzz::fast

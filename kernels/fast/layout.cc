@@ -1,0 +1,57 @@
+// Data movement: Pad (constant / reflect on H and W) and Concat along channels.
+#include <cstring>
+
+#include "ir/error.h"
+#include "kernels/fast/fast_ops.h"
+
+namespace fusefuzz::fast {
+
+Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape) {
+  const auto pads = AttrInts(n, "pads");  // top, left, bottom, right
+  const bool reflect = AttrString(n, "mode") == "reflect";
+  const float value = static_cast<float>(AttrFloat(n, "value"));
+  const int64_t h = x.shape[2], w = x.shape[3], oh = out_shape[2], ow = out_shape[3];
+  const int64_t top = pads[0], left = pads[1];
+  // Source index of an output coordinate, or -1 for a constant fill.
+  auto source = [reflect](int64_t o, int64_t pad, int64_t size) -> int64_t {
+    int64_t s = o - pad;
+    if (s >= 0 && s < size) return s;
+    if (!reflect) return -1;
+    if (s < 0) return -s;       // reflect pads are < size (verified), one bounce suffices
+    return 2 * (size - 1) - s;  // mirror without repeating the edge (ONNX reflect)
+  };
+  std::vector<int64_t> col(static_cast<size_t>(ow));
+  for (int64_t ox = 0; ox < ow; ++ox) col[static_cast<size_t>(ox)] = source(ox, left, w);
+  Tensor y(out_shape, value);
+  for (int64_t p = 0; p < x.shape[0] * x.shape[1]; ++p) {
+    const float* xp = x.data.data() + p * h * w;
+    float* yp = y.data.data() + p * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      const int64_t sy = source(oy, top, h);
+      if (sy < 0) continue;
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const int64_t sx = col[static_cast<size_t>(ox)];
+        if (sx >= 0) yp[oy * ow + ox] = xp[sy * w + sx];
+      }
+    }
+  }
+  return y;
+}
+
+Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape) {
+  Tensor y(out_shape);
+  const int64_t outer = out_shape[0];
+  const int64_t out_block = y.size() / outer;  // one image's worth of output
+  int64_t offset = 0;
+  for (const Tensor* t : inputs) {
+    const int64_t block = t->size() / outer;
+    for (int64_t i = 0; i < outer; ++i) {
+      std::memcpy(y.data.data() + i * out_block + offset, t->data.data() + i * block,
+                  static_cast<size_t>(block) * sizeof(float));
+    }
+    offset += block;
+  }
+  return y;
+}
+
+}  // namespace fusefuzz::fast

@@ -1,0 +1,140 @@
+// Reference activations. Each element gets r = f(x) and m = L * m_x + |r|, where L is the
+// largest |f'| over the whole real line (so the bound holds wherever x moved within its error)
+// and |r| covers the rounding of f itself (docs/reference.md, "Activations").
+#include <cmath>
+
+#include "kernels/reference/ref_ops.h"
+
+namespace fusefuzz::ref {
+namespace {
+
+// max |f'| of x*sigmoid(x): at x = 2.39936 (root of x*tanh(x/2) = 2), f' = 1.0998393; rounded up.
+constexpr double kSiluLipschitz = 1.09984;
+// max |f'| of the erf GELU: at x = sqrt(2), f' = Phi(sqrt2) + exp(-1)/sqrt(pi) = 1.1289041452.
+constexpr double kGeluErfLipschitz = 1.128905;
+// max |f'| of the tanh GELU: at x = 1.41850, f' = 1.1289930687 (numerically); rounded up.
+constexpr double kGeluTanhLipschitz = 1.128994;
+// HardSwish: f' = x/3 + 1/2 on [-3, 3], ranging over [-1/2, 3/2]; 1 above, 0 below.
+constexpr double kHardSwishLipschitz = 1.5;
+
+constexpr double kSqrt2 = 1.41421356237309504880;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+
+// Written so that NaN propagates (every comparison with NaN is false and falls through to x).
+double ClipTo(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// L * m without producing NaN from 0 * inf when the activation is flat.
+double Scaled(double lipschitz, double m) { return lipschitz == 0.0 ? 0.0 : lipschitz * m; }
+
+}  // namespace
+
+void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const std::string& where,
+                     RefTensor* t) {
+  auto attr = [&](const char* name) { return AttrFloat(act, attrs, name, where); };
+  double alpha = 0, beta = 0, lo = 0, hi = 0;
+  bool gelu_tanh = false;
+  RefTensor slope;
+  switch (act) {
+    case Op::LeakyRelu:
+    case Op::Elu:
+      alpha = attr("alpha");
+      break;
+    case Op::HardSigmoid:
+      alpha = attr("alpha");
+      beta = attr("beta");
+      break;
+    case Op::Clip:
+      lo = attr("min");
+      hi = attr("max");
+      break;
+    case Op::Gelu:
+      gelu_tanh = AttrString(act, attrs, "approximate", where) == "tanh";
+      break;
+    case Op::PRelu:
+      slope = FromFloat(params.at("slope"));
+      break;
+    default:
+      break;
+  }
+  const int64_t channels = t->shape.size() >= 2 ? t->shape[1] : 1;
+  const int64_t inner = InnerSize(t->shape, 2);
+
+  for (size_t i = 0; i < t->value.size(); ++i) {
+    const double x = t->value[i];
+    double r = x, lipschitz = 1.0;
+    switch (act) {
+      case Op::Relu:
+        r = x < 0 ? 0.0 : x;
+        break;
+      case Op::Relu6:
+        r = ClipTo(x, 0.0, 6.0);
+        break;
+      case Op::Clip:
+        r = ClipTo(x, lo, hi);
+        break;
+      case Op::LeakyRelu:
+        r = x < 0 ? alpha * x : x;
+        lipschitz = std::fmax(1.0, std::fabs(alpha));
+        break;
+      case Op::PRelu: {
+        const size_t c = slope.value.size() == 1
+                             ? 0
+                             : static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+        r = x < 0 ? slope.value[c] * x : x;
+        lipschitz = std::fmax(1.0, slope.mag[c]);
+        break;
+      }
+      case Op::Elu:
+        // expm1: exp(x) - 1 without cancellation near 0; f' = alpha*exp(x) < |alpha| for x < 0.
+        r = x < 0 ? alpha * std::expm1(x) : x;
+        lipschitz = std::fmax(1.0, std::fabs(alpha));
+        break;
+      case Op::Sigmoid:
+        r = Sigmoid(x);
+        lipschitz = 0.25;
+        break;
+      case Op::HardSigmoid:
+        r = ClipTo(alpha * x + beta, 0.0, 1.0);
+        lipschitz = std::fabs(alpha);
+        break;
+      case Op::Tanh:
+        r = std::tanh(x);
+        break;
+      case Op::Silu:
+        r = x * Sigmoid(x);
+        lipschitz = kSiluLipschitz;
+        break;
+      case Op::HardSwish:
+        r = x * ClipTo(x / 6.0 + 0.5, 0.0, 1.0);
+        lipschitz = kHardSwishLipschitz;
+        break;
+      case Op::Gelu:
+        if (gelu_tanh) {
+          // 0.5x(1 + tanh(y)) == x / (1 + exp(-2y)), which avoids cancelling 1 + tanh(y) for
+          // y << 0 (the reference should be accurate far below float32 rounding).
+          const double y = kSqrt2OverPi * (x + 0.044715 * x * x * x);
+          r = x / (1.0 + std::exp(-2.0 * y));
+          lipschitz = kGeluTanhLipschitz;
+        } else {
+          // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2), accurate also for x << 0.
+          r = 0.5 * x * std::erfc(-x / kSqrt2);
+          lipschitz = kGeluErfLipschitz;
+        }
+        break;
+      default:
+        throw std::logic_error("ApplyActivation: not an activation: " + std::string(OpName(act)));
+    }
+    t->value[i] = r;
+    t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r);
+  }
+}
+
+RefTensor RunActivation(const Node& n, const Inputs& in) {
+  RefTensor t = *in[0];
+  ApplyActivation(n.op, n.attrs, n.params, NodeWhere(n), &t);
+  return t;
+}
+
+}  // namespace fusefuzz::ref

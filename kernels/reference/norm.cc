@@ -1,0 +1,88 @@
+// Reference normalizations: inference BatchNorm (per-channel affine from running statistics) and
+// LayerNorm / GroupNorm / InstanceNorm (statistics of the input: two-pass mean and biased
+// variance in double).
+#include <cmath>
+
+#include "kernels/reference/ref_ops.h"
+
+namespace fusefuzz::ref {
+namespace {
+
+RefTensor BatchNorm(const Node& n, const RefTensor& x) {
+  const double eps = AttrFloat(n, "epsilon");
+  const RefTensor scale = FromFloat(n.params.at("scale"));
+  const RefTensor bias = FromFloat(n.params.at("bias"));
+  const RefTensor mean = FromFloat(n.params.at("mean"));
+  const RefTensor var = FromFloat(n.params.at("var"));
+  const int64_t channels = x.shape[1], inner = InnerSize(x.shape, 2);
+  RefTensor y = Zeros(x.shape);
+  for (size_t i = 0; i < x.value.size(); ++i) {
+    const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+    const double sigma = std::sqrt(var.value[c] + eps);
+    y.value[i] = (x.value[i] - mean.value[c]) / sigma * scale.value[c] + bias.value[c];
+    // A folded conv computes w*s and b*s + (bias - s*mean): |s|*m_x + |s*mean| + |bias| bounds
+    // the terms of both the folded and the unfolded order.
+    const double s = scale.value[c] / sigma;
+    y.mag[i] = std::fabs(s) * x.mag[i] + std::fabs(s * mean.value[c]) + bias.mag[c];
+  }
+  return y;
+}
+
+// Normalizes each of `groups` consecutive spans of `span` elements of x. The affine param of
+// element j of span g is index_of(g, j): its channel for GroupNorm, j itself for LayerNorm.
+template <typename ParamIndex>
+RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, double eps,
+                         const RefTensor& scale, const RefTensor& bias, ParamIndex index_of) {
+  RefTensor y = Zeros(x.shape);
+  const double count = static_cast<double>(span);
+  for (int64_t g = 0; g < groups; ++g) {
+    const size_t begin = static_cast<size_t>(g * span), end = begin + static_cast<size_t>(span);
+    double sum = 0, mag_sum = 0;
+    for (size_t i = begin; i < end; ++i) {
+      sum += x.value[i];
+      mag_sum += x.mag[i];
+    }
+    const double mean = sum / count, mag_mean = mag_sum / count;
+    double sq = 0;
+    for (size_t i = begin; i < end; ++i) sq += (x.value[i] - mean) * (x.value[i] - mean);
+    const double sigma = std::sqrt(sq / count + eps);
+    for (size_t i = begin; i < end; ++i) {
+      const size_t p = index_of(g, static_cast<int64_t>(i - begin));
+      y.value[i] = (x.value[i] - mean) / sigma * scale.value[p] + bias.value[p];
+      // x_i - mean moves by up to (m_i + mean of m) * u; dividing by sigma amplifies that, so a
+      // sigma tiny against |x| (cancellation) shows up as a large magnitude. |r| covers the
+      // relative rounding of sigma and of the division.
+      y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] + std::fabs(y.value[i]);
+    }
+  }
+  return y;
+}
+
+int64_t NormalizedAxis(const Node& n, const Shape& s) {
+  int64_t axis = AttrInt(n, "axis");
+  return axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis;
+}
+
+}  // namespace
+
+RefTensor RunNorm(const Node& n, const Inputs& in) {
+  const RefTensor& x = *in[0];
+  if (n.op == Op::BatchNorm) return BatchNorm(n, x);
+  const double eps = AttrFloat(n, "epsilon");
+  const RefTensor scale = FromFloat(n.params.at("scale"));
+  const RefTensor bias = FromFloat(n.params.at("bias"));
+  if (n.op == Op::LayerNorm) {
+    const int64_t span = InnerSize(x.shape, static_cast<size_t>(NormalizedAxis(n, x.shape)));
+    return NormalizeSpans(x, NumElements(x.shape) / span, span, eps, scale, bias,
+                          [](int64_t, int64_t j) { return static_cast<size_t>(j); });
+  }
+  // GroupNorm; InstanceNorm is GroupNorm with one channel per group.
+  const int64_t channels = x.shape[1], hw = InnerSize(x.shape, 2);
+  const int64_t groups = n.op == Op::GroupNorm ? AttrInt(n, "num_groups") : channels;
+  const int64_t per_group = channels / groups;
+  return NormalizeSpans(
+      x, x.shape[0] * groups, per_group * hw, eps, scale, bias,
+      [&](int64_t g, int64_t j) { return static_cast<size_t>((g % groups) * per_group + j / hw); });
+}
+
+}  // namespace fusefuzz::ref

@@ -1,0 +1,48 @@
+// Reference Pad on H and W: constant fill or reflect (ONNX: the edge row/column is not repeated).
+#include <cmath>
+
+#include "kernels/reference/ref_ops.h"
+
+namespace fusefuzz::ref {
+namespace {
+
+// Source index of padded position i (already shifted by the begin pad) along a dim of size n,
+// or -1 for a constant pad. Reflect pads are < n (verifier), so one reflection suffices.
+int64_t SourceIndex(int64_t i, int64_t n, bool reflect) {
+  if (i >= 0 && i < n) return i;
+  if (!reflect) return -1;
+  return i < 0 ? -i : 2 * (n - 1) - i;
+}
+
+}  // namespace
+
+RefTensor RunPad(const Node& n, const Inputs& in) {
+  const RefTensor& x = *in[0];
+  const std::vector<int64_t> p = AttrInts(n, "pads");  // top, left, bottom, right
+  const bool reflect = AttrString(n, "mode") == "reflect";
+  const double fill = AttrFloat(n, "value");
+  const int64_t h = x.shape[2], w = x.shape[3];
+  RefTensor y = Zeros({x.shape[0], x.shape[1], h + p[0] + p[2], w + p[1] + p[3]});
+  for (int64_t nb = 0; nb < y.shape[0]; ++nb) {
+    for (int64_t c = 0; c < y.shape[1]; ++c) {
+      for (int64_t oh = 0; oh < y.shape[2]; ++oh) {
+        for (int64_t ow = 0; ow < y.shape[3]; ++ow) {
+          const size_t yi = At4(y.shape, nb, c, oh, ow);
+          const int64_t ih = SourceIndex(oh - p[0], h, reflect);
+          const int64_t iw = SourceIndex(ow - p[1], w, reflect);
+          if (ih < 0 || iw < 0) {
+            y.value[yi] = fill;
+            y.mag[yi] = std::fabs(fill);
+          } else {
+            const size_t xi = At4(x.shape, nb, c, ih, iw);
+            y.value[yi] = x.value[xi];
+            y.mag[yi] = x.mag[xi];
+          }
+        }
+      }
+    }
+  }
+  return y;
+}
+
+}  // namespace fusefuzz::ref

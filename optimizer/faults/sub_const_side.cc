@@ -1,0 +1,54 @@
+// sub-const-side: conv-shift-fold that folds c - conv as if it were conv - c: Sub with the
+// constant as its LEFT operand becomes a conv with bias B - c.
+//
+// Reproduces the operand-order bug of constant folds that assume the constant of a binary op is
+// its second operand (seen in converters' Sub/Div fusions: `c - x` treated as `x - c`, `c / x`
+// as `x / c`). Right whenever the constant is on the right, which is how most frameworks emit
+// it; wrong for a constant on the left, where the true result is the negated conv plus c.
+#include <memory>
+
+#include "optimizer/faults/fault_util.h"
+#include "optimizer/faults/faults.h"
+#include "optimizer/rules/pattern.h"
+
+namespace fusefuzz {
+namespace {
+
+class SubConstSide final : public Rule {
+ public:
+  std::string_view name() const override { return "sub-const-side"; }
+  std::string_view summary() const override {
+    return "Conv -> Sub with a scalar/per-channel constant on either side => Conv with bias "
+           "B - c, as if the constant were the subtrahend; wrong for c - conv";
+  }
+
+  MatchResult Match(const Graph& g, int anchor) const override {
+    const Node& n = g.nodes[size_t(anchor)];
+    if (n.op != Op::Sub) return NoMatch("anchor is not a Sub");
+    ConvConstBinary cb;
+    if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
+    const Node& conv = g.nodes[size_t(cb.conv)];
+    const int64_t m = ConvOutChannels(conv);
+    std::vector<double> b = ParamAsDouble(conv, "B");
+    if (b.empty()) b.assign(size_t(m), 0.0);
+    for (int64_t o = 0; o < m; ++o) b[size_t(o)] -= cb.channel[size_t(o)];
+    Tensor bias;
+    if (!ToFloat(b, {m}, &bias)) return NoMatch("shifted bias overflows float32");
+    return MakeMatch({cb.conv, anchor}, std::move(bias));
+  }
+
+  void Apply(RuleMatch m, Rewriter& rw) const override {
+    const int conv = m.nodes[0], sub = m.nodes[1];
+    Node fused = rw.node(conv);
+    fused.params["B"] = std::move(MatchData<Tensor>(m));
+    fused.output = rw.node(sub).output;
+    rw.ReplaceNode(sub, std::move(fused));
+    rw.EraseNode(conv);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeFaultSubConstSide() { return std::make_unique<SubConstSide>(); }
+
+}  // namespace fusefuzz

@@ -1,0 +1,55 @@
+// conv-activation-fuse: Conv/FusedConv -> activation  =>  FusedConv whose epilogue ends with the
+// activation (its attrs and params, e.g. PRelu slope, LeakyRelu alpha, Clip bounds, Gelu form).
+// Existing epilogue steps keep their order; the activation runs after them, as it did.
+#include <memory>
+
+#include "optimizer/rewriter.h"
+#include "optimizer/rules/pattern.h"
+#include "optimizer/rules/rules.h"
+
+namespace fusefuzz {
+namespace {
+
+class ConvActivationFuse final : public Rule {
+ public:
+  std::string_view name() const override { return "conv-activation-fuse"; }
+  std::string_view summary() const override {
+    return "Conv/FusedConv -> activation => FusedConv with the activation appended to its "
+           "epilogue; conv output has no other consumer and is not a graph output";
+  }
+
+  MatchResult Match(const Graph& g, int anchor) const override {
+    const Node& act = g.nodes[static_cast<size_t>(anchor)];
+    if (!IsActivation(act.op)) return NoMatch("anchor is not an activation");
+    int p = ProducerOfInput(g, act, 0);
+    if (p < 0 || !IsConvLike(g.nodes[size_t(p)].op)) {
+      return NoMatch("activation input is not produced by a Conv or FusedConv");
+    }
+    if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
+      return NoMatch(why);
+    }
+    return RuleMatch{{p, anchor}, {}};
+  }
+
+  void Apply(RuleMatch m, Rewriter& rw) const override {
+    const int conv = m.nodes[0], act_index = m.nodes[1];
+    const Node& act = rw.node(act_index);
+    Node fused = rw.node(conv);
+    fused.op = Op::FusedConv;
+    EpilogueStep step;
+    step.kind = EpilogueKind::kActivation;
+    step.act = act.op;
+    step.attrs = act.attrs;
+    step.params = act.params;
+    fused.epilogue.push_back(std::move(step));
+    fused.output = act.output;
+    rw.ReplaceNode(act_index, std::move(fused));
+    rw.EraseNode(conv);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeConvActivationFuse() { return std::make_unique<ConvActivationFuse>(); }
+
+}  // namespace fusefuzz

@@ -1,0 +1,55 @@
+// conv-shift-fold: Conv -> Add of a per-channel or scalar constant (either side), or Sub of one
+// (conv - c, constant as subtrahend B only)  =>  Conv with B' = B + c[m] (or B - c[m]); a conv
+// without bias gets one. c - conv negates the conv: not a shift, refused.
+#include <memory>
+
+#include "optimizer/rewriter.h"
+#include "optimizer/rules/pattern.h"
+#include "optimizer/rules/rules.h"
+
+namespace fusefuzz {
+namespace {
+
+class ConvShiftFold final : public Rule {
+ public:
+  std::string_view name() const override { return "conv-shift-fold"; }
+  std::string_view summary() const override {
+    return "Conv -> Add(const) / Sub(const as B) => Conv with shifted bias; constant is scalar or "
+           "per-channel ([1,M,1,1], [M,1,1]; not [M]); c - conv refused; conv output has no "
+           "other consumer and is not a graph output; bias finite";
+  }
+
+  MatchResult Match(const Graph& g, int anchor) const override {
+    const Node& n = g.nodes[static_cast<size_t>(anchor)];
+    if (n.op != Op::Add && n.op != Op::Sub) return NoMatch("anchor is not an Add or Sub");
+    ConvConstBinary cb;
+    if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
+    const bool sub = n.op == Op::Sub;
+    if (sub && !cb.constant_is_b) return NoMatch("constant - conv negates the conv: not a shift");
+    const Node& conv = g.nodes[size_t(cb.conv)];
+    const int64_t m = ConvOutChannels(conv);
+    std::vector<double> b = ParamAsDouble(conv, "B");
+    if (b.empty()) b.assign(size_t(m), 0.0);
+    for (int64_t o = 0; o < m; ++o) {
+      b[size_t(o)] += sub ? -cb.channel[size_t(o)] : cb.channel[size_t(o)];
+    }
+    Tensor bias;
+    if (!ToFloat(b, {m}, &bias)) return NoMatch("shifted bias overflows float32");
+    return MakeMatch({cb.conv, anchor}, std::move(bias));
+  }
+
+  void Apply(RuleMatch m, Rewriter& rw) const override {
+    const int conv = m.nodes[0], op = m.nodes[1];
+    Node fused = rw.node(conv);
+    fused.params["B"] = std::move(MatchData<Tensor>(m));
+    fused.output = rw.node(op).output;
+    rw.ReplaceNode(op, std::move(fused));
+    rw.EraseNode(conv);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeConvShiftFold() { return std::make_unique<ConvShiftFold>(); }
+
+}  // namespace fusefuzz

@@ -1,0 +1,32 @@
+// dead-node-elim: a node whose output nobody reads and that is not a graph output  =>  removed.
+#include <memory>
+
+#include "optimizer/rewriter.h"
+#include "optimizer/rules/pattern.h"
+#include "optimizer/rules/rules.h"
+
+namespace fusefuzz {
+namespace {
+
+class DeadNodeElim final : public Rule {
+ public:
+  std::string_view name() const override { return "dead-node-elim"; }
+  std::string_view summary() const override {
+    return "node whose output has no consumer and is not a graph output => removed";
+  }
+
+  MatchResult Match(const Graph& g, int anchor) const override {
+    const Node& n = g.nodes[static_cast<size_t>(anchor)];
+    if (g.IsGraphOutput(n.output)) return NoMatch("output is a graph output");
+    if (!g.Consumers(n.output).empty()) return NoMatch("output is used");
+    return RuleMatch{{anchor}, {}};
+  }
+
+  void Apply(RuleMatch m, Rewriter& rw) const override { rw.EraseNode(m.nodes[0]); }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeDeadNodeElim() { return std::make_unique<DeadNodeElim>(); }
+
+}  // namespace fusefuzz

@@ -1,0 +1,63 @@
+// Helpers shared by rules (and faults): legality checks that return the reason a pattern does not
+// match ("" when it does), and folding arithmetic. Folds compute in double and round to float32
+// once, as real optimizers fold in float or double; a fold whose float32 result is not finite is
+// refused in Match.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/verifier.h"
+
+namespace fusefuzz {
+
+inline bool IsConvLike(Op op) { return op == Op::Conv || op == Op::FusedConv; }
+
+// "" when `value` is used by exactly one node, `consumer`, exactly once, and is not a graph
+// output; else the reason ("'c' has 2 consumers", "'c' is a graph output", ...).
+std::string SoleUseProblem(const Graph& g, const std::string& value, int consumer);
+
+// The producer of `n.inputs[input]`, or -1 (graph input / out of range).
+int ProducerOfInput(const Graph& g, const Node& n, size_t input);
+
+const Tensor* FindParam(const Node& n, const std::string& name);
+
+// Output channels M of a Conv/FusedConv (W.shape[0]).
+int64_t ConvOutChannels(const Node& conv);
+
+// A constant operand that acts per output channel on an [N,M,H,W] value without changing its
+// shape: all dims 1 (a scalar of any rank <= 4), or M at the channel axis under right-aligned
+// broadcasting ([1,M,1,1], [M,1,1]). [M] is NOT per-channel: it aligns with W. On success fills
+// `per_channel` with M values and returns "".
+std::string ChannelConstProblem(const Tensor& c, int64_t m, std::vector<double>* per_channel);
+
+// Per-channel affine form of an inference BatchNorm: y = x * s[c] + t[c],
+// s = scale / sqrt(var + eps), t = bias - mean * s. Returns "" or why (var + eps == 0).
+std::string BnAffine(const Node& bn, std::vector<double>* s, std::vector<double>* t);
+
+// Rounds to float32 once; returns false when a value is not finite in float32.
+bool ToFloat(const std::vector<double>& v, Shape shape, Tensor* out);
+
+// The node's params as doubles (empty when absent).
+std::vector<double> ParamAsDouble(const Node& n, const std::string& name);
+
+// Shape of every value (VerifyGraph). Rules call it only after the cheap checks passed.
+ShapeMap ValueShapes(const Graph& g);
+
+}  // namespace fusefuzz
+
+namespace fusefuzz {
+
+// A binary node with one constant operand and one value operand produced by a plain Conv whose
+// output has no other use: the shared front of conv-scale-fold and conv-shift-fold.
+struct ConvConstBinary {
+  int conv = -1;
+  const Tensor* constant = nullptr;
+  bool constant_is_b = false;   // the constant is operand B (right side)
+  std::vector<double> channel;  // the constant expanded to the conv's M channels
+};
+std::string ConvConstBinaryProblem(const Graph& g, int anchor, ConvConstBinary* out);
+
+}  // namespace fusefuzz

@@ -1,0 +1,108 @@
+// The bound oracle's factor k: a running count, along the worst path from the graph inputs, of
+// the rounding error each stage may add, in units of u * magnitude. docs/oracle.md derives it.
+#include <algorithm>
+#include <cmath>
+
+#include "ir/verifier.h"
+#include "oracles/oracle.h"
+
+namespace fusefuzz {
+namespace {
+
+// Safety factor over the per-stage estimates, and a floor for the final rounding to float32
+// and libm/vectorized transcendental error (a few ulps of the result).
+constexpr double kSafety = 2.0;
+constexpr double kBase = 4.0;
+
+// Error of a float32 sum of n terms, in units of u * sum|terms|: sqrt(n) is the practical growth
+// of round-to-nearest errors (the worst case is n, reached only by adversarial data); +2 covers
+// short sums where constant terms dominate.
+double Reduction(int64_t n) { return std::sqrt(static_cast<double>(std::max<int64_t>(n, 1))) + 2; }
+
+double ActivationCost(Op act) {
+  switch (act) {
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::Gelu:
+      return 4;  // exp/tanh/erf: a few ulps from vectorized approximations
+    default:
+      return 2;  // piecewise linear: one or two roundings
+  }
+}
+
+double StageCost(const Node& n, const ShapeMap& shapes) {
+  const Shape& x = shapes.at(n.inputs[0]);
+  switch (n.op) {
+    case Op::Conv:
+    case Op::FusedConv: {
+      const Shape& w = n.params.at("W").shape;
+      // Dot product of C/group*kH*kW terms, + bias add, + folding (weights and bias rounded
+      // once more when a BN or scale is folded in).
+      double cost = Reduction(w[1] * w[2] * w[3]) + 3;
+      for (const auto& st : n.epilogue) {
+        cost += st.kind == EpilogueKind::kActivation ? ActivationCost(st.act) : 2;
+      }
+      return cost;
+    }
+    case Op::BatchNorm:
+      return 3;  // scale = gamma/sqrt(var+eps) and shift computed in float, then x*scale+shift
+    case Op::LayerNorm:
+    case Op::GroupNorm:
+    case Op::InstanceNorm: {
+      int64_t group = 1;
+      if (n.op == Op::LayerNorm) {
+        int64_t axis = AttrInt(n, "axis");
+        if (axis < 0) axis += static_cast<int64_t>(x.size());
+        for (size_t d = static_cast<size_t>(axis); d < x.size(); ++d) group *= x[d];
+      } else {
+        group = x[2] * x[3];
+        if (n.op == Op::GroupNorm) group *= x[1] / std::max<int64_t>(1, AttrInt(n, "num_groups"));
+      }
+      // Mean and variance are two reductions; then rsqrt, the centring and scale/shift.
+      return 2 * Reduction(group) + 4;
+    }
+    case Op::AvgPool: {
+      PoolAttrs a = GetPoolAttrs(n);
+      return Reduction(a.kernel_h * a.kernel_w) + 1;
+    }
+    case Op::GlobalAvgPool:
+      return Reduction(x[2] * x[3]) + 1;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+      return 1;
+    case Op::Div:
+      return 2;  // x / c may become x * (1/c): one more rounding
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::Concat:
+    case Op::Identity:
+      return 0;  // exact data movement
+    default:
+      return ActivationCost(n.op);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, double> DeriveBoundFactors(const Graph& g) {
+  ShapeMap shapes = VerifyGraph(g);
+  std::map<std::string, double> path;  // accumulated stage costs, before safety factor
+  for (const auto& in : g.inputs) path[in.name] = 0;
+  for (const auto& n : g.nodes) {
+    double in_cost = 0;
+    for (const auto& i : n.inputs) in_cost = std::max(in_cost, path.at(i));
+    path[n.output] = in_cost + StageCost(n, shapes);
+  }
+  std::map<std::string, double> k;
+  for (const auto& [v, c] : path) k[v] = kSafety * (kBase + c);
+  return k;
+}
+
+double DeriveBoundFactor(const Graph& g, const std::string& output) {
+  return DeriveBoundFactors(g).at(output);
+}
+
+}  // namespace fusefuzz

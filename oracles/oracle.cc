@@ -1,0 +1,206 @@
+#include "oracles/oracle.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "ir/error.h"
+
+namespace fusefuzz {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string Num(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+// Per-element judgement of one oracle kind: the allowed |c - r|, and the ratio reported.
+struct Judge {
+  OracleKind kind;
+  double k;
+  const OracleOptions& o;
+
+  // Returns the bound; sets *ratio and *pass.
+  double Apply(double r, double m, float c, double* ratio, bool* pass) const {
+    double diff = std::fabs(static_cast<double>(c) - r);
+    switch (kind) {
+      case OracleKind::kBound: {
+        // The final rounding of r to float32 alone moves it by up to u|r|/2, whatever m says.
+        double scale = kUnitRoundoff * std::max(m, std::fabs(r)) + kTinyFloor / k;
+        *ratio = diff / scale;
+        *pass = *ratio <= k;
+        return k * scale;
+      }
+      case OracleKind::kAllclose: {
+        double bound = o.atol + o.rtol * std::fabs(r);
+        *ratio = bound > 0 ? diff / bound : (diff == 0 ? 0 : kInf);
+        *pass = diff <= bound;
+        return bound;
+      }
+      case OracleKind::kUlp: {
+        int64_t d = UlpDistance(static_cast<float>(r), c);
+        *ratio = static_cast<double>(d);
+        *pass = d <= o.max_ulp;
+        return static_cast<double>(o.max_ulp);
+      }
+    }
+    return 0;
+  }
+  // Whether a change of about |r| (sign flip, dropping a term, scaling) would exceed the bound.
+  bool Informative(double r, double bound) const {
+    if (kind == OracleKind::kUlp) return r != 0;
+    return std::fabs(r) > 2 * bound;
+  }
+};
+
+bool SameNonFinite(double r, float c) {
+  if (std::isnan(r)) return std::isnan(c);
+  return std::isinf(c) && std::signbit(c) == std::signbit(r);
+}
+
+}  // namespace
+
+std::string_view OracleKindName(OracleKind k) {
+  switch (k) {
+    case OracleKind::kBound:
+      return "bound";
+    case OracleKind::kAllclose:
+      return "allclose";
+    case OracleKind::kUlp:
+      return "ulp";
+  }
+  return "?";
+}
+
+std::optional<OracleKind> OracleKindFromName(std::string_view name) {
+  for (OracleKind k : {OracleKind::kBound, OracleKind::kAllclose, OracleKind::kUlp})
+    if (OracleKindName(k) == name) return k;
+  return std::nullopt;
+}
+
+int64_t UlpDistance(float a, float b) {
+  // Map floats onto a line of integers where adjacent floats are adjacent (and +0 == -0).
+  auto key = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return i < 0 ? -static_cast<int64_t>(i & 0x7fffffff) : static_cast<int64_t>(i);
+  };
+  int64_t d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
+
+OracleResult Compare(const Graph& original, const RefTensorMap& reference,
+                     const TensorMap& candidate, const OracleOptions& opts) {
+  OracleResult res;
+  std::map<std::string, double> factors;
+  if (opts.kind == OracleKind::kBound && !(opts.k > 0)) factors = DeriveBoundFactors(original);
+  bool have_worst = false;
+  int64_t nonfinite_failed = 0;  // reference NaN/Inf not matched (not in `compared`)
+  std::string structural;        // first shape/arity problem
+  Verdict structural_verdict = Verdict::kPass;
+  for (const std::string& out : original.outputs) {
+    auto rit = reference.find(out);
+    if (rit == reference.end()) {
+      throw InputError("oracle", "reference has no value for graph output '" + out + "'");
+    }
+    const RefTensor& ref = rit->second;
+    auto cit = candidate.find(out);
+    if (cit == candidate.end()) {
+      if (structural.empty()) {
+        structural = "output '" + out + "' missing from the candidate";
+        structural_verdict = Verdict::kTargetError;
+      }
+      continue;
+    }
+    const Tensor& cand = cit->second;
+    if (cand.size() != NumElements(cand.shape)) {
+      if (structural.empty()) {
+        structural = "output '" + out + "': candidate has " + std::to_string(cand.size()) +
+                     " values for shape " + ShapeToString(cand.shape);
+        structural_verdict = Verdict::kTargetError;
+      }
+      continue;
+    }
+    if (cand.shape != ref.shape) {
+      if (structural.empty() || structural_verdict != Verdict::kMismatch) {
+        structural = "output '" + out + "': candidate shape " + ShapeToString(cand.shape) +
+                     " != reference shape " + ShapeToString(ref.shape);
+        structural_verdict = Verdict::kMismatch;
+      }
+      continue;
+    }
+    double k = opts.k > 0 ? opts.k : (opts.kind == OracleKind::kBound ? factors.at(out) : 1);
+    res.k = std::max(res.k, k);
+    Judge judge{opts.kind, k, opts};
+    for (size_t i = 0; i < ref.value.size(); ++i) {
+      const double r = ref.value[i], m = ref.mag[i];
+      const float c = cand.data[i];
+      double ratio = 0, bound = 0;
+      bool pass = true;
+      if (!std::isfinite(r)) {
+        // Infinities and NaNs from the inputs must come out in the same place with the same sign.
+        pass = SameNonFinite(r, c);
+        if (pass) {
+          ++res.nonfinite;
+          continue;
+        }
+        ratio = kInf;
+      } else if (std::fabs(r) > FLT_MAX || !(m <= FLT_MAX)) {
+        ++res.overflowed;  // the float32 computation may legitimately overflow here
+        continue;
+      } else if (!std::isfinite(c)) {
+        ++res.compared;
+        double unused_ratio = 0;
+        bool unused_pass = true;
+        bound = judge.Apply(r, m, static_cast<float>(r), &unused_ratio, &unused_pass);
+        pass = false;
+        ratio = kInf;
+      } else {
+        ++res.compared;
+        bound = judge.Apply(r, m, c, &ratio, &pass);
+        if (judge.Informative(r, bound)) ++res.informative;
+      }
+      if (!pass) ++res.failed;
+      if (!std::isfinite(r)) ++nonfinite_failed;
+      if (!have_worst || ratio > res.worst.ratio) {
+        res.worst = {out, static_cast<int64_t>(i), r, static_cast<double>(c), bound, ratio};
+        have_worst = true;
+      }
+    }
+  }
+  std::string kind(OracleKindName(opts.kind));
+  const WorstElement& w = res.worst;
+  std::string where = "output '" + w.output + "' element " + std::to_string(w.index);
+  if (!structural.empty()) {
+    res.verdict = structural_verdict;
+    res.detail = structural;
+    if (res.failed > 0) res.detail += "; also " + std::to_string(res.failed) + " elements differ";
+  } else if (res.failed > 0) {
+    res.verdict = Verdict::kMismatch;
+    res.detail = kind + ": " + std::to_string(res.failed) + " of " +
+                 std::to_string(res.compared + res.nonfinite + nonfinite_failed) +
+                 " elements fail; worst " + where + ": reference " + Num(w.reference) +
+                 ", candidate " + Num(w.candidate) + ", bound " + Num(w.bound) + ", ratio " +
+                 Num(w.ratio) + (opts.kind == OracleKind::kBound ? " > k " + Num(res.k) : "");
+  } else if (res.compared < opts.min_compared || res.informative < opts.min_informative) {
+    res.verdict = Verdict::kMistrusted;
+    res.detail = kind + ": the data cannot tell: " + std::to_string(res.compared) +
+                 " judged elements, " + std::to_string(res.informative) +
+                 " informative (|r| > 2*bound), " + std::to_string(res.overflowed) +
+                 " overflowed, " + std::to_string(res.nonfinite) + " non-finite";
+  } else {
+    res.verdict = Verdict::kPass;
+    res.detail = kind + ": " + std::to_string(res.compared) + " elements pass (" +
+                 std::to_string(res.informative) + " informative), worst ratio " + Num(w.ratio) +
+                 " at " + where + (opts.kind == OracleKind::kBound ? ", k " + Num(res.k) : "");
+  }
+  return res;
+}
+
+}  // namespace fusefuzz

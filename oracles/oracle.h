@@ -1,0 +1,79 @@
+// Oracles: judge a candidate's outputs against the reference (value + magnitude per element).
+// No test-framework dependency. See docs/oracle.md for the bound, its derivation and the
+// MISTRUSTED rules.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "kernels/reference/reference.h"
+#include "oracles/verdict.h"
+
+namespace fusefuzz {
+
+enum class OracleKind {
+  kBound,     // |c - r| <= k*u*max(m, |r|) + tiny, k derived from the graph (default)
+  kAllclose,  // |c - r| <= atol + rtol*|r|
+  kUlp,       // float32 ulp distance between c and float(r) <= max_ulp
+};
+std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp"
+std::optional<OracleKind> OracleKindFromName(std::string_view name);
+
+struct OracleOptions {
+  OracleKind kind = OracleKind::kBound;
+  double k = 0;                     // bound: > 0 overrides the factor derived from the graph
+  double rtol = 1e-5, atol = 1e-6;  // allclose
+  int64_t max_ulp = 4;              // ulp
+  // MISTRUSTED unless at least this many elements are judged (finite, not overflowed) and at
+  // least this many are informative (|r| > 2 * bound: a semantic change of about |r| would fail).
+  int64_t min_compared = 1;
+  int64_t min_informative = 1;
+};
+
+struct WorstElement {
+  std::string output;  // graph output name ("" when nothing was compared)
+  int64_t index = -1;  // flat row-major index
+  double reference = 0, candidate = 0;
+  double bound = 0;  // the allowed |c - r| for this element
+  // bound: |c - r| / (u*max(m,|r|) + tiny/k), i.e. in units of u*m, fails when > k;
+  // allclose: |c - r| / bound; ulp: the ulp distance. +inf for a NaN/Inf disagreement.
+  double ratio = 0;
+};
+
+struct OracleResult {
+  Verdict verdict = Verdict::kPass;
+  std::string detail;  // one line for logs and reports
+  WorstElement worst;
+  int64_t compared = 0;     // judged finite elements
+  int64_t overflowed = 0;   // |r| or m beyond FLT_MAX: float32 legitimately overflows; not judged
+  int64_t nonfinite = 0;    // reference NaN/Inf matched by the candidate
+  int64_t failed = 0;       // elements outside their bound (incl. NaN/Inf disagreements)
+  int64_t informative = 0;  // judged elements with |r| > 2 * bound
+  double k = 0;             // bound factor used (largest over the outputs)
+};
+
+// Compares every output of `original` (the graph the reference ran). Throws InputError when
+// `reference` lacks an output (a harness bug); a missing or mis-sized candidate output is
+// TARGET_ERROR, a candidate of a different shape is MISMATCH.
+OracleResult Compare(const Graph& original, const RefTensorMap& reference,
+                     const TensorMap& candidate, const OracleOptions& opts = {});
+
+// The bound factor k of each value of a (verified) graph, derived from its reduction lengths and
+// rounding stages along the worst path from the inputs (docs/oracle.md).
+std::map<std::string, double> DeriveBoundFactors(const Graph& g);
+double DeriveBoundFactor(const Graph& g, const std::string& output);
+
+// Float32 unit roundoff 2^-24 and the floor added to every bound (the smallest normal float:
+// differences below it are flush-to-zero noise, not semantics).
+inline constexpr double kUnitRoundoff = 0x1.0p-24;
+inline constexpr double kTinyFloor = 0x1.0p-126;
+
+// Distance in float32 ulps between two finite floats (0 for +0 vs -0).
+int64_t UlpDistance(float a, float b);
+
+}  // namespace fusefuzz
