@@ -240,11 +240,10 @@ int RunCampaign(const CampaignOptions& in) {
       wk.done = true;
       return;
     }
-    // A worker that cannot even start (e.g. its target fails) must not be restarted forever.
-    if (wk.current < 0 && ++stats.worker_errors > 16) {
-      wk.done = true;
-      return;
-    }
+    // Killed between two cases (e.g. from outside, while it was reporting the last one): the
+    // case it was about to take is the one charged, as the worker would have started it next.
+    if (wk.current < 0 && (o.graphs <= 0 || wk.next < o.graphs)) wk.current = wk.next;
+    ++stats.worker_errors;
     if (wk.current >= 0) {
       int64_t i = wk.current;
       uint64_t seed = CaseSeed(o.seed, i);
@@ -277,8 +276,14 @@ int RunCampaign(const CampaignOptions& in) {
       stats.AddCase(r.verdict, r.kind, sig, dup, i, Since(start));
       wk.next = i + o.jobs;
     }
-    if (!g_stop && !(o.seconds > 0 && Since(start) >= o.seconds)) spawn(w, wk.next);
-    else wk.done = true;
+    // Restart after the case, unless the campaign is over or workers keep dying (a target that
+    // cannot even start must not be restarted forever).
+    if (!g_stop && !(o.seconds > 0 && Since(start) >= o.seconds) &&
+        !(o.graphs > 0 && wk.next >= o.graphs) && stats.worker_errors <= 16 * o.jobs) {
+      spawn(w, wk.next);
+    } else {
+      wk.done = true;
+    }
   };
 
   double last_status = 0;

@@ -24,6 +24,7 @@ void RegisterFuzz(Cli& cli);
 void RegisterGen(Cli& cli);
 void RegisterReplay(Cli& cli);
 void RegisterMinimize(Cli& cli);
+void RegisterBench(Cli& cli);
 
 // Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
 // --bisect-limit. Values are stored in `opts`, which must outlive the app.

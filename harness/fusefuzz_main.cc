@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterFuzz(cli);
   fusefuzz::RegisterReplay(cli);
   fusefuzz::RegisterMinimize(cli);
+  fusefuzz::RegisterBench(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,16 +1,12 @@
 #include "harness/inputs.h"
 
-#include "generators/gen_builder.h"
+#include "generators/generator.h"
 
 namespace fusefuzz {
 
 TensorMap InputsFromSeed(const Graph& g, uint64_t seed) {
   SeededSource src(seed);
-  GenConfig cfg;
-  gen::Builder b(src, cfg);
-  TensorMap out;
-  for (const auto& in : g.inputs) out[in.name] = b.InputTensor(in.shape, gen::InputKind::kGeneral);
-  return out;
+  return GenerateInputs(g, src);
 }
 
 }  // namespace fusefuzz

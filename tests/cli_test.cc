@@ -1,5 +1,7 @@
 // End-to-end tests of the `fusefuzz` binary: exit statuses, messages, files written.
 #include <gtest/gtest.h>
+
+#include "tests/cli_util.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -12,33 +14,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int status = -1;
-  std::string out;  // stdout + stderr
-};
-
-Result Run(const std::string& args) {
-  std::string cmd = std::string(FUSEFUZZ_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
+using fusefuzz::testing::CmdResult;
+using fusefuzz::testing::Fusefuzz;
+using fusefuzz::testing::TempDir;
 
 std::string Src(const std::string& rel) { return std::string(FUSEFUZZ_SOURCE_DIR) + "/" + rel; }
-
-fs::path TempDir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("fusefuzz-cli-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 std::string WriteFile(const fs::path& dir, const std::string& name, const std::string& text) {
   fs::path p = dir / name;
@@ -55,35 +35,35 @@ std::vector<std::string> Seeds() {
 }
 
 TEST(Cli, VersionAndHelp) {
-  Result v = Run("--version");
+  CmdResult v = Fusefuzz("--version");
   EXPECT_EQ(v.status, 0);
   EXPECT_NE(v.out.find("fusefuzz 0."), std::string::npos) << v.out;
   for (const char* sub : {"run", "show", "list", "gen", "fuzz", "replay"}) {
-    Result h = Run(std::string(sub) + " --help");
+    CmdResult h = Fusefuzz(std::string(sub) + " --help");
     EXPECT_EQ(h.status, 0) << sub;
     EXPECT_NE(h.out.find("Usage"), std::string::npos) << sub << ": " << h.out;
   }
 }
 
 TEST(Cli, UsageErrorsExit2) {
-  EXPECT_EQ(Run("").status, 2);
-  EXPECT_EQ(Run("frobnicate").status, 2);
-  EXPECT_EQ(Run("run").status, 2);  // missing graph
-  EXPECT_EQ(Run("list nothing").status, 2);
-  Result r = Run("run " + Src("corpus/seeds/op-conv.json") + " --engine quantum");
+  EXPECT_EQ(Fusefuzz("").status, 2);
+  EXPECT_EQ(Fusefuzz("frobnicate").status, 2);
+  EXPECT_EQ(Fusefuzz("run").status, 2);  // missing graph
+  EXPECT_EQ(Fusefuzz("list nothing").status, 2);
+  CmdResult r = Fusefuzz("run " + Src("corpus/seeds/op-conv.json") + " --engine quantum");
   EXPECT_EQ(r.status, 2);
 }
 
 TEST(Cli, ListCounts) {
-  Result ops = Run("list ops");
+  CmdResult ops = Fusefuzz("list ops");
   ASSERT_EQ(ops.status, 0);
   EXPECT_NE(ops.out.find("FusedConv"), std::string::npos);
   EXPECT_NE(ops.out.find("HardSwish"), std::string::npos);
-  Result rules = Run("list rules");
+  CmdResult rules = Fusefuzz("list rules");
   ASSERT_EQ(rules.status, 0);
   EXPECT_GE(std::count(rules.out.begin(), rules.out.end(), '\n'), 10) << rules.out;
   EXPECT_NE(rules.out.find("conv-bn-fold"), std::string::npos);
-  Result faults = Run("list faults");
+  CmdResult faults = Fusefuzz("list faults");
   ASSERT_EQ(faults.status, 0);
   EXPECT_GE(std::count(faults.out.begin(), faults.out.end(), '\n'), 10) << faults.out;
   EXPECT_NE(faults.out.find("through-activation"), std::string::npos);
@@ -96,16 +76,16 @@ TEST(Cli, RunAndShowEverySeed) {
   for (const auto& s : seeds) {
     for (const char* engine : {"reference", "fast", "optimized"}) {
       std::string out = (dir / "out.json").string();
-      Result r = Run("run " + s + " --seed 3 --engine " + engine + " -o " + out);
+      CmdResult r = Fusefuzz("run " + s + " --seed 3 --engine " + engine + " -o " + out);
       ASSERT_EQ(r.status, 0) << s << " " << engine << ": " << r.out;
       EXPECT_NE(r.out.find(" min "), std::string::npos) << r.out;
       auto j = nlohmann::json::parse(std::ifstream(out));
       EXPECT_TRUE(j.is_object() && !j.empty()) << s;
     }
-    Result text = Run("show " + s);
+    CmdResult text = Fusefuzz("show " + s);
     ASSERT_EQ(text.status, 0) << text.out;
     EXPECT_NE(text.out.find("fingerprint"), std::string::npos);
-    Result dot = Run("show " + s + " --dot");
+    CmdResult dot = Fusefuzz("show " + s + " --dot");
     ASSERT_EQ(dot.status, 0);
     EXPECT_EQ(dot.out.rfind("digraph", 0), 0u) << dot.out.substr(0, 100);
   }
@@ -117,7 +97,7 @@ TEST(Cli, RunWithInputsFileMatchesSeedRun) {
   std::string g = Src("corpus/seeds/glow-conv-relu-bn.json");
   std::string in = (dir / "in.json").string();
   // gen writes inputs for a graph of its own; here we write inputs by hand for the seed graph.
-  Result shown = Run("show " + g + " --json");
+  CmdResult shown = Fusefuzz("show " + g + " --json");
   ASSERT_EQ(shown.status, 0);
   auto graph = nlohmann::json::parse(shown.out);
   nlohmann::json inputs;
@@ -130,8 +110,8 @@ TEST(Cli, RunWithInputsFileMatchesSeedRun) {
   }
   std::ofstream(in) << inputs.dump();
   std::string ref = (dir / "ref.json").string(), opt = (dir / "opt.json").string();
-  ASSERT_EQ(Run("run " + g + " --inputs " + in + " -o " + ref).status, 0);
-  Result r = Run("run " + g + " --inputs " + in + " --engine optimized -o " + opt);
+  ASSERT_EQ(Fusefuzz("run " + g + " --inputs " + in + " -o " + ref).status, 0);
+  CmdResult r = Fusefuzz("run " + g + " --inputs " + in + " --engine optimized -o " + opt);
   ASSERT_EQ(r.status, 0) << r.out;
   fs::remove_all(dir);
 }
@@ -154,39 +134,39 @@ TEST(Cli, BadInputsExit2WithLocation) {
   for (const auto& c : cases) {
     std::string p = WriteFile(dir, c.name, c.text);
     for (const std::string& cmd : {"run " + p, "show " + p}) {
-      Result r = Run(cmd);
+      CmdResult r = Fusefuzz(cmd);
       EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
       EXPECT_NE(r.out.find(c.expect), std::string::npos) << cmd << ": " << r.out;
       EXPECT_NE(r.out.find(c.name), std::string::npos) << cmd << ": " << r.out;
     }
   }
-  Result missing = Run("run " + (dir / "nope.json").string());
+  CmdResult missing = Fusefuzz("run " + (dir / "nope.json").string());
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.out.find("nope.json"), std::string::npos);
   std::string g = Src("corpus/seeds/op-conv.json");
-  Result inputs = Run("run " + g + " --inputs " + WriteFile(dir, "in.json", R"({"x":{"shape":[1],"data":[1]}})"));
+  CmdResult inputs = Fusefuzz("run " + g + " --inputs " + WriteFile(dir, "in.json", R"({"x":{"shape":[1],"data":[1]}})"));
   EXPECT_EQ(inputs.status, 2) << inputs.out;
-  Result rule = Run("run " + g + " --engine optimized --disable no-such-rule");
+  CmdResult rule = Fusefuzz("run " + g + " --engine optimized --disable no-such-rule");
   EXPECT_EQ(rule.status, 2) << rule.out;
   EXPECT_NE(rule.out.find("no-such-rule"), std::string::npos) << rule.out;
   fs::remove_all(dir);
 }
 
 TEST(Cli, GenIsDeterministicAndReadable) {
-  Result a = Run("gen --seed 42");
-  Result b = Run("gen --seed 42");
+  CmdResult a = Fusefuzz("gen --seed 42");
+  CmdResult b = Fusefuzz("gen --seed 42");
   ASSERT_EQ(a.status, 0) << a.out;
   EXPECT_EQ(a.out, b.out);
-  EXPECT_NE(a.out, Run("gen --seed 43").out);
+  EXPECT_NE(a.out, Fusefuzz("gen --seed 43").out);
   fs::path dir = TempDir("gen");
   std::string g = WriteFile(dir, "g.json", a.out);
-  Result r = Run("run " + g + " --seed 1");
+  CmdResult r = Fusefuzz("run " + g + " --seed 1");
   EXPECT_EQ(r.status, 0) << r.out;
-  Result cfg = Run("gen --dump-config");
+  CmdResult cfg = Fusefuzz("gen --dump-config");
   ASSERT_EQ(cfg.status, 0);
   std::string c = WriteFile(dir, "cfg.json", cfg.out);
-  EXPECT_EQ(Run("gen --seed 42 --config " + c).out, a.out);
-  Result bad = Run("gen --config " + WriteFile(dir, "bad.json", R"({"no_such_key": 1})"));
+  EXPECT_EQ(Fusefuzz("gen --seed 42 --config " + c).out, a.out);
+  CmdResult bad = Fusefuzz("gen --config " + WriteFile(dir, "bad.json", R"({"no_such_key": 1})"));
   EXPECT_EQ(bad.status, 2) << bad.out;
   fs::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <variant>
 
 #include "harness/reduce/reduce.h"
 
@@ -54,6 +55,10 @@ CaseSize SizeOf(const ReduceCase& c) {
   s.outputs = static_cast<int64_t>(c.graph.outputs.size());
   for (const Node& n : c.graph.nodes) {
     s.geometry += NodeGeometry(n);
+    for (const auto& [name, v] : n.attrs) {
+      if (const double* d = std::get_if<double>(&v))
+        s.value_cost += ValueCost(static_cast<float>(*d));
+    }
     for (const auto& [name, t] : n.params) AddTensor(t, s);
     for (const auto& step : n.epilogue) {
       for (const auto& [name, t] : step.params) AddTensor(t, s);

@@ -5,7 +5,8 @@
 // exactly the first half of the groups). An ungrouped conv separates its input class (slice of
 // W's dim 1) from its output class (W's dim 0 and B). Every per-channel param, PRelu slope,
 // binary constant with a channel dim, graph input and GroupNorm group count is sliced
-// consistently: the first half of the channels is kept. A class meeting a Concat or a FusedConv,
+// consistently: mode "lower" keeps the first half of the channels, mode "upper" the last half
+// (a fault may show only in some channels). A class meeting a Concat or a FusedConv,
 // a channel broadcast (C = 1 against C > 1), or a grouped conv / GroupNorm that cannot halve is
 // left alone.
 #include <map>
@@ -83,12 +84,15 @@ class ChannelClasses {
   std::set<int> roots_;
 };
 
-// Halves dim `d` of `t` (keeps the first half) when it is larger than 1.
-void Halve(Tensor& t, size_t d) {
-  if (d < t.shape.size() && t.shape[d] > 1) t = SliceDim(t, d, 0, t.shape[d] / 2);
+// Halves dim `d` of `t` (keeps the first or the last half) when it is larger than 1.
+void HalveDim(Tensor& t, size_t d, bool upper) {
+  if (d >= t.shape.size() || t.shape[d] < 2) return;
+  const int64_t n = t.shape[d], keep = n / 2;
+  t = SliceDim(t, d, upper ? n - keep : 0, keep);
 }
 
-void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in) {
+void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
+  auto Halve = [upper](Tensor& t, size_t d) { HalveDim(t, d, upper); };
   switch (n.op) {
     case Op::Conv: {
       Tensor& w = n.params.at("W");
@@ -140,11 +144,14 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in) {
 class ChannelsPass final : public ReducePass {
  public:
   std::string_view name() const override { return "channels"; }
+  int modes() const override { return 2; }
+  std::string mode_name(int mode) const override { return mode == 0 ? "lower" : "upper"; }
   int64_t Targets(ReduceContext& ctx, int) const override {
     return static_cast<int64_t>(ChannelClasses(ctx.current().graph, ctx.shapes()).Targets().size());
   }
-  std::optional<ReduceCase> Apply(ReduceContext& ctx, int, int64_t begin,
+  std::optional<ReduceCase> Apply(ReduceContext& ctx, int mode, int64_t begin,
                                   int64_t end) const override {
+    const bool upper = mode == 1;
     const ShapeMap& shapes = ctx.shapes();
     ChannelClasses classes(ctx.current().graph, shapes);
     const std::vector<int> targets = classes.Targets();
@@ -153,12 +160,12 @@ class ChannelsPass final : public ReducePass {
     for (auto& in : c.graph.inputs) {
       if (!chosen.count(classes.Of(in.name))) continue;
       in.shape[1] /= 2;
-      Halve(c.inputs.at(in.name), 1);
+      HalveDim(c.inputs.at(in.name), 1, upper);
     }
     for (Node& n : c.graph.nodes) {
       const bool in_s = chosen.count(classes.Of(n.inputs[0])) > 0;
       const bool out_s = chosen.count(classes.Of(n.output)) > 0;
-      ShrinkNode(n, in_s, out_s, shapes.at(n.inputs[0])[1]);
+      ShrinkNode(n, in_s, out_s, shapes.at(n.inputs[0])[1], upper);
     }
     return c;
   }

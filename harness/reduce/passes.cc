@@ -19,6 +19,7 @@ std::vector<std::unique_ptr<ReducePass>> DefaultReducePasses() {
   p.push_back(MakePadsPass());
   p.push_back(MakeParamValuesPass());
   p.push_back(MakeInputValuesPass());
+  p.push_back(MakeAttrValuesPass());
   return p;
 }
 

@@ -199,7 +199,7 @@ TEST(BypassPass, RewiresConsumersAndOutputs) {
   EXPECT_FALSE(ApplyPass(*pass, c, 0, 0, 3).has_value());
 }
 
-// The engine with a synthetic property: "there is a Sigmoid fed through at least one Conv".
+// The engine with a synthetic property: "there is a Conv and a Sigmoid".
 TEST(Reduce, ShrinksToTheSmallestInterestingCaseDeterministically) {
   Rng rng(9);
   Graph g = MakeGraph({In("x", {2, 4, 8, 8})},
@@ -209,25 +209,21 @@ TEST(Reduce, ShrinksToTheSmallestInterestingCaseDeterministically) {
                       {"y", "z"});
   ReduceCase c{g, RandInputs(rng, g)};
   auto interesting = [](const ReduceCase& k) {
-    for (const Node& n : k.graph.nodes) {
-      if (n.op == Op::Sigmoid && k.graph.Producer(n.inputs[0]) &&
-          k.graph.Producer(n.inputs[0])->op == Op::Conv) {
-        return true;
-      }
-    }
-    return false;
+    return CountOp(k.graph, Op::Conv) == 1 && CountOp(k.graph, Op::Sigmoid) == 1;
   };
   ReduceStats st1, st2;
   auto passes = DefaultReducePasses();
   ReduceCase a = Reduce(c, passes, interesting, {}, &st1);
   ReduceCase b = Reduce(c, passes, interesting, {}, &st2);
   ASSERT_EQ(a.graph.nodes.size(), 2u);
-  EXPECT_EQ(a.graph.nodes[0].op, Op::Conv);
-  EXPECT_EQ(a.graph.nodes[1].op, Op::Sigmoid);
-  EXPECT_EQ(a.graph.inputs[0].shape, (Shape{1, 1, 1, 1}));
-  EXPECT_EQ(a.graph.nodes[0].params.at("W").shape, (Shape{1, 1, 1, 1}));
-  EXPECT_EQ(a.graph.nodes[0].params.at("W").data, std::vector<float>{0.0f});
-  EXPECT_EQ(a.inputs.at(a.graph.inputs[0].name).data, std::vector<float>{0.0f});
+  const Node& conv = a.graph.nodes[a.graph.nodes[0].op == Op::Conv ? 0 : 1];
+  EXPECT_EQ(conv.params.at("W").shape, (Shape{1, 1, 1, 1}));
+  EXPECT_EQ(conv.params.at("W").data, std::vector<float>{0.0f});
+  EXPECT_EQ(GetConvAttrs(conv).group, 1);
+  for (const auto& in : a.graph.inputs) {
+    EXPECT_EQ(in.shape, (Shape{1, 1, 1, 1}));
+    EXPECT_EQ(a.inputs.at(in.name).data, std::vector<float>{0.0f});
+  }
   EXPECT_FALSE(st1.stopped_early);
   EXPECT_EQ(a.graph, b.graph);
   EXPECT_EQ(a.inputs, b.inputs);
@@ -248,6 +244,29 @@ TEST(Reduce, MaxTestsStopsEarly) {
       c, DefaultReducePasses(), [](const ReduceCase&) { return false; }, o, &st);
   EXPECT_EQ(st.tests, 1);
   EXPECT_TRUE(st.stopped_early);
+}
+
+}  // namespace
+}  // namespace fusefuzz::testing
+
+namespace fusefuzz::testing {
+namespace {
+
+TEST(AttrValuesPass, FloatAttrsFollowTheLadder) {
+  Graph g = MakeGraph({In("x", {1, 1, 2, 2})},
+                      {MakeNode(Op::LeakyRelu, "l", {"x"}, "a", {{"alpha", 0.3}}),
+                       MakeNode(Op::Clip, "c", {"a"}, "y", {{"min", -0.7}, {"max", 1.0}})},
+                      {"y"});
+  Rng rng(11);
+  ReduceCase c{g, RandInputs(rng, g)};
+  auto pass = MakeAttrValuesPass();
+  EXPECT_EQ(CountTargets(*pass, c, 0), 3);                     // alpha, min, max: each can go to 0
+  EXPECT_EQ(CountTargets(*pass, c, 1), 2);                     // max is already 1
+  std::optional<ReduceCase> r = ApplyPass(*pass, c, 2, 0, 2);  // pow2: alpha and min
+  ASSERT_TRUE(r && IsValidCase(*r));
+  EXPECT_EQ(AttrFloat(r->graph.nodes[0], "alpha"), 0.25);
+  EXPECT_EQ(AttrFloat(r->graph.nodes[1], "min"), -0.5);
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
 }
 
 }  // namespace

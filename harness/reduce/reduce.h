@@ -35,7 +35,7 @@ struct CaseSize {
   int64_t outputs = 0;
   int64_t geometry = 0;    // sum of (kernel-1), (stride-1), (dilation-1), pads, (group-1), ...
   int64_t elements = 0;    // graph input + param elements
-  int64_t value_cost = 0;  // sum of ValueCost over input + param elements
+  int64_t value_cost = 0;  // sum of ValueCost over input + param elements and float attrs
   auto operator<=>(const CaseSize&) const = default;
 };
 CaseSize SizeOf(const ReduceCase& c);
@@ -96,6 +96,7 @@ std::unique_ptr<ReducePass> MakeStridePass();
 std::unique_ptr<ReducePass> MakePadsPass();
 std::unique_ptr<ReducePass> MakeParamValuesPass();
 std::unique_ptr<ReducePass> MakeInputValuesPass();
+std::unique_ptr<ReducePass> MakeAttrValuesPass();
 
 struct ReduceOptions {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

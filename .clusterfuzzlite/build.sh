@@ -1,0 +1,34 @@
+#!/bin/bash -eu
+# ClusterFuzzLite / OSS-Fuzz build: configure fusefuzz with the compilers and flags the builder
+# gives ($CC $CXX $CFLAGS $CXXFLAGS carry the sanitizer and coverage flags), link the fuzz
+# targets with $LIB_FUZZING_ENGINE, and copy them to $OUT with seed corpora and dictionary.
+# Runs locally too: ci/cflite-local sets these variables and runs it.
+src=${SRC}/fusefuzz
+[ -d "$src" ] || src=$(cd "$(dirname "$0")/.." && pwd)
+build=${WORK:-/tmp}/fusefuzz-build
+
+# FUSEFUZZ_FUZZERS and FUSEFUZZ_SANITIZE stay off: the builder's flags already say which
+# sanitizer and coverage to use; the engine is passed as link flags of the fuzz targets only.
+cmake -S "$src" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER= \
+  -DFUSEFUZZ_FUZZERS=OFF -DFUSEFUZZ_SANITIZE=OFF -DFUSEFUZZ_WERROR=OFF \
+  -DFUSEFUZZ_TESTS=OFF -DFUSEFUZZ_BENCH=OFF \
+  -DFUSEFUZZ_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DFUSEFUZZ_FUZZ_INJECT="${FUSEFUZZ_FUZZ_INJECT:-}"
+ninja -C "$build" -j "$(nproc)" fusion_fuzzer graph_json_fuzzer
+
+for t in fusion_fuzzer graph_json_fuzzer; do
+  cp "$build/fuzz/$t" "$OUT/"
+  rm -f "$OUT/${t}_seed_corpus.zip"
+  (cd "$src/corpus/fuzz/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+done
+cp "$src/fuzz/graph_json.dict" "$OUT/graph_json_fuzzer.dict"
+# Per-target libFuzzer options: the JSON reader must refuse big sizes before allocating.
+cat >"$OUT/graph_json_fuzzer.options" <<'OPTIONS'
+[libfuzzer]
+dict = graph_json_fuzzer.dict
+malloc_limit_mb = 512
+OPTIONS

@@ -1,0 +1,126 @@
+// Fused vs unfused kernels for every fusion rule's pattern on real layer shapes, with oneDNN as
+// the peer. Rows: BM_Fusion/<pattern>/<model>/<shape>/<variant>, variant one of
+//   unfused         the unoptimized graph, one RunFastNode per node (intermediates materialized)
+//   fused           the graph after Optimize (FusedConv / folded conv), node by node likewise
+//   onednn_fused    one oneDNN convolution with post-ops (BN folded into the weights)
+//   onednn_unfused  separate oneDNN primitives (convolution, batch_normalization, eltwise, binary)
+// Rerun one row with --benchmark_filter='^<name>$'. Counters: GFLOP/s of the pattern's useful
+// work (the same flop count for every variant, so GFLOP/s ratios are speedups) and bytes/s (the
+// bytes each kernel reads and writes, summed over the variant's kernels). Threads: the
+// OMP_NUM_THREADS environment variable (default 1) for our kernels and oneDNN alike; with 1 the
+// rows are timed on CPU time, otherwise on wall time. `fusefuzz bench` turns the JSON output into
+// a table and a speedup chart.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "bench/fusion_patterns.h"
+#include "bench/onednn_peer.h"
+#include "optimizer/optimizer.h"
+
+namespace fusefuzz {
+namespace {
+
+enum class Variant { kUnfused, kFused, kDnnlFused, kDnnlUnfused };
+
+const char* VariantName(Variant v) {
+  switch (v) {
+    case Variant::kUnfused:
+      return "unfused";
+    case Variant::kFused:
+      return "fused";
+    case Variant::kDnnlFused:
+      return "onednn_fused";
+    case Variant::kDnnlUnfused:
+      return "onednn_unfused";
+  }
+  return "?";
+}
+
+void SetCounters(benchmark::State& state, double flops, double bytes) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] =
+      benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Fusion(benchmark::State& state, PatternCase pc, Variant v, int threads) {
+  const BuiltCase bc = BuildCase(pc);
+  const double flops = CaseFlops(bc.graph);
+  const FastOptions opts{threads};
+  const NodeSequence unfused(bc.graph, bc.inputs, opts);
+  const OptimizeResult opt = Optimize(bc.graph);
+  const NodeSequence fused(opt.graph, bc.inputs, opts);
+  if (fused.num_nodes() >= unfused.num_nodes()) {
+    state.SkipWithError("the optimizer did not fuse this pattern");
+    return;
+  }
+  if (v == Variant::kUnfused || v == Variant::kFused) {
+    const NodeSequence& seq = v == Variant::kFused ? fused : unfused;
+    for (auto _ : state) {
+      Tensor y = seq.Run();
+      benchmark::DoNotOptimize(y.data.data());
+    }
+    SetCounters(state, flops, seq.bytes_moved());
+    return;
+  }
+  std::unique_ptr<DnnlPlan> plan;
+  try {
+    plan = MakeDnnlPlan(pc, v == Variant::kDnnlFused);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("oneDNN: ") + e.what()).c_str());
+    return;
+  }
+  if (!plan) {
+    state.SkipWithError("no oneDNN equivalent");
+    return;
+  }
+  for (auto _ : state) plan->Run();
+  SetCounters(state, flops, v == Variant::kDnnlFused ? fused.bytes_moved() : unfused.bytes_moved());
+}
+
+int ThreadsFromEnv() {
+  const char* s = std::getenv("OMP_NUM_THREADS");
+  const int t = s ? std::atoi(s) : 1;
+  return t >= 1 ? t : 1;
+}
+
+void Register(int threads) {
+  std::vector<Variant> variants = {Variant::kUnfused, Variant::kFused};
+  if (!DnnlVersion().empty()) {
+    variants.push_back(Variant::kDnnlFused);
+    variants.push_back(Variant::kDnnlUnfused);
+  }
+  for (const PatternCase& pc : AllCases()) {
+    for (Variant v : variants) {
+      const std::string name = CaseName(pc) + "/" + VariantName(v);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_Fusion, pc, v, threads);
+      b->Unit(benchmark::kMicrosecond);
+      if (threads > 1) b->UseRealTime();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fusefuzz
+
+int main(int argc, char** argv) {
+  const int threads = fusefuzz::ThreadsFromEnv();
+  fusefuzz::SetDnnlThreads(threads);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("fusefuzz_threads", std::to_string(threads));
+  const std::string dnnl = fusefuzz::DnnlVersion();
+  benchmark::AddCustomContext("onednn", dnnl.empty() ? "not built" : dnnl);
+#ifdef __AVX2__
+  benchmark::AddCustomContext("fusefuzz_isa", "avx2");
+#else
+  benchmark::AddCustomContext("fusefuzz_isa", "baseline (no -march; Eigen uses SSE2)");
+#endif
+  fusefuzz::Register(threads);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpora of the fuzz targets, deterministically (never edit them by hand):
+#   corpus/fuzz/graph_json_fuzzer/  the JSON corpus: corpus/seeds/*.json, corpus/faults/*.repro.json
+#                                   (if any), and `fusefuzz gen --seed N` graphs (b64 and plain)
+#   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
+#                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
+# Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
+#        fusefuzz and fusion_fuzzer_replay built there). Commit the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/release}
+for b in fusefuzz fuzz/fusion_fuzzer_replay; do
+  [ -x "$build/$b" ] || { echo "make_corpus: build $build/$b first" >&2; exit 2; }
+done
+gj=corpus/fuzz/graph_json_fuzzer
+ff=corpus/fuzz/fusion_fuzzer
+rm -rf "$gj" "$ff"
+mkdir -p "$gj" "$ff"
+
+shopt -s nullglob
+for f in corpus/seeds/*.json; do cp "$f" "$gj/seed-$(basename "$f")"; done
+for f in corpus/faults/*.repro.json; do cp "$f" "$gj/fault-$(basename "$f")"; done
+for n in 1 2 3 4 5 6 7 8; do "$build/fusefuzz" gen --seed "$n" >"$gj/gen-seed$n.json"; done
+for n in 9 10 11 12; do "$build/fusefuzz" gen --seed "$n" --plain >"$gj/gen-seed$n-plain.json"; done
+
+# Byte strings: the generator reads them from the end (BytesSource), so longer strings decide
+# more choices (graph shape first, then parameters and input values); lengths are spread over
+# 0..4096 bytes.
+"$build/fuzz/fusion_fuzzer_replay" --dump "$ff" --random 48 --seed 20261129 --max-len 4096
+
+echo "make_corpus: $(ls "$gj" | wc -l) JSON seeds, $(ls "$ff" | wc -l) byte seeds" >&2
