@@ -1,6 +1,6 @@
 // The oneDNN peer of the fusion benchmark: the same pattern as one convolution primitive with
 // post-ops ("fused": BN folded into the weights as fusefuzz's optimizer does, activations as
-// eltwise post-ops, the residual as a binary-add post-op) or as separate primitives
+// eltwise post-ops, the residual as the sum post-op) or as separate primitives
 // ("unfused": convolution, batch_normalization, eltwise, binary). Built only when oneDNN is
 // found (FUSEFUZZ_HAVE_DNNL).
 #pragma once

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpora of the fuzz targets, deterministically (never edit them by hand):
 #   corpus/fuzz/graph_json_fuzzer/  the JSON corpus: corpus/seeds/*.json, corpus/faults/*.repro.json
-#                                   (if any), and `fusefuzz gen --seed N` graphs (b64 and plain)
+#                                   (if any), and small `fusefuzz gen --seed N` graphs (b64, plain)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
@@ -20,8 +20,15 @@ mkdir -p "$gj" "$ff"
 shopt -s nullglob
 for f in corpus/seeds/*.json; do cp "$f" "$gj/seed-$(basename "$f")"; done
 for f in corpus/faults/*.repro.json; do cp "$f" "$gj/fault-$(basename "$f")"; done
-for n in 1 2 3 4 5 6 7 8; do "$build/fusefuzz" gen --seed "$n" >"$gj/gen-seed$n.json"; done
-for n in 9 10 11 12; do "$build/fusefuzz" gen --seed "$n" --plain >"$gj/gen-seed$n-plain.json"; done
+# Small graphs (fuzz/corpus_gen_config.json): the fuzzer runs with -max_len=4096 or so, and
+# mutating a short file is much faster than a long one.
+cfg=fuzz/corpus_gen_config.json
+for n in 1 2 3 4 5 6 7 8; do
+  "$build/fusefuzz" gen --seed "$n" --config "$cfg" >"$gj/gen-seed$n.json"
+done
+for n in 9 10 11 12; do
+  "$build/fusefuzz" gen --seed "$n" --config "$cfg" --plain >"$gj/gen-seed$n-plain.json"
+done
 
 # Byte strings: the generator reads them from the end (BytesSource), so longer strings decide
 # more choices (graph shape first, then parameters and input values); lengths are spread over

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -68,8 +69,16 @@ int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json
 json ReadJson(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot open benchmark JSON");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  // Google Benchmark writes bare NaN/inf for some aggregates (the cv of an all-zero counter),
+  // which is not JSON: those values become null.
+  static const std::regex kNonFinite(R"(:\s*-?(NaN|nan|inf|Infinity)\b)");
+  const std::string text = std::regex_replace(buf.str(), kNonFinite, ": null");
+  // A filter that matched nothing leaves an empty file: no rows.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw InputError(path, std::string("not valid JSON: ") + e.what());
   }

@@ -4,6 +4,7 @@
 #include "harness/minimize.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -172,7 +173,8 @@ TEST(Minimize, NeverDriftsToAnotherRule) {
 
 TEST(MinimizeCommand, WritesTheSmallerReproAndReportsExitStatus) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "fusefuzz_minimize_cmd_test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("fusefuzz_minimize_cmd_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   Rng rng(106);
