@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates corpus/faults/<fault>.repro.json: for each catalogued fault, a campaign with only
+# that fault injected finds it, blames it and minimizes it; the first finding blamed on the fault
+# is kept. Nothing here is hand-written. Usage: corpus/faults/regenerate.sh [FUSEFUZZ_BINARY]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-$here/../../build/release/fusefuzz}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for fault in $("$bin" list faults | awk '{print $1}'); do
+  found=""
+  for seed in 1 2 3 4 5 6 7 8; do
+    out="$work/$fault-$seed"
+    "$bin" fuzz --inject "$fault" --graphs 1500 --seed "$seed" --jobs 1 -q --out "$out" \
+      --minimize-budget 20 >/dev/null 2>&1 || true
+    for f in $(ls -d "$out"/findings/fusion-"$fault"-* 2>/dev/null | sort); do
+      found="$f/repro.json"
+      break
+    done
+    [ -n "$found" ] && break
+  done
+  if [ -z "$found" ]; then
+    echo "regenerate: no finding for $fault" >&2
+    continue
+  fi
+  # The stored command names the file where it lives in the repository.
+  sed "s#\"command\": \"fusefuzz replay [^\"]*\"#\"command\": \"fusefuzz replay corpus/faults/$fault.repro.json --expect fail\"#" \
+    "$found" >"$here/$fault.repro.json"
+  echo "regenerate: $fault <- $found" >&2
+done
