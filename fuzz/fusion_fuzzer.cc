@@ -1,7 +1,7 @@
 // libFuzzer target: bytes -> generated graph + inputs -> differential check of the embedded
 // optimizer (faults from $FUSEFUZZ_INJECT). A finding aborts through a call chain that is
-// distinct per (kind, blamed rule), so crash bucketing by stack (libFuzzer -dedup, ClusterFuzz's
-// crash state) keeps different bugs apart:
+// distinct per (kind, blamed rule), so crash bucketing by stack (the sanitizer's DEDUP_TOKEN,
+// ClusterFuzz's crash state) keeps different bugs apart:
 //   abort <- RuleBucket<registry index> <- Finding<Kind> <- ReportFinding
 // The fuzzer writes nothing itself; `fusion_fuzzer_replay --write-repro OUT CRASH` turns a crash
 // input into a reproducer (docs/continuous-fuzzing.md).
