@@ -14,13 +14,13 @@
 namespace fusefuzz {
 
 struct Blame {
-  std::string method = "none";     // bisect | disable | none
-  int rewrite_index = 0;           // 1-based; 0 when unknown
-  std::string rule;                // blamed rule (or fault) name; empty when unknown
-  std::vector<std::string> nodes;  // matched nodes of the blamed rewrite
+  std::string method = "none";       // bisect | disable | none
+  int rewrite_index = 0;             // 1-based; 0 when unknown
+  std::string rule;                  // blamed rule (or fault) name; empty when unknown
+  std::vector<std::string> nodes;    // matched nodes of the blamed rewrite
   std::string ablation = "not-run";  // pass | fail | not-run: the case with the rule disabled
-  int queries = 0;                 // target runs spent
-  std::vector<std::string> log;    // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
+  int queries = 0;                   // target runs spent
+  std::vector<std::string> log;      // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
   bool known() const { return !rule.empty() || rewrite_index > 0; }
 };
 

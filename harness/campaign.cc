@@ -258,12 +258,12 @@ int RunCampaign(const CampaignOptions& in) {
       r.kernel_check = o.check.kernel_check;
       r.kind = killed_for_timeout ? "timeout" : "crash";
       r.verdict = killed_for_timeout ? "TIMEOUT" : "CRASH";
-      r.detail = killed_for_timeout
-                     ? "fusefuzz worker spent more than " + std::to_string(o.case_timeout) +
-                           " s on this case"
+      r.detail = killed_for_timeout ? "fusefuzz worker spent more than " +
+                                          std::to_string(o.case_timeout) + " s on this case"
                  : WIFSIGNALED(status)
                      ? "fusefuzz worker killed by signal " + std::to_string(WTERMSIG(status))
-                     : "fusefuzz worker failed (exit status " + std::to_string(WEXITSTATUS(status)) +
+                     : "fusefuzz worker failed (exit status " +
+                           std::to_string(WEXITSTATUS(status)) +
                            "; its message is on stderr above)";
       r.has_seed = true;
       r.seed = seed;

@@ -53,11 +53,20 @@ std::string XmlEscape(const std::string& in) {
   std::string out;
   for (char c : in) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -83,8 +92,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   j["findings"] = s.findings;
   j["worker_errors"] = s.worker_errors;
   if (s.first_finding_graphs >= 0) {
-    j["first_finding"] = {{"graphs", s.first_finding_graphs},
-                          {"seconds", s.first_finding_seconds}};
+    j["first_finding"] = {{"graphs", s.first_finding_graphs}, {"seconds", s.first_finding_seconds}};
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [sig, u] : s.unique) {
@@ -124,8 +132,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
     x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites>\n<testsuite name=\"fusefuzz\" tests=\"" << (s.unique.size() + 1)
       << "\" failures=\"" << s.unique.size() << "\" time=\"" << s.seconds << "\">\n"
-      << "  <testcase classname=\"fusefuzz\" name=\"campaign (" << s.graphs
-      << " graphs)\"/>\n";
+      << "  <testcase classname=\"fusefuzz\" name=\"campaign (" << s.graphs << " graphs)\"/>\n";
     for (const auto& [sig, u] : s.unique) {
       x << "  <testcase classname=\"fusefuzz." << XmlEscape(u.kind) << "\" name=\""
         << XmlEscape(sig) << "\">\n    <failure message=\"" << XmlEscape(u.kind) << " finding, "

@@ -11,8 +11,8 @@ namespace fusefuzz {
 
 struct SignatureStats {
   std::string kind;
-  int64_t count = 0;          // cases with this signature (first + duplicates)
-  int64_t first_case = -1;    // lowest case index seen
+  int64_t count = 0;        // cases with this signature (first + duplicates)
+  int64_t first_case = -1;  // lowest case index seen
 };
 
 struct CampaignStats {

@@ -13,7 +13,7 @@ namespace fusefuzz {
 
 struct CheckOptions {
   OracleOptions oracle;
-  OptimizeOptions opt;      // the target's optimizer options (inject, disable, ...)
+  OptimizeOptions opt;       // the target's optimizer options (inject, disable, ...)
   bool kernel_check = true;  // also run unoptimized; false saves time, blames fusion less surely
   int threads = 1;
 };

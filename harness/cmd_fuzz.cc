@@ -1,6 +1,5 @@
 // `fusefuzz fuzz`: the campaign (see harness/campaign.h).
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "generators/gen_config.h"
@@ -41,7 +40,8 @@ void RegisterFuzz(Cli& cli) {
       ->check(CLI::PositiveNumber);
   AddOptimizerOptions(*cmd, o->c.check.opt);
   AddOracleOptions(*cmd, o->c.check.oracle, o->oracle);
-  cmd->add_option("--config", o->config, "generator config JSON (see `fusefuzz gen --dump-config`)");
+  cmd->add_option("--config", o->config,
+                  "generator config JSON (see `fusefuzz gen --dump-config`)");
   cmd->add_option("-o,--out", o->c.out_dir, "output folder (default fusefuzz-out)");
   cmd->add_flag("--no-minimize", o->no_minimize, "do not minimize new findings");
   cmd->add_option("--minimize-budget", o->c.minimize_budget, "seconds per finding")

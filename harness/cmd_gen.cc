@@ -1,7 +1,6 @@
 // `fusefuzz gen --seed S [--config FILE] [--inputs OUT.json] [--dump-config]`
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "generators/generator.h"

@@ -25,8 +25,8 @@ std::vector<std::string> Expand(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return {path};
   std::vector<std::string> out;
-  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(path, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     std::string name = it->path().filename().string();
     if (it->is_regular_file() &&
@@ -67,9 +67,10 @@ void RegisterReplay(Cli& cli) {
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
       bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
       met += ok;
-      std::string got = out.outcome.finding()
-                            ? out.outcome.kind + (out.blame.rule.empty() ? "" : " " + out.blame.rule)
-                            : "no finding";
+      std::string got =
+          out.outcome.finding()
+              ? out.outcome.kind + (out.blame.rule.empty() ? "" : " " + out.blame.rule)
+              : "no finding";
       std::cout << (ok ? "OK    " : "FAIL  ") << f << ": " << VerdictName(out.outcome.verdict)
                 << ", " << got << " (expected "
                 << (o->expect == "fail" ? r.kind + (r.blame.rule.empty() ? "" : " " + r.blame.rule)
@@ -77,7 +78,8 @@ void RegisterReplay(Cli& cli) {
                 << ")\n";
       if (o->verbose) {
         for (const auto& l : out.blame.log) std::cout << "  " << l << "\n";
-        if (!out.outcome.oracle.detail.empty()) std::cout << "  " << out.outcome.oracle.detail << "\n";
+        if (!out.outcome.oracle.detail.empty())
+          std::cout << "  " << out.outcome.oracle.detail << "\n";
       }
     }
     std::cout << met << "/" << files.size() << " reproducers met the expectation\n";

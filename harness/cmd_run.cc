@@ -59,7 +59,8 @@ void RegisterRun(Cli& cli) {
                   "reference (double, default) | fast (float32 kernels) | optimized (embedded "
                   "optimizer, then fast kernels)")
       ->check(CLI::IsMember({"reference", "fast", "optimized"}));
-  cmd->add_option("--threads", o->threads, "threads of the fast kernels")->check(CLI::Range(1, 256));
+  cmd->add_option("--threads", o->threads, "threads of the fast kernels")
+      ->check(CLI::Range(1, 256));
   cmd->add_flag("--plain", o->plain, "write data arrays instead of exact base64");
   AddOptimizerOptions(*cmd, o->opt);
   cmd->callback([o] {

@@ -45,11 +45,16 @@ class EmbeddedTarget : public Target {
 
 std::string_view RunStatusName(RunStatus s) {
   switch (s) {
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kUnsupported: return "unsupported";
-    case RunStatus::kError: return "error";
-    case RunStatus::kCrash: return "crash";
-    case RunStatus::kTimeout: return "timeout";
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kUnsupported:
+      return "unsupported";
+    case RunStatus::kError:
+      return "error";
+    case RunStatus::kCrash:
+      return "crash";
+    case RunStatus::kTimeout:
+      return "timeout";
   }
   return "?";
 }
@@ -58,7 +63,8 @@ std::unique_ptr<Target> MakeEmbeddedTarget() { return std::make_unique<EmbeddedT
 
 std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings) {
   if (spec == "embedded") return MakeEmbeddedTarget();
-  if (spec.rfind("exec:", 0) == 0 && spec.size() > 5) return MakeExecTarget(spec.substr(5), settings);
+  if (spec.rfind("exec:", 0) == 0 && spec.size() > 5)
+    return MakeExecTarget(spec.substr(5), settings);
   throw InputError("--target", "unknown target '" + spec + "' (expected embedded or exec:CMD)");
 }
 

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/blame.h"
 #include "harness/check.h"
@@ -24,11 +23,11 @@ struct Repro {
   bool kernel_check = true;
 
   // The finding.
-  std::string kind;                     // fusion | kernel | crash | timeout | target_error
-  std::string verdict;                  // MISMATCH, CRASH, ...
-  Blame blame;                          // rule, rewrite index, nodes, ablation, method
+  std::string kind;     // fusion | kernel | crash | timeout | target_error
+  std::string verdict;  // MISMATCH, CRASH, ...
+  Blame blame;          // rule, rewrite index, nodes, ablation, method
   WorstElement worst;
-  std::string detail;                   // oracle detail or target message
+  std::string detail;  // oracle detail or target message
 
   // Provenance.
   std::string fusefuzz_version = FUSEFUZZ_VERSION;

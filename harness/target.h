@@ -19,10 +19,10 @@ std::string_view RunStatusName(RunStatus s);
 
 struct TargetCaps {
   std::string name;
-  std::set<Op> ops;             // ops the target accepts; the generator restricts itself to them
-  bool bisect_limit = false;    // honours OptimizeOptions::bisect_limit
-  bool disable = false;         // honours OptimizeOptions::disable
-  bool inject = false;          // knows fusefuzz's fault names
+  std::set<Op> ops;           // ops the target accepts; the generator restricts itself to them
+  bool bisect_limit = false;  // honours OptimizeOptions::bisect_limit
+  bool disable = false;       // honours OptimizeOptions::disable
+  bool inject = false;        // knows fusefuzz's fault names
   bool reports_rewrites = false;
 };
 

@@ -6,10 +6,14 @@ namespace fusefuzz {
 
 std::string_view EpilogueKindName(EpilogueKind k) {
   switch (k) {
-    case EpilogueKind::kScaleShift: return "scale_shift";
-    case EpilogueKind::kAdd: return "add";
-    case EpilogueKind::kActivation: return "activation";
-    case EpilogueKind::kClamp: return "clamp";
+    case EpilogueKind::kScaleShift:
+      return "scale_shift";
+    case EpilogueKind::kAdd:
+      return "add";
+    case EpilogueKind::kActivation:
+      return "activation";
+    case EpilogueKind::kClamp:
+      return "clamp";
   }
   return "?";
 }
@@ -71,15 +75,15 @@ const T* Lookup(Op op, const AttrMap& attrs, const std::string& name, const std:
   auto it = attrs.find(name);
   if (it == attrs.end()) {
     if (spec.required) {
-      throw InputError(where, "missing required attribute '" + name + "' of " +
-                                  std::string(OpName(op)));
+      throw InputError(where,
+                       "missing required attribute '" + name + "' of " + std::string(OpName(op)));
     }
     return nullptr;
   }
   const T* v = std::get_if<T>(&it->second);
   if (!v) {
-    throw InputError(where, "attribute '" + name + "' must be " +
-                                std::string(AttrTypeName(spec.type)));
+    throw InputError(where,
+                     "attribute '" + name + "' must be " + std::string(AttrTypeName(spec.type)));
   }
   return v;
 }

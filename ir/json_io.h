@@ -7,9 +7,8 @@
 #pragma once
 
 #include <iosfwd>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "ir/graph.h"
 #include "ir/limits.h"
@@ -37,7 +36,8 @@ Tensor ReadTensor(const nlohmann::json& j, const std::string& source, const std:
 nlohmann::json TensorToJson(const Tensor& t, const WriteOptions& opts = {});
 
 // Tensors file: {"x": tensor, ...}.
-TensorMap ReadTensors(const nlohmann::json& j, const std::string& source, const Limits& limits = {});
+TensorMap ReadTensors(const nlohmann::json& j, const std::string& source,
+                      const Limits& limits = {});
 TensorMap ReadTensorsFile(const std::string& path, const Limits& limits = {});
 std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {});
 

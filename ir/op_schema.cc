@@ -41,7 +41,8 @@ std::vector<AttrSpec> PoolAttrSpecs(bool avg) {
   std::vector<AttrSpec> a = {
       IntsReq("kernel_shape", "[kH, kW], each >= 1"), Ints("strides", {1, 1}, "[sH, sW]"),
       Ints("pads", {0, 0, 0, 0}, "[top, left, bottom, right]; each < kernel size"),
-      Int("ceil_mode", 0, "1: output size rounds up (ONNX; windows starting in right pad dropped)")};
+      Int("ceil_mode", 0,
+          "1: output size rounds up (ONNX; windows starting in right pad dropped)")};
   if (avg) a.push_back(Int("count_include_pad", 0, "1: divide by kernel area incl. pads"));
   return a;
 }
@@ -166,14 +167,22 @@ std::optional<Op> OpFromName(std::string_view name) {
 OpFamily FamilyOf(Op op) { return InfoOf(op).family; }
 std::string_view FamilyName(OpFamily f) {
   switch (f) {
-    case OpFamily::kConv: return "conv";
-    case OpFamily::kNorm: return "norm";
-    case OpFamily::kActivation: return "activation";
-    case OpFamily::kBinary: return "binary";
-    case OpFamily::kPad: return "pad";
-    case OpFamily::kPool: return "pool";
-    case OpFamily::kConcat: return "concat";
-    case OpFamily::kIdentity: return "identity";
+    case OpFamily::kConv:
+      return "conv";
+    case OpFamily::kNorm:
+      return "norm";
+    case OpFamily::kActivation:
+      return "activation";
+    case OpFamily::kBinary:
+      return "binary";
+    case OpFamily::kPad:
+      return "pad";
+    case OpFamily::kPool:
+      return "pool";
+    case OpFamily::kConcat:
+      return "concat";
+    case OpFamily::kIdentity:
+      return "identity";
   }
   return "?";
 }
@@ -182,10 +191,14 @@ int MaxInputs(Op op) { return InfoOf(op).max_inputs; }
 
 std::string_view AttrTypeName(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "integer";
-    case AttrType::kFloat: return "number";
-    case AttrType::kInts: return "array of integers";
-    case AttrType::kString: return "string";
+    case AttrType::kInt:
+      return "integer";
+    case AttrType::kFloat:
+      return "number";
+    case AttrType::kInts:
+      return "array of integers";
+    case AttrType::kString:
+      return "string";
   }
   return "?";
 }

@@ -18,8 +18,7 @@ std::string NodeWhere(const Node& n) {
 
 void ExpectRank4(const Node& n, size_t index, const Shape& s) {
   if (s.size() != 4) {
-    Fail(n, "input " + std::to_string(index) + ": expected rank 4 (NCHW), got " +
-                ShapeToString(s));
+    Fail(n, "input " + std::to_string(index) + ": expected rank 4 (NCHW), got " + ShapeToString(s));
   }
 }
 
@@ -68,8 +67,8 @@ void CheckActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap
   if (act == Op::Gelu) {
     auto approx = AttrString(act, attrs, "approximate", where);
     if (approx != "none" && approx != "tanh") {
-      throw InputError(where, "Gelu approximate must be \"none\" or \"tanh\", got \"" + approx +
-                                  "\"");
+      throw InputError(where,
+                       "Gelu approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");
     }
   }
   if (act == Op::PRelu) {
@@ -106,8 +105,8 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
                 std::to_string(a.group));
   }
   if (cg != x[1] / a.group) {
-    Fail(n, "param 'W': expected dim 1 = C/group = " + std::to_string(x[1] / a.group) +
-                ", got " + std::to_string(cg));
+    Fail(n, "param 'W': expected dim 1 = C/group = " + std::to_string(x[1] / a.group) + ", got " +
+                std::to_string(cg));
   }
   CheckAllFinite(n, "W", w);
   if (auto it = n.params.find("B"); it != n.params.end()) {
@@ -134,8 +133,8 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
           break;
         case EpilogueKind::kAdd: {
           if (s.input < 1 || static_cast<size_t>(s.input) >= in.size()) {
-            Fail(n, ctx + ": add refers to input " + std::to_string(s.input) + " but the node has " +
-                        std::to_string(in.size()) + " inputs");
+            Fail(n, ctx + ": add refers to input " + std::to_string(s.input) +
+                        " but the node has " + std::to_string(in.size()) + " inputs");
           }
           Shape b;
           if (!BroadcastShapes(out, in[static_cast<size_t>(s.input)], &b) || b != out) {
@@ -206,8 +205,8 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
       ExpectRank4(n, 0, x);
       int64_t g = AttrInt(n, "num_groups");
       if (g < 1 || x[1] % g != 0) {
-        Fail(n, "num_groups " + std::to_string(g) + " must be >= 1 and divide C = " +
-                    std::to_string(x[1]));
+        Fail(n, "num_groups " + std::to_string(g) +
+                    " must be >= 1 and divide C = " + std::to_string(x[1]));
       }
       CheckChannelParams(n, x, {"scale", "bias"});
       break;
@@ -241,9 +240,11 @@ Shape PadShape(const Node& n, const std::vector<Shape>& in) {
   ExpectRank4(n, 0, in[0]);
   Shape x = in[0];
   auto p = AttrInts(n, "pads");
-  if (p.size() != 4) Fail(n, "attribute 'pads' must have 4 entries, got " + std::to_string(p.size()));
+  if (p.size() != 4)
+    Fail(n, "attribute 'pads' must have 4 entries, got " + std::to_string(p.size()));
   for (int64_t v : p) {
-    if (v < 0 || v > (int64_t{1} << 24)) Fail(n, "pads must be in [0, 2^24], got " + std::to_string(v));
+    if (v < 0 || v > (int64_t{1} << 24))
+      Fail(n, "pads must be in [0, 2^24], got " + std::to_string(v));
   }
   std::string mode = AttrString(n, "mode");
   if (mode != "constant" && mode != "reflect") {

@@ -1,9 +1,7 @@
 // End-to-end tests of `fusefuzz fuzz` and `fusefuzz replay`: exit statuses, the output folder,
 // blame, dedup across workers, Ctrl-C, a worker killed mid-campaign.
-#include <gtest/gtest.h>
-
-#include "tests/cli_util.h"
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +15,8 @@
 #include <set>
 #include <string>
 #include <thread>
+
+#include "tests/cli_util.h"
 
 namespace {
 
@@ -49,8 +49,9 @@ TEST(Campaign, NoFaultsNoFindings) {
 TEST(Campaign, InjectedFaultIsFoundBlamedAndReplayed) {
   fs::path dir = TempDir("fault");
   std::string junit = (dir / "junit.xml").string();
-  CmdResult r = Fusefuzz("fuzz --graphs 60 --seed 3 -q --no-minimize --inject bias-not-scaled --junit " +
-                 junit + " --out " + dir.string());
+  CmdResult r =
+      Fusefuzz("fuzz --graphs 60 --seed 3 -q --no-minimize --inject bias-not-scaled --junit " +
+               junit + " --out " + dir.string());
   ASSERT_EQ(r.status, 1) << r.out;
   json s = ReadJson(dir / "summary.json");
   ASSERT_GE(s["unique_findings"].size(), 1u);
@@ -78,7 +79,8 @@ TEST(Campaign, InjectedFaultIsFoundBlamedAndReplayed) {
   // The same case replays anywhere: still fails with the fault, passes without it.
   CmdResult again = Fusefuzz("replay " + (f / "repro.json").string());
   EXPECT_EQ(again.status, 0) << again.out;
-  CmdResult without = Fusefuzz("replay " + (f / "repro.json").string() + " --without-faults --expect pass");
+  CmdResult without =
+      Fusefuzz("replay " + (f / "repro.json").string() + " --without-faults --expect pass");
   EXPECT_EQ(without.status, 0) << without.out;
   CmdResult wrong = Fusefuzz("replay " + (f / "repro.json").string() + " --expect pass");
   EXPECT_EQ(wrong.status, 1) << wrong.out;
@@ -96,7 +98,8 @@ TEST(Campaign, InjectedFaultIsFoundBlamedAndReplayed) {
 
 TEST(Campaign, WorkersFindTheSameSignatures) {
   fs::path one = TempDir("j1"), two = TempDir("j2");
-  std::string common = " --graphs 120 --seed 5 -q --no-minimize --inject multi-consumer,eps-dropped";
+  std::string common =
+      " --graphs 120 --seed 5 -q --no-minimize --inject multi-consumer,eps-dropped";
   CmdResult a = Fusefuzz("fuzz --jobs 1 --out " + one.string() + common);
   CmdResult b = Fusefuzz("fuzz --jobs 2 --out " + two.string() + common);
   ASSERT_EQ(a.status, 1) << a.out;
@@ -180,8 +183,8 @@ TEST(Campaign, CtrlCWritesTheSummary) {
 
 TEST(Campaign, KilledWorkerBecomesACrashFindingAndIsRestarted) {
   fs::path dir = TempDir("kill");
-  pid_t pid = Spawn({"fuzz", "--seconds", "6", "--jobs", "2", "--seed", "4", "--out",
-                     dir.string()});
+  pid_t pid =
+      Spawn({"fuzz", "--seconds", "6", "--jobs", "2", "--seed", "4", "--out", dir.string()});
   std::vector<pid_t> kids;
   for (int i = 0; i < 100 && kids.size() < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,7 +1,5 @@
 // End-to-end tests of the `fusefuzz` binary: exit statuses, messages, files written.
 #include <gtest/gtest.h>
-
-#include "tests/cli_util.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -10,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "tests/cli_util.h"
 
 namespace {
 
@@ -144,7 +144,8 @@ TEST(Cli, BadInputsExit2WithLocation) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.out.find("nope.json"), std::string::npos);
   std::string g = Src("corpus/seeds/op-conv.json");
-  CmdResult inputs = Fusefuzz("run " + g + " --inputs " + WriteFile(dir, "in.json", R"({"x":{"shape":[1],"data":[1]}})"));
+  CmdResult inputs = Fusefuzz("run " + g + " --inputs " +
+                              WriteFile(dir, "in.json", R"({"x":{"shape":[1],"data":[1]}})"));
   EXPECT_EQ(inputs.status, 2) << inputs.out;
   CmdResult rule = Fusefuzz("run " + g + " --engine optimized --disable no-such-rule");
   EXPECT_EQ(rule.status, 2) << rule.out;
