@@ -9,12 +9,11 @@ build=${WORK:-/tmp}/fusefuzz-build
 
 # FUSEFUZZ_FUZZERS and FUSEFUZZ_SANITIZE stay off: the builder's flags already say which
 # sanitizer and coverage to use; the engine is passed as link flags of the fuzz targets only.
-# No build type: its -O3 -DNDEBUG would override the builder's optimization level (and asserts
+# fusefuzz is C++ only, so $CC and $CFLAGS have nothing to compile. No build type: its -O3 -DNDEBUG would override the builder's optimization level (and asserts
 # are welcome while fuzzing).
 cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE= \
-  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
-  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCMAKE_CXX_COMPILER_LAUNCHER= \
   -DFUSEFUZZ_FUZZERS=OFF -DFUSEFUZZ_SANITIZE=OFF -DFUSEFUZZ_WERROR=OFF \
   -DFUSEFUZZ_TESTS=OFF -DFUSEFUZZ_BENCH=OFF \

@@ -1,6 +1,7 @@
 // Tool modes of fusion_fuzzer_replay (the standalone runner of fusion_fuzzer):
 //   --write-repro OUT.json CRASHFILE   regenerate the case of a fuzzer input, check, blame and
-//                                      write its reproducer; exit 0, or 1 when it has no finding
+//                                      write its reproducer, print "signature SIG" (the
+//                                      campaign's dedup key); exit 0, or 1 when it has no finding
 //   --find [--random N ...] FILE|DIR   report the first input with a finding (exit 0), or exit 1
 //                                      when none has one (a test that the fuzzer sees faults)
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "fuzz/fusion_case.h"
 #include "fuzz/fuzz_inputs.h"
+#include "harness/repro.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz::fuzz {
@@ -37,6 +39,8 @@ int WriteReproMode(int argc, char** argv) {
   WriteFileAtomic(out, WriteRepro(r, out));
   std::printf("%s: %s %s -> %s\n", input.c_str(), r.kind.c_str(),
               r.blame.rule.empty() ? "(no rule blamed)" : r.blame.rule.c_str(), out.c_str());
+  // The campaign's dedup key, for scripts that keep one reproducer per bug (ci/fuzz).
+  std::printf("signature %s\n", Signature(r).c_str());
   return 0;
 }
 

@@ -1,9 +1,11 @@
-// `fusefuzz minimize REPRO.json [-o OUT.json] [--budget SECONDS] [-v]`: shrinks a reproducer
-// while it keeps failing with the same kind and blamed rule (docs/minimizer.md).
+// `fusefuzz minimize REPRO.json [-o OUT.json | --folder DIR] [--budget SECONDS] [-v]`: shrinks a
+// reproducer while it keeps failing with the same kind and blamed rule (docs/minimizer.md).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "harness/cli.h"
+#include "harness/finding_writer.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
@@ -14,6 +16,7 @@ namespace {
 struct MinimizeCmdOptions {
   std::string repro;
   std::string output;
+  std::string folder;
   double budget = 10;
   int64_t max_tests = 0;
   bool verbose = false;
@@ -37,6 +40,12 @@ void RegisterMinimize(Cli& cli) {
   cmd->add_option("repro", o->repro, "reproducer JSON file")->required();
   cmd->add_option("-o,--output", o->output,
                   "write the minimized reproducer here (default: REPRO.min.json)");
+  // Scripts that collect findings outside a campaign (ci/fuzz --libfuzzer) get the same folder
+  // a campaign writes.
+  cmd->add_option("--folder", o->folder,
+                  "write a finding folder instead: DIR/repro.json, report.md, before/after.dot "
+                  "(and SVG)")
+      ->excludes("-o");
   cmd->add_option("--budget", o->budget, "time budget in seconds (<= 0: none; default 10)");
   cmd->add_option("--max-tests", o->max_tests,
                   "stop after this many candidate replays (0: no limit; deterministic)")
@@ -57,8 +66,17 @@ void RegisterMinimize(Cli& cli) {
       cli.exit_code = 1;
       return;
     }
-    const std::string out = o->output.empty() ? DefaultOutput(o->repro) : o->output;
-    WriteFileAtomic(out, WriteRepro(m, out));
+    std::string out;
+    if (!o->folder.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->folder, ec);
+      if (ec) throw InputError(o->folder, "cannot create the folder: " + ec.message());
+      WriteFindingFolder(o->folder, m);
+      out = o->folder + "/repro.json";
+    } else {
+      out = o->output.empty() ? DefaultOutput(o->repro) : o->output;
+      WriteFileAtomic(out, WriteRepro(m, out));
+    }
     std::printf("nodes %lld -> %lld\n", static_cast<long long>(st.nodes_before),
                 static_cast<long long>(st.nodes_after));
     std::printf("channels %lld -> %lld\n", static_cast<long long>(st.channels_before),
