@@ -1,6 +1,8 @@
-// Helpers shared by the faults (optimizer/faults/): the pattern checks and folds of the correct
-// rules, with knobs that reproduce the real bugs. The correct rules keep their own arithmetic
-// (optimizer/rules/), so a fault can never leak into them.
+// Helpers shared by the faults (optimizer/faults/): the Conv -> BN pattern and fold with knobs
+// that reproduce the real bugs in its arithmetic. conv-bn-fold keeps its own arithmetic, so no
+// knob can leak into it. Faults that are a rule minus one legality check (bn-before-padded-conv,
+// sub-const-side, pad-mode-ignored, pool-nonmonotone) instead call the rule's pattern and
+// rewrite helpers in optimizer/rules/pattern.h and leave that check out.
 #pragma once
 
 #include <string>

@@ -23,23 +23,15 @@ class PadModeIgnored final : public Rule {
            "the borders for reflect mode or a non-zero fill value";
   }
 
+  // pad-conv-fold without its mode and fill value checks.
   MatchResult Match(const Graph& g, int anchor) const override {
-    const Node& conv = g.nodes[size_t(anchor)];
-    if (!IsConvLike(conv.op)) return NoMatch("anchor is not a Conv or FusedConv");
-    const int p = ProducerOfInput(g, conv, 0);
-    if (p < 0 || g.nodes[size_t(p)].op != Op::Pad) return NoMatch("conv input is not a Pad");
-    const Node& pad = g.nodes[size_t(p)];
-    if (auto why = SoleUseProblem(g, pad.output, anchor); !why.empty()) return NoMatch(why);
-    std::vector<int64_t> pads = AttrInts(conv, "pads"), extra = AttrInts(pad, "pads");
-    for (size_t i = 0; i < 4; ++i) pads[i] += extra[i];
-    return MakeMatch({p, anchor}, std::move(pads));
+    int p = -1;
+    if (auto why = PadConvProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
+    return MakeMatch({p, anchor}, SummedPads(g.nodes[size_t(p)], g.nodes[size_t(anchor)]));
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {
-    const int pad = m.nodes[0], conv = m.nodes[1];
-    rw.SetInput(conv, 0, rw.node(pad).inputs[0]);
-    rw.SetAttr(conv, "pads", std::move(MatchData<std::vector<int64_t>>(m)));
-    rw.EraseNode(pad);
+    FoldPadIntoConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<std::vector<int64_t>>(m)));
   }
 };
 

@@ -27,23 +27,17 @@ class SubConstSide final : public Rule {
     if (n.op != Op::Sub) return NoMatch("anchor is not a Sub");
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
-    const Node& conv = g.nodes[size_t(cb.conv)];
-    const int64_t m = ConvOutChannels(conv);
-    std::vector<double> b = ParamAsDouble(conv, "B");
-    if (b.empty()) b.assign(size_t(m), 0.0);
-    for (int64_t o = 0; o < m; ++o) b[size_t(o)] -= cb.channel[size_t(o)];
+    // conv-shift-fold's Sub, without its "constant - conv is not a shift" check.
     Tensor bias;
-    if (!ToFloat(b, {m}, &bias)) return NoMatch("shifted bias overflows float32");
+    if (auto why = ShiftedConvBias(g.nodes[size_t(cb.conv)], cb.channel, -1.0, &bias);
+        !why.empty()) {
+      return NoMatch(why);
+    }
     return MakeMatch({cb.conv, anchor}, std::move(bias));
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {
-    const int conv = m.nodes[0], sub = m.nodes[1];
-    Node fused = rw.node(conv);
-    fused.params["B"] = std::move(MatchData<Tensor>(m));
-    fused.output = rw.node(sub).output;
-    rw.ReplaceNode(sub, std::move(fused));
-    rw.EraseNode(conv);
+    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<Tensor>(m)));
   }
 };
 

@@ -26,25 +26,16 @@ class ConvShiftFold final : public Rule {
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     const bool sub = n.op == Op::Sub;
     if (sub && !cb.constant_is_b) return NoMatch("constant - conv negates the conv: not a shift");
-    const Node& conv = g.nodes[size_t(cb.conv)];
-    const int64_t m = ConvOutChannels(conv);
-    std::vector<double> b = ParamAsDouble(conv, "B");
-    if (b.empty()) b.assign(size_t(m), 0.0);
-    for (int64_t o = 0; o < m; ++o) {
-      b[size_t(o)] += sub ? -cb.channel[size_t(o)] : cb.channel[size_t(o)];
-    }
     Tensor bias;
-    if (!ToFloat(b, {m}, &bias)) return NoMatch("shifted bias overflows float32");
+    if (auto why = ShiftedConvBias(g.nodes[size_t(cb.conv)], cb.channel, sub ? -1.0 : 1.0, &bias);
+        !why.empty()) {
+      return NoMatch(why);
+    }
     return MakeMatch({cb.conv, anchor}, std::move(bias));
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {
-    const int conv = m.nodes[0], op = m.nodes[1];
-    Node fused = rw.node(conv);
-    fused.params["B"] = std::move(MatchData<Tensor>(m));
-    fused.output = rw.node(op).output;
-    rw.ReplaceNode(op, std::move(fused));
-    rw.EraseNode(conv);
+    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<Tensor>(m)));
   }
 };
 

@@ -114,3 +114,113 @@ std::string ConvConstBinaryProblem(const Graph& g, int anchor, ConvConstBinary* 
 }
 
 }  // namespace fusefuzz
+
+namespace fusefuzz {
+
+std::string BnConvProblem(const Graph& g, int anchor, int* bn) {
+  const Node& conv = g.nodes[static_cast<size_t>(anchor)];
+  if (!IsConvLike(conv.op)) return "anchor is not a Conv or FusedConv";
+  *bn = ProducerOfInput(g, conv, 0);
+  if (*bn < 0 || g.nodes[size_t(*bn)].op != Op::BatchNorm) {
+    return "conv input is not produced by a BatchNorm";
+  }
+  return SoleUseProblem(g, g.nodes[size_t(*bn)].output, anchor);
+}
+
+std::string FoldBnIntoConv(const Node& conv, const std::vector<double>& s,
+                           const std::vector<double>& t, Tensor* w_out, Tensor* b_out) {
+  const Tensor& w = *FindParam(conv, "W");
+  const int64_t m = w.shape[0], cg = w.shape[1], khw = w.shape[2] * w.shape[3];
+  const int64_t m_per_group = m / GetConvAttrs(conv).group;
+  std::vector<double> b = ParamAsDouble(conv, "B");
+  if (b.empty()) b.assign(size_t(m), 0.0);
+  std::vector<double> w2(w.data.size());
+  for (int64_t o = 0; o < m; ++o) {
+    const int64_t grp = o / m_per_group;
+    double shift = 0;
+    for (int64_t ci = 0; ci < cg; ++ci) {
+      const size_t c = size_t(grp * cg + ci);
+      for (int64_t k = 0; k < khw; ++k) {
+        const size_t idx = size_t((o * cg + ci) * khw + k);
+        w2[idx] = double(w.data[idx]) * s[c];
+        shift += double(w.data[idx]) * t[c];
+      }
+    }
+    b[size_t(o)] += shift;
+  }
+  if (!ToFloat(w2, w.shape, w_out) || !ToFloat(b, {m}, b_out)) {
+    return "folded weights or bias overflow float32";
+  }
+  return "";
+}
+
+void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b) {
+  Node fused = rw.node(conv);
+  fused.params["W"] = std::move(w);
+  fused.params["B"] = std::move(b);
+  fused.inputs[0] = rw.node(bn).inputs[0];
+  rw.ReplaceNode(conv, std::move(fused));
+  rw.EraseNode(bn);
+}
+
+std::string ShiftedConvBias(const Node& conv, const std::vector<double>& c, double sign,
+                            Tensor* bias) {
+  const int64_t m = ConvOutChannels(conv);
+  std::vector<double> b = ParamAsDouble(conv, "B");
+  if (b.empty()) b.assign(size_t(m), 0.0);
+  for (int64_t o = 0; o < m; ++o) b[size_t(o)] += sign * c[size_t(o)];
+  if (!ToFloat(b, {m}, bias)) return "shifted bias overflows float32";
+  return "";
+}
+
+void ReplaceBinaryByBiasedConv(Rewriter& rw, int conv, int binary, Tensor bias) {
+  Node fused = rw.node(conv);
+  fused.params["B"] = std::move(bias);
+  fused.output = rw.node(binary).output;
+  rw.ReplaceNode(binary, std::move(fused));
+  rw.EraseNode(conv);
+}
+
+std::string PadConvProblem(const Graph& g, int anchor, int* pad) {
+  const Node& conv = g.nodes[static_cast<size_t>(anchor)];
+  if (!IsConvLike(conv.op)) return "anchor is not a Conv or FusedConv";
+  *pad = ProducerOfInput(g, conv, 0);
+  if (*pad < 0 || g.nodes[size_t(*pad)].op != Op::Pad) return "conv input is not a Pad";
+  return SoleUseProblem(g, g.nodes[size_t(*pad)].output, anchor);
+}
+
+std::vector<int64_t> SummedPads(const Node& pad, const Node& conv) {
+  std::vector<int64_t> pads = AttrInts(conv, "pads"), extra = AttrInts(pad, "pads");
+  for (size_t i = 0; i < 4; ++i) pads[i] += extra[i];
+  return pads;
+}
+
+void FoldPadIntoConv(Rewriter& rw, int pad, int conv, std::vector<int64_t> pads) {
+  rw.SetInput(conv, 0, rw.node(pad).inputs[0]);
+  rw.SetAttr(conv, "pads", std::move(pads));
+  rw.EraseNode(pad);
+}
+
+std::string ActivationMaxPoolProblem(const Graph& g, int anchor, int* act) {
+  const Node& pool = g.nodes[static_cast<size_t>(anchor)];
+  if (pool.op != Op::MaxPool) return "anchor is not a MaxPool";
+  *act = ProducerOfInput(g, pool, 0);
+  if (*act < 0 || !IsActivation(g.nodes[size_t(*act)].op)) {
+    return "MaxPool input is not produced by an activation";
+  }
+  return SoleUseProblem(g, g.nodes[size_t(*act)].output, anchor);
+}
+
+void SwapActivationAndPool(Rewriter& rw, int act_index, int pool_index) {
+  Node act = rw.node(act_index), pool = rw.node(pool_index);
+  const std::string pooled = rw.FreshValueName(pool.output + "_pooled");
+  const std::string y = pool.output;
+  pool.inputs = {act.inputs[0]};
+  pool.output = pooled;
+  act.inputs = {pooled};
+  act.output = y;
+  rw.ReplaceNode(act_index, std::move(pool));
+  rw.ReplaceNode(pool_index, std::move(act));
+}
+
+}  // namespace fusefuzz

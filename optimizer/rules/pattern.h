@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "ir/verifier.h"
+#include "optimizer/rewriter.h"
 
 namespace fusefuzz {
 
@@ -59,5 +60,43 @@ struct ConvConstBinary {
   std::vector<double> channel;  // the constant expanded to the conv's M channels
 };
 std::string ConvConstBinaryProblem(const Graph& g, int anchor, ConvConstBinary* out);
+
+}  // namespace fusefuzz
+
+// Patterns whose rewrite a fault repeats with a legality check left out: the pattern and the
+// arithmetic live here once, the legality checks stay in the rule, so a fault is its rule minus
+// one check and nothing else.
+namespace fusefuzz {
+
+// BatchNorm -> Conv/FusedConv anchored at the conv (bn-conv-fold): the BN (index in *bn) whose
+// output only the conv reads, as its input 0. Returns "" or why the pattern is absent.
+std::string BnConvProblem(const Graph& g, int anchor, int* bn);
+// BN y = x * s[c] + t[c] folded into the FOLLOWING conv: W'[m,c',k] = W[m,c',k] * s[c],
+// B'[m] = B[m] + sum_{c',k} W[m,c',k] * t[c] with c = group(m) * C/group + c'. Exact only for
+// a conv without padding (the caller checks). Returns "" or why (not finite in float32).
+std::string FoldBnIntoConv(const Node& conv, const std::vector<double>& s,
+                           const std::vector<double>& t, Tensor* w, Tensor* b);
+// The conv reads the BN's input with the folded params; the BN goes.
+void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b);
+
+// Conv -> Add/Sub with a constant folded into the conv's bias: B'[m] = B[m] + sign * c[m] (a conv
+// without bias gets one). Returns "" or why (not finite in float32).
+std::string ShiftedConvBias(const Node& conv, const std::vector<double>& c, double sign,
+                            Tensor* bias);
+// The conv, with `bias`, takes the binary node's place and output; the binary node goes.
+void ReplaceBinaryByBiasedConv(Rewriter& rw, int conv, int binary, Tensor bias);
+
+// Pad -> Conv/FusedConv anchored at the conv (pad-conv-fold): the Pad (index in *pad) whose
+// output only the conv reads, as its input 0. Returns "" or why the pattern is absent.
+std::string PadConvProblem(const Graph& g, int anchor, int* pad);
+// The conv reads the Pad's input with its pads grown by the Pad's; the Pad goes.
+std::vector<int64_t> SummedPads(const Node& pad, const Node& conv);
+void FoldPadIntoConv(Rewriter& rw, int pad, int conv, std::vector<int64_t> pads);
+
+// Activation -> MaxPool anchored at the pool (pool-activation-reorder): the activation (index
+// in *act) whose output only the pool reads. Returns "" or why the pattern is absent.
+std::string ActivationMaxPoolProblem(const Graph& g, int anchor, int* act);
+// MaxPool(act(x)) => act(MaxPool(x)), under the pool's output name.
+void SwapActivationAndPool(Rewriter& rw, int act, int pool);
 
 }  // namespace fusefuzz

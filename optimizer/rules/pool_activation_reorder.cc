@@ -44,29 +44,14 @@ class PoolActivationReorder final : public Rule {
   }
 
   MatchResult Match(const Graph& g, int anchor) const override {
-    const Node& pool = g.nodes[static_cast<size_t>(anchor)];
-    if (pool.op != Op::MaxPool) return NoMatch("anchor is not a MaxPool");
-    int p = ProducerOfInput(g, pool, 0);
-    if (p < 0 || !IsActivation(g.nodes[size_t(p)].op)) {
-      return NoMatch("MaxPool input is not produced by an activation");
-    }
-    const Node& act = g.nodes[size_t(p)];
-    if (auto why = MonotoneProblem(act); !why.empty()) return NoMatch(why);
-    if (auto why = SoleUseProblem(g, act.output, anchor); !why.empty()) return NoMatch(why);
+    int p = -1;
+    if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
+    if (auto why = MonotoneProblem(g.nodes[size_t(p)]); !why.empty()) return NoMatch(why);
     return RuleMatch{{p, anchor}, {}};
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {
-    const int act_index = m.nodes[0], pool_index = m.nodes[1];
-    Node act = rw.node(act_index), pool = rw.node(pool_index);
-    const std::string pooled = rw.FreshValueName(pool.output + "_pooled");
-    const std::string y = pool.output;
-    pool.inputs = {act.inputs[0]};
-    pool.output = pooled;
-    act.inputs = {pooled};
-    act.output = y;
-    rw.ReplaceNode(act_index, std::move(pool));
-    rw.ReplaceNode(pool_index, std::move(act));
+    SwapActivationAndPool(rw, m.nodes[0], m.nodes[1]);
   }
 };
 
