@@ -1,7 +1,6 @@
 // Fast kernel benchmarks: conv on real layer shapes (ResNet-18 3x3 stages, MobileNetV2 1x1 and
-// depthwise), and Conv+BN+ReLU unfused (three fast ops, each a whole-tensor pass) vs FusedConv
-// (scale_shift + Relu epilogue applied per output block). Every row's name carries its shape,
-// e.g. BM_Conv/resnet18_conv3_x/N1_C128_H28_K3/t1 (t = FastOptions.threads); rerun one with
+// depthwise). Fused vs unfused patterns are bench/fusion_bench.cc. Every row's name carries its
+// shape, e.g. BM_Conv/resnet18_conv3_x/N1_C128_H28_K3/t1 (t = FastOptions.threads); rerun one with
 // --benchmark_filter=<name>. GFLOP/s counts the conv's 2*N*M*OH*OW*(C/group)*kH*kW flops.
 // Single-threaded rows are timed on CPU time; rows with t > 1 on wall time (CPU time of the
 // main thread alone would overstate them).
@@ -76,48 +75,6 @@ void BM_Conv(benchmark::State& state, Layer l, int threads) {
   SetRate(state, ConvFlops(l, out));
 }
 
-void BM_ConvBnReluUnfused(benchmark::State& state, Layer l, int threads) {
-  const Node conv = ConvNode(l, Op::Conv);
-  Node bn;
-  bn.name = "bn";
-  bn.op = Op::BatchNorm;
-  bn.params = {{"scale", Filled({l.m}, 4)},
-               {"bias", Filled({l.m}, 5)},
-               {"mean", Filled({l.m}, 6)},
-               {"var", Tensor({l.m}, 0.5f)}};
-  Node relu;
-  relu.name = "relu";
-  relu.op = Op::Relu;
-  const Tensor x = Filled({l.n, l.c, l.h, l.h}, 3);
-  const Shape out = InferNodeShape(conv, {x.shape});
-  const FastOptions opts{threads};
-  for (auto _ : state) {
-    Tensor c = RunFastNode(conv, {&x}, out, opts);
-    Tensor b = RunFastNode(bn, {&c}, out, opts);
-    Tensor r = RunFastNode(relu, {&b}, out, opts);
-    benchmark::DoNotOptimize(r.data.data());
-  }
-  SetRate(state, ConvFlops(l, out));
-}
-
-void BM_ConvBnReluFused(benchmark::State& state, Layer l, int threads) {
-  Node conv = ConvNode(l, Op::FusedConv);
-  EpilogueStep ss;
-  ss.kind = EpilogueKind::kScaleShift;
-  ss.params = {{"scale", Filled({l.m}, 4)}, {"shift", Filled({l.m}, 5)}};
-  EpilogueStep relu;
-  relu.kind = EpilogueKind::kActivation;
-  relu.act = Op::Relu;
-  conv.epilogue = {ss, relu};
-  const Tensor x = Filled({l.n, l.c, l.h, l.h}, 3);
-  const Shape out = InferNodeShape(conv, {x.shape});
-  for (auto _ : state) {
-    Tensor y = RunFastNode(conv, {&x}, out, FastOptions{threads});
-    benchmark::DoNotOptimize(y.data.data());
-  }
-  SetRate(state, ConvFlops(l, out));
-}
-
 const Layer kResNet18[] = {
     {"resnet18_conv2_x", 1, 64, 56, 64, 3, 1, 1},
     {"resnet18_conv3_x", 1, 128, 28, 128, 3, 1, 1},
@@ -142,10 +99,6 @@ void Register() {
   for (int threads : {1, 2}) {
     for (const Layer& l : kResNet18) Add("BM_Conv", BM_Conv, l, threads);
     for (const Layer& l : kOthers) Add("BM_Conv", BM_Conv, l, threads);
-    for (const Layer& l : kResNet18) {
-      Add("BM_ConvBnRelu/unfused", BM_ConvBnReluUnfused, l, threads);
-      Add("BM_ConvBnRelu/fused", BM_ConvBnReluFused, l, threads);
-    }
   }
 }
 
