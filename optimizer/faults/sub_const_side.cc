@@ -28,12 +28,7 @@ class SubConstSide final : public Rule {
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     // conv-shift-fold's Sub, without its "constant - conv is not a shift" check.
-    Tensor bias;
-    if (auto why = ShiftedConvBias(g.nodes[size_t(cb.conv)], cb.channel, -1.0, &bias);
-        !why.empty()) {
-      return NoMatch(why);
-    }
-    return MakeMatch({cb.conv, anchor}, std::move(bias));
+    return ConvBiasShiftMatch(g, anchor, cb, -1.0);
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {

@@ -26,12 +26,7 @@ class ConvShiftFold final : public Rule {
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     const bool sub = n.op == Op::Sub;
     if (sub && !cb.constant_is_b) return NoMatch("constant - conv negates the conv: not a shift");
-    Tensor bias;
-    if (auto why = ShiftedConvBias(g.nodes[size_t(cb.conv)], cb.channel, sub ? -1.0 : 1.0, &bias);
-        !why.empty()) {
-      return NoMatch(why);
-    }
-    return MakeMatch({cb.conv, anchor}, std::move(bias));
+    return ConvBiasShiftMatch(g, anchor, cb, sub ? -1.0 : 1.0);
   }
 
   void Apply(RuleMatch m, Rewriter& rw) const override {

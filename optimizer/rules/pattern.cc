@@ -163,14 +163,15 @@ void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b) {
   rw.EraseNode(bn);
 }
 
-std::string ShiftedConvBias(const Node& conv, const std::vector<double>& c, double sign,
-                            Tensor* bias) {
+MatchResult ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb, double sign) {
+  const Node& conv = g.nodes[size_t(cb.conv)];
   const int64_t m = ConvOutChannels(conv);
   std::vector<double> b = ParamAsDouble(conv, "B");
   if (b.empty()) b.assign(size_t(m), 0.0);
-  for (int64_t o = 0; o < m; ++o) b[size_t(o)] += sign * c[size_t(o)];
-  if (!ToFloat(b, {m}, bias)) return "shifted bias overflows float32";
-  return "";
+  for (int64_t o = 0; o < m; ++o) b[size_t(o)] += sign * cb.channel[size_t(o)];
+  Tensor bias;
+  if (!ToFloat(b, {m}, &bias)) return NoMatch("shifted bias overflows float32");
+  return MakeMatch({cb.conv, anchor}, std::move(bias));
 }
 
 void ReplaceBinaryByBiasedConv(Rewriter& rw, int conv, int binary, Tensor bias) {

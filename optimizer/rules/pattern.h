@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "ir/verifier.h"
 #include "optimizer/rewriter.h"
+#include "optimizer/rule.h"
 
 namespace fusefuzz {
 
@@ -80,9 +81,9 @@ std::string FoldBnIntoConv(const Node& conv, const std::vector<double>& s,
 void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b);
 
 // Conv -> Add/Sub with a constant folded into the conv's bias: B'[m] = B[m] + sign * c[m] (a conv
-// without bias gets one). Returns "" or why (not finite in float32).
-std::string ShiftedConvBias(const Node& conv, const std::vector<double>& c, double sign,
-                            Tensor* bias);
+// without bias gets one); the match of conv-shift-fold, match data the new bias (a Tensor), no
+// match when it is not finite in float32.
+MatchResult ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb, double sign);
 // The conv, with `bias`, takes the binary node's place and output; the binary node goes.
 void ReplaceBinaryByBiasedConv(Rewriter& rw, int conv, int binary, Tensor bias);
 
