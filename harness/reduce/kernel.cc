@@ -25,58 +25,43 @@ std::vector<int64_t> KernelOf(const Node& n) {
   return AttrInts(n, "kernel_shape");
 }
 
-class KernelPass final : public ReducePass {
+class KernelPass final : public NodeEditPass {
  public:
   std::string_view name() const override { return "kernel"; }
   int modes() const override { return 3; }
   std::string mode_name(int mode) const override {
     return mode == 0 ? "to-1" : mode == 1 ? "minus-2" : "minus-1";
   }
-  int64_t Targets(ReduceContext& ctx, int) const override {
-    return static_cast<int64_t>(Eligible(ctx.current().graph).size());
-  }
-  std::optional<ReduceCase> Apply(ReduceContext& ctx, int mode, int64_t begin,
-                                  int64_t end) const override {
-    const std::vector<size_t> eligible = Eligible(ctx.current().graph);
-    ReduceCase c = ctx.current();
-    for (int64_t t = begin; t < end; ++t) {
-      Node& n = c.graph.nodes[eligible[static_cast<size_t>(t)]];
-      const std::vector<int64_t> k = KernelOf(n);
-      std::vector<int64_t> pads = PadsOf(n);
-      std::vector<int64_t> nk = {NewKernel(k[0], mode), NewKernel(k[1], mode)};
-      if (IsConv(n)) {
-        const ConvAttrs a = GetConvAttrs(n);
-        const int64_t dil[2] = {a.dilation_h, a.dilation_w};
-        Tensor w = n.params.at("W");
-        for (size_t d = 0; d < 2; ++d) {
-          const int64_t off = (k[d] - nk[d]) / 2;
-          w = SliceDim(w, 2 + d, off, nk[d]);
-          pads[d] = ClampPad(pads[d] - dil[d] * off);
-          pads[d + 2] = ClampPad(pads[d + 2] - dil[d] * (k[d] - nk[d] - off));
-        }
-        n.params["W"] = std::move(w);
-      } else {
-        SetInts(n, "kernel_shape", nk);
-        for (size_t d = 0; d < 2; ++d) {
-          pads[d] = std::min(pads[d], nk[d] - 1);
-          pads[d + 2] = std::min(pads[d + 2], nk[d] - 1);
-        }
-      }
-      SetInts(n, "pads", pads);
-    }
-    return c;
-  }
 
  private:
-  static std::vector<size_t> Eligible(const Graph& g) {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node& n = g.nodes[i];
-      if (!IsConv(n) && !IsWindowPool(n)) continue;
-      std::vector<int64_t> k = KernelOf(n);
-      if (k.size() == 2 && (k[0] > 1 || k[1] > 1)) out.push_back(i);
+  bool Eligible(const Node& n) const override {
+    if (!IsConv(n) && !IsWindowPool(n)) return false;
+    const std::vector<int64_t> k = KernelOf(n);
+    return k.size() == 2 && (k[0] > 1 || k[1] > 1);
+  }
+  void Edit(Node& n, int mode) const override {
+    const std::vector<int64_t> k = KernelOf(n);
+    std::vector<int64_t> pads = PadsOf(n);
+    std::vector<int64_t> nk = {NewKernel(k[0], mode), NewKernel(k[1], mode)};
+    if (IsConv(n)) {
+      const ConvAttrs a = GetConvAttrs(n);
+      const int64_t dil[2] = {a.dilation_h, a.dilation_w};
+      Tensor w = n.params.at("W");
+      for (size_t d = 0; d < 2; ++d) {
+        const int64_t off = (k[d] - nk[d]) / 2;
+        w = SliceDim(w, 2 + d, off, nk[d]);
+        pads[d] = ClampPad(pads[d] - dil[d] * off);
+        pads[d + 2] = ClampPad(pads[d + 2] - dil[d] * (k[d] - nk[d] - off));
+      }
+      n.params["W"] = std::move(w);
+    } else {
+      SetInts(n, "kernel_shape", nk);
+      for (size_t d = 0; d < 2; ++d) {
+        pads[d] = std::min(pads[d], nk[d] - 1);
+        pads[d + 2] = std::min(pads[d + 2], nk[d] - 1);
+      }
     }
-    return out;
+    SetInts(n, "pads", pads);
   }
 };
 
