@@ -159,6 +159,49 @@ TEST(KernelPass, SameConvKeepsItsOutputSize) {
   EXPECT_EQ(VerifyGraph(r->graph).at("y"), (Shape{1, 3, 7, 7}));
 }
 
+TEST(DilationPass, SameDilatedConvKeepsItsOutputSize) {
+  Rng rng(61);
+  // 3x3 dilation 2 with pads 2: "same" on 9x9. Dilation 1 needs pads 1 for the same size.
+  Node conv = MakeConv(rng, "conv", "x", "y", 2, 3, 3, 1, true, 2);
+  conv.attrs["dilations"] = std::vector<int64_t>{2, 2};
+  Graph g = MakeGraph({In("x", {1, 2, 9, 9})}, {conv}, {"y"});
+  ReduceCase c{g, RandInputs(rng, g)};
+  auto pass = MakeDilationPass();
+  ASSERT_EQ(CountTargets(*pass, c), 1);
+  std::optional<ReduceCase> r = ApplyPass(*pass, c, 0, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  const ConvAttrs a = GetConvAttrs(r->graph.nodes[0]);
+  EXPECT_EQ(a.dilation_h, 1);
+  EXPECT_EQ(a.dilation_w, 1);
+  EXPECT_EQ(AttrInts(r->graph.nodes[0], "pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(VerifyGraph(r->graph).at("y"), (Shape{1, 3, 9, 9}));
+  EXPECT_EQ(CountTargets(*pass, *r), 0);  // nothing left to do: the pass cannot loop
+}
+
+TEST(StridePass, ToOneThenHalveOnlyTouchStridedNodes) {
+  Rng rng(62);
+  Graph g = MakeGraph({In("x", {1, 2, 16, 16})},
+                      {MakeConv(rng, "plain", "x", "a", 2, 2, 3, 1, true, 1),
+                       MakeConv(rng, "s4", "a", "b", 2, 2, 3, 1, true, 1, 4),
+                       MakeNode(Op::MaxPool, "pool", {"b"}, "y",
+                                {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                 {"strides", std::vector<int64_t>{2, 2}}})},
+                      {"y"});
+  ReduceCase c{g, RandInputs(rng, g)};
+  auto pass = MakeStridePass();
+  ASSERT_EQ(CountTargets(*pass, c), 2);  // s4 and pool, not the stride-1 conv
+  std::optional<ReduceCase> halved = ApplyPass(*pass, c, 1, 0, 1);
+  ASSERT_TRUE(halved && IsValidCase(*halved));
+  EXPECT_EQ(AttrInts(halved->graph.nodes[1], "strides"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(AttrInts(halved->graph.nodes[2], "strides"), (std::vector<int64_t>{2, 2}));
+  std::optional<ReduceCase> ones = ApplyPass(*pass, c, 0, 0, 2);
+  ASSERT_TRUE(ones && IsValidCase(*ones));
+  EXPECT_EQ(AttrInts(ones->graph.nodes[1], "strides"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(AttrInts(ones->graph.nodes[2], "strides"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(VerifyGraph(ones->graph).at("y"), (Shape{1, 2, 15, 15}));
+  EXPECT_EQ(CountTargets(*pass, *ones), 0);
+}
+
 TEST(CutPass, NewInputCarriesTheReferenceValues) {
   Rng rng(7);
   Graph g = MakeGraph({In("x", {1, 2, 5, 5})},
