@@ -12,6 +12,7 @@
 // a table and a speedup chart.
 #include <benchmark/benchmark.h>
 
+#include <Eigen/Core>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -114,11 +115,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("fusefuzz_threads", std::to_string(threads));
   const std::string dnnl = fusefuzz::DnnlVersion();
   benchmark::AddCustomContext("onednn", dnnl.empty() ? "not built" : dnnl);
-#ifdef __AVX2__
-  benchmark::AddCustomContext("fusefuzz_isa", "avx2");
-#else
-  benchmark::AddCustomContext("fusefuzz_isa", "baseline (no -march; Eigen uses SSE2)");
-#endif
+  // What Eigen's kernels were compiled for (the build's -march): "SSE, SSE2" by default.
+  benchmark::AddCustomContext("fusefuzz_isa", Eigen::SimdInstructionSetsInUse());
   fusefuzz::Register(threads);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
