@@ -47,6 +47,12 @@ const ConvCase kCases[] = {
     {"depthwise", {2, 5, 7, 7}, 5, 3, 3, 5, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"depthwise_mult2", {1, 3, 7, 7}, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"depthwise_mult2_5x5_s2_d2", {1, 4, 13, 11}, 8, 5, 5, 4, {2, 2}, {2, 1}, {3, 2, 1, 4}, false},
+    // Depthwise stride 1 goes through the zero-bordered plane: 3x3 and 5x5 sum their taps in
+    // registers (asymmetric pads, dilation), other kernels one pass per tap.
+    {"depthwise_5x5_asym_d2", {1, 3, 9, 10}, 3, 5, 5, 3, {1, 1}, {2, 1}, {4, 1, 3, 2}, true},
+    {"depthwise_3x3_nopad_7x1", {2, 4, 7, 1}, 4, 3, 1, 4, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
+    {"depthwise_2x4_pad_uneven", {1, 2, 6, 5}, 4, 2, 4, 2, {1, 1}, {1, 1}, {0, 2, 1, 1}, true},
+    {"depthwise_3x3_1x1_plane", {1, 6, 1, 1}, 6, 3, 3, 6, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"pointwise_fast_path", {2, 7, 5, 9}, 11, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
     {"pointwise_stride2", {1, 7, 9, 9}, 5, 1, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, true},
     {"pointwise_padded", {1, 3, 4, 4}, 2, 1, 1, 1, {1, 1}, {1, 1}, {1, 0, 0, 1}, true},
