@@ -173,6 +173,7 @@ std::string Markdown(const std::vector<TableLine>& lines, const json& fusion_doc
   o << "- threads: " << threads << " (" << (threads == 1 ? "CPU time" : "wall time")
     << "), build ISA: " << ctx.value("fusefuzz_isa", "?")
     << ", oneDNN: " << ctx.value("onednn", "?") << "\n";
+  o << "- malloc: " << ctx.value("fusefuzz_malloc", "?") << "\n";
   o << "- times in microseconds (median of the repetitions when there were any); speedup = "
        "unfused / fused; \"vs oneDNN\" = oneDNN fused time / our fused time (1 = parity)\n\n";
   o << "| pattern | layer | shape | unfused µs | fused µs | speedup | fused GFLOP/s | oneDNN "
