@@ -12,7 +12,7 @@ class DilationPass final : public NodeEditPass {
   std::string_view name() const override { return "dilation"; }
 
  private:
-  bool Eligible(const Node& n) const override {
+  bool Eligible(const Node& n, int) const override {
     if (!IsConv(n)) return false;
     const ConvAttrs a = GetConvAttrs(n);
     return a.dilation_h > 1 || a.dilation_w > 1;

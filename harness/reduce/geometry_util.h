@@ -26,16 +26,16 @@ inline std::vector<int64_t> PadsOf(const Node& n) { return AttrInts(n, "pads"); 
 inline int64_t ClampPad(int64_t p) { return std::max<int64_t>(p, 0); }
 
 // A pass whose targets are single nodes edited independently, in graph order (kernel, dilation,
-// stride, groups). Targets and Apply number the nodes with the same scan, so a chunk
-// [begin, end) names the same nodes in both; eligibility is the same in every mode.
+// stride, groups, pads). Targets and Apply number the nodes with the same scan, so a chunk
+// [begin, end) names the same nodes in both; eligibility may depend on the mode.
 class NodeEditPass : public ReducePass {
  public:
-  int64_t Targets(ReduceContext& ctx, int) const final {
-    return static_cast<int64_t>(EligibleNodes(ctx.current().graph).size());
+  int64_t Targets(ReduceContext& ctx, int mode) const final {
+    return static_cast<int64_t>(EligibleNodes(ctx.current().graph, mode).size());
   }
   std::optional<ReduceCase> Apply(ReduceContext& ctx, int mode, int64_t begin,
                                   int64_t end) const final {
-    const std::vector<size_t> eligible = EligibleNodes(ctx.current().graph);
+    const std::vector<size_t> eligible = EligibleNodes(ctx.current().graph, mode);
     ReduceCase c = ctx.current();
     for (int64_t t = begin; t < end; ++t) {
       Edit(c.graph.nodes[eligible[static_cast<size_t>(t)]], mode);
@@ -44,13 +44,13 @@ class NodeEditPass : public ReducePass {
   }
 
  private:
-  virtual bool Eligible(const Node& n) const = 0;
+  virtual bool Eligible(const Node& n, int mode) const = 0;
   virtual void Edit(Node& n, int mode) const = 0;
 
-  std::vector<size_t> EligibleNodes(const Graph& g) const {
+  std::vector<size_t> EligibleNodes(const Graph& g, int mode) const {
     std::vector<size_t> out;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      if (Eligible(g.nodes[i])) out.push_back(i);
+      if (Eligible(g.nodes[i], mode)) out.push_back(i);
     }
     return out;
   }

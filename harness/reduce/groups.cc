@@ -12,7 +12,9 @@ class GroupsPass final : public NodeEditPass {
   std::string_view name() const override { return "groups"; }
 
  private:
-  bool Eligible(const Node& n) const override { return IsConv(n) && GetConvAttrs(n).group > 1; }
+  bool Eligible(const Node& n, int) const override {
+    return IsConv(n) && GetConvAttrs(n).group > 1;
+  }
   void Edit(Node& n, int) const override {
     const int64_t g = GetConvAttrs(n).group;
     const Tensor& w = n.params.at("W");

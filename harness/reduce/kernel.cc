@@ -34,7 +34,7 @@ class KernelPass final : public NodeEditPass {
   }
 
  private:
-  bool Eligible(const Node& n) const override {
+  bool Eligible(const Node& n, int) const override {
     if (!IsConv(n) && !IsWindowPool(n)) return false;
     const std::vector<int64_t> k = KernelOf(n);
     return k.size() == 2 && (k[0] > 1 || k[1] > 1);

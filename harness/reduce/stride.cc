@@ -13,7 +13,7 @@ class StridePass final : public NodeEditPass {
   std::string mode_name(int mode) const override { return mode == 0 ? "to-1" : "halve"; }
 
  private:
-  bool Eligible(const Node& n) const override {
+  bool Eligible(const Node& n, int) const override {
     if (!IsConv(n) && !IsWindowPool(n)) return false;
     const std::vector<int64_t> s = AttrInts(n, "strides");
     return s.size() == 2 && (s[0] > 1 || s[1] > 1);
