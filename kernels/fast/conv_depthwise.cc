@@ -20,8 +20,9 @@ namespace fusefuzz::fast {
 namespace {
 
 struct PaddedPlane {
-  int64_t hp = 0, wp = 0;  // buffer rows and columns (rows of oh + (kh - 1) * dh, ...)
-  int64_t size = 0;        // floats in the buffer, incl. the tail the last taps overrun into
+  int64_t hp = 0, wp = 0;    // buffer rows and columns (rows of oh + (kh - 1) * dh, ...)
+  int64_t size = 0;          // floats in the buffer, incl. the tail the last taps overrun into
+  std::vector<int64_t> off;  // per tap (i, j): where its reads start in the buffer
 };
 
 // The padded layout of a stride-1 plane, or size 0 when the padded path does not apply.
@@ -34,13 +35,16 @@ PaddedPlane PaddedLayout(const ConvGeometry& g) {
   // Normal layers pad by a row or two: the buffer stays close to the plane.
   if (size > 4 * g.p() + 4096) return pp;
   pp.size = size;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j)
+      pp.off.push_back(i * g.a.dilation_h * pp.wp + j * g.a.dilation_w);
+  }
   return pp;
 }
 
 // 3x3 and 5x5 (nearly every depthwise layer): all taps of an element summed in registers, one
 // pass over the plane instead of one per tap. Same order of additions as the per-tap passes
 // (bias, then taps in (i, j) order), so the same result.
-constexpr int kMaxFixedTaps = 25;
 template <int K>
 void AccumulateFixed(const float* xp, const int64_t* off, const float* w, float b, int64_t len,
                      float* acc) {
@@ -65,27 +69,17 @@ void PlanePadded(const ConvGeometry& g, const PaddedPlane& pp, const float* xin,
     for (int64_t c = c0; c < c1; ++c) xp[r * pp.wp + c] = xin[iy * g.w + c - g.a.pad_left];
   }
   const int64_t len = g.oh * pp.wp;
-  int64_t off[kMaxFixedTaps];
   const int64_t taps = g.kh * g.kw;
-  if (taps == 9 || taps == 25) {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        off[i * g.kw + j] = i * g.a.dilation_h * pp.wp + j * g.a.dilation_w;
-      }
-    }
-    if (taps == 9) {
-      AccumulateFixed<9>(xp, off, w, b, len, acc);
-    } else {
-      AccumulateFixed<25>(xp, off, w, b, len, acc);
-    }
+  if (taps == 9) {
+    AccumulateFixed<9>(xp, pp.off.data(), w, b, len, acc);
+  } else if (taps == 25) {
+    AccumulateFixed<25>(xp, pp.off.data(), w, b, len, acc);
   } else {
     std::fill(acc, acc + len, b);
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const float wv = w[i * g.kw + j];
-        const float* src = xp + i * g.a.dilation_h * pp.wp + j * g.a.dilation_w;
-        for (int64_t q = 0; q < len; ++q) acc[q] += wv * src[q];
-      }
+    for (int64_t t = 0; t < taps; ++t) {
+      const float wv = w[t];
+      const float* src = xp + pp.off[static_cast<size_t>(t)];
+      for (int64_t q = 0; q < len; ++q) acc[q] += wv * src[q];
     }
   }
   for (int64_t oy = 0; oy < g.oh; ++oy) {
