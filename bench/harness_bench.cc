@@ -15,7 +15,7 @@
 
 #include "generators/generator.h"
 #include "harness/check.h"
-#include "harness/target.h"
+#include "targets/target.h"
 #include "kernels/fast/executor.h"
 #include "kernels/reference/reference.h"
 #include "optimizer/optimizer.h"

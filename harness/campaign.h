@@ -10,7 +10,7 @@
 
 #include "generators/gen_config.h"
 #include "harness/check.h"
-#include "harness/target.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/target.h"
+#include "targets/target.h"
 #include "kernels/reference/reference.h"
 #include "oracles/oracle.h"
 

@@ -1,4 +1,4 @@
-// Minimize: the reduction engine (harness/reduce/) with "still the same finding" (ReplayCase:
+// Minimize: the reduction engine (reduce/) with "still the same finding" (ReplayCase:
 // same kind, same blamed rule) as its interestingness test, on a target that counts its runs.
 #include "harness/minimize.h"
 
@@ -6,7 +6,7 @@
 #include <exception>
 #include <optional>
 
-#include "harness/reduce/reduce.h"
+#include "reduce/reduce.h"
 
 namespace fusefuzz {
 namespace {

@@ -1,4 +1,4 @@
-// The minimizer (harness/reduce/, one reduction pass per file): shrinks a finding's reproducer
+// The minimizer (reduce/, one reduction pass per file): shrinks a finding's reproducer
 // to a fixpoint while it keeps failing with the SAME kind and the SAME blamed rule (never drifting
 // to another bug). Strictly decreasing size, deterministic, bounded by a time budget.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness/repro.h"
-#include "harness/target.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 

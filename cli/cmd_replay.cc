@@ -1,0 +1,90 @@
+// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T]`
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#include "harness/minimize.h"
+#include "ir/error.h"
+
+namespace fusefuzz {
+namespace {
+
+struct ReplayOptions {
+  std::vector<std::string> paths;
+  std::string expect = "fail";
+  bool without_faults = false;
+  std::string target;
+  bool verbose = false;
+};
+
+// Reproducer files under a directory: `repro.json` and `*.repro.json`, sorted.
+std::vector<std::string> Expand(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(path, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::string name = it->path().filename().string();
+    if (it->is_regular_file() &&
+        (name == "repro.json" || (name.size() > 11 && name.ends_with(".repro.json")))) {
+      out.push_back(it->path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw InputError(path, "no reproducer files (repro.json, *.repro.json) here");
+  return out;
+}
+
+}  // namespace
+
+void RegisterReplay(Cli& cli) {
+  auto o = std::make_shared<ReplayOptions>();
+  auto* cmd = cli.app.add_subcommand(
+      "replay", "Re-run reproducers; check they still fail (same kind and rule) or now pass");
+  cmd->add_option("paths", o->paths, "reproducer files or folders")->required();
+  cmd->add_option("--expect", o->expect, "fail (default): same finding again; pass: no finding")
+      ->check(CLI::IsMember({"fail", "pass"}));
+  cmd->add_flag("--without-faults", o->without_faults,
+                "drop the reproducer's injected faults (a fault's case must then pass)");
+  cmd->add_option("--target", o->target, "run on this target instead of the recorded one");
+  cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
+  cmd->callback([o, &cli] {
+    std::vector<std::string> files;
+    for (const auto& p : o->paths) {
+      auto e = Expand(p);
+      files.insert(files.end(), e.begin(), e.end());
+    }
+    int met = 0;
+    for (const auto& f : files) {
+      Repro r = ReadReproFile(f);
+      if (o->without_faults) r.opt.inject.clear();
+      if (!o->target.empty()) r.target = o->target;
+      std::unique_ptr<Target> target = MakeTarget(r.target);
+      ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
+      bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
+      met += ok;
+      std::string got =
+          out.outcome.finding()
+              ? out.outcome.kind + (out.blame.rule.empty() ? "" : " " + out.blame.rule)
+              : "no finding";
+      std::cout << (ok ? "OK    " : "FAIL  ") << f << ": " << VerdictName(out.outcome.verdict)
+                << ", " << got << " (expected "
+                << (o->expect == "fail" ? r.kind + (r.blame.rule.empty() ? "" : " " + r.blame.rule)
+                                        : std::string("no finding"))
+                << ")\n";
+      if (o->verbose) {
+        for (const auto& l : out.blame.log) std::cout << "  " << l << "\n";
+        if (!out.outcome.oracle.detail.empty())
+          std::cout << "  " << out.outcome.oracle.detail << "\n";
+      }
+    }
+    std::cout << met << "/" << files.size() << " reproducers met the expectation\n";
+    cli.exit_code = met == static_cast<int>(files.size()) ? 0 : 1;
+  });
+}
+
+}  // namespace fusefuzz

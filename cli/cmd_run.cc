@@ -1,0 +1,107 @@
+// `fusefuzz run GRAPH.json [--inputs T.json | --seed S] [--output OUT.json] [--engine E] ...`
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#include "generators/seeded_inputs.h"
+#include "ir/json_io.h"
+#include "kernels/fast/executor.h"
+#include "kernels/reference/reference.h"
+
+namespace fusefuzz {
+namespace {
+
+struct RunOptions {
+  std::string graph;
+  std::string inputs;
+  uint64_t seed = 1;
+  std::string output;
+  std::string engine = "reference";
+  int threads = 1;
+  bool plain = false;
+  OptimizeOptions opt;
+};
+
+// "y: [1,8,4,4] min -1.25 max 3.5 mean 0.125 nan 0 inf 0"
+void PrintSummary(const std::string& name, const Tensor& t) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nan = 0, inf = 0, finite = 0;
+  for (float v : t.data) {
+    if (std::isnan(v)) {
+      ++nan;
+    } else if (std::isinf(v)) {
+      ++inf;
+    } else {
+      lo = std::min<double>(lo, v);
+      hi = std::max<double>(hi, v);
+      sum += v;
+      ++finite;
+    }
+  }
+  std::printf("%s: %s min %.6g max %.6g mean %.6g nan %lld inf %lld\n", name.c_str(),
+              ShapeToString(t.shape).c_str(), finite ? lo : NAN, finite ? hi : NAN,
+              finite ? sum / static_cast<double>(finite) : NAN, static_cast<long long>(nan),
+              static_cast<long long>(inf));
+}
+
+}  // namespace
+
+void RegisterRun(Cli& cli) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = cli.app.add_subcommand("run", "Run a graph and write/print its outputs");
+  cmd->add_option("graph", o->graph, "graph JSON file")->required();
+  auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every graph input");
+  cmd->add_option("--seed", o->seed, "generate inputs from this seed (default 1)")->excludes(in);
+  cmd->add_option("-o,--output", o->output, "write the output tensors to this JSON file");
+  cmd->add_option("--engine", o->engine,
+                  "reference (double, default) | fast (float32 kernels) | optimized (embedded "
+                  "optimizer, then fast kernels)")
+      ->check(CLI::IsMember({"reference", "fast", "optimized"}));
+  cmd->add_option("--threads", o->threads, "threads of the fast kernels")
+      ->check(CLI::Range(1, 256));
+  cmd->add_flag("--plain", o->plain, "write data arrays instead of exact base64");
+  AddOptimizerOptions(*cmd, o->opt);
+  cmd->callback([o] {
+    Graph g = ReadGraphFile(o->graph);
+    TensorMap inputs = o->inputs.empty() ? InputsFromSeed(g, o->seed) : ReadTensorsFile(o->inputs);
+    TensorMap outputs;
+    if (o->engine == "reference") {
+      for (auto& [name, t] : RunReference(g, inputs)) outputs[name] = ToFloatTensor(t);
+    } else {
+      if (o->engine == "optimized") {
+        OptimizeResult r = Optimize(g, o->opt);
+        PrintRewrites(r.rewrites);
+        g = std::move(r.graph);
+      }
+      outputs = RunFast(g, inputs, FastOptions{o->threads});
+    }
+    for (const auto& [name, t] : outputs) PrintSummary(name, t);
+    if (!o->output.empty()) {
+      WriteOptions w;
+      w.plain = o->plain;
+      WriteFileAtomic(o->output, WriteTensors(outputs, w));
+    }
+  });
+}
+
+void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts) {
+  cmd.add_option("--pipeline", opts.pipeline, "rules in order (default pipeline when absent)")
+      ->delimiter(',');
+  cmd.add_option("--disable", opts.disable, "rules to remove from the pipeline")->delimiter(',');
+  cmd.add_option("--only", opts.only, "keep only these rules")->delimiter(',');
+  cmd.add_option("--inject", opts.inject, "deliberately wrong rule variants (see `list faults`)")
+      ->delimiter(',');
+  cmd.add_option("--bisect-limit", opts.bisect_limit, "apply only the first N rewrites");
+}
+
+void PrintRewrites(const std::vector<Rewrite>& rewrites) {
+  for (const auto& r : rewrites) {
+    std::string nodes;
+    for (const auto& n : r.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+    std::printf("REWRITE: (%d) %s at %s\n", r.index, r.rule.c_str(), nodes.c_str());
+  }
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,58 @@
+// Pass "attr-values": float attributes (Clip bounds, LeakyRelu/Elu/HardSigmoid parameters, norm
+// epsilons, the Pad fill value) along the element steps of the value ladder: to 0, to +-1, to
+// the nearest power of two, to two significant bits. Invalid results (Clip min > max, an
+// epsilon the verifier refuses) fail verification and cost no query.
+#include <variant>
+
+#include "reduce/reduce.h"
+
+namespace fusefuzz {
+namespace {
+
+struct AttrTarget {
+  size_t node;
+  std::string attr;
+};
+
+class AttrValuesPass final : public ReducePass {
+ public:
+  std::string_view name() const override { return "attr-values"; }
+  int modes() const override { return 4; }
+  std::string mode_name(int mode) const override {
+    return std::string(ValueStepName(kValueSteps[mode]));
+  }
+  int64_t Targets(ReduceContext& ctx, int mode) const override {
+    return static_cast<int64_t>(Eligible(ctx.current().graph, mode).size());
+  }
+  std::optional<ReduceCase> Apply(ReduceContext& ctx, int mode, int64_t begin,
+                                  int64_t end) const override {
+    const std::vector<AttrTarget> eligible = Eligible(ctx.current().graph, mode);
+    ReduceCase c = ctx.current();
+    for (int64_t t = begin; t < end; ++t) {
+      const AttrTarget& a = eligible[static_cast<size_t>(t)];
+      AttrValue& v = c.graph.nodes[a.node].attrs.at(a.attr);
+      v = static_cast<double>(Simplify(static_cast<float>(std::get<double>(v)), kValueSteps[mode]));
+    }
+    return c;
+  }
+
+ private:
+  static std::vector<AttrTarget> Eligible(const Graph& g, int mode) {
+    std::vector<AttrTarget> out;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (const auto& [name, v] : g.nodes[i].attrs) {
+        const double* d = std::get_if<double>(&v);
+        if (!d) continue;
+        const auto f = static_cast<float>(*d);
+        if (ValueCost(Simplify(f, kValueSteps[mode])) < ValueCost(f)) out.push_back({i, name});
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReducePass> MakeAttrValuesPass() { return std::make_unique<AttrValuesPass>(); }
+
+}  // namespace fusefuzz

@@ -1,0 +1,71 @@
+// The default target: the embedded optimizer followed by the fast kernels, in process.
+#include <exception>
+
+#include "targets/target.h"
+#include "ir/error.h"
+#include "kernels/fast/executor.h"
+
+namespace fusefuzz {
+namespace {
+
+class EmbeddedTarget : public Target {
+ public:
+  EmbeddedTarget() {
+    caps_.name = "embedded";
+    caps_.ops = std::set<Op>(AllOps().begin(), AllOps().end());
+    caps_.bisect_limit = caps_.disable = caps_.inject = caps_.reports_rewrites = true;
+  }
+  const TargetCaps& caps() const override { return caps_; }
+  std::string spec() const override { return "embedded"; }
+
+  // Option names are validated by the caller (BuildPipeline) before any case runs, so every
+  // exception here is the target's own failure.
+  TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
+    TargetResult r;
+    try {
+      if (req.optimize) {
+        OptimizeResult o = Optimize(g, req.opt);
+        r.rewrites = std::move(o.rewrites);
+        r.outputs = RunFast(o.graph, inputs, FastOptions{req.threads});
+      } else {
+        r.outputs = RunFast(g, inputs, FastOptions{req.threads});
+      }
+    } catch (const std::exception& e) {
+      r.status = RunStatus::kError;
+      r.message = e.what();
+    }
+    return r;
+  }
+
+ private:
+  TargetCaps caps_;
+};
+
+}  // namespace
+
+std::string_view RunStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kUnsupported:
+      return "unsupported";
+    case RunStatus::kError:
+      return "error";
+    case RunStatus::kCrash:
+      return "crash";
+    case RunStatus::kTimeout:
+      return "timeout";
+  }
+  return "?";
+}
+
+std::unique_ptr<Target> MakeEmbeddedTarget() { return std::make_unique<EmbeddedTarget>(); }
+
+std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings) {
+  if (spec == "embedded") return MakeEmbeddedTarget();
+  if (spec.rfind("exec:", 0) == 0 && spec.size() > 5)
+    return MakeExecTarget(spec.substr(5), settings);
+  throw InputError("--target", "unknown target '" + spec + "' (expected embedded or exec:CMD)");
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,368 @@
+// `exec:CMD`: an external program speaking line-delimited JSON (docs/target-protocol.md).
+// The program is started once; after a crash, a timeout or garbage on its stdout it is killed
+// and started again (hello re-read) before the next case, so one bad case never poisons the rest.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "targets/subprocess.h"
+#include "targets/target.h"
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "ir/verifier.h"
+
+namespace fusefuzz {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxHelloBytes = size_t{1} << 20;
+constexpr size_t kQuoteBytes = 200;
+
+// The first 200 bytes of what the target wrote, printable.
+std::string Excerpt(std::string_view s) {
+  std::string out = "'";
+  for (size_t i = 0; i < s.size() && i < kQuoteBytes; ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  out += s.size() > kQuoteBytes ? "'..." : "'";
+  return out;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// Validates a hello line; returns what is wrong, or "" with *caps filled.
+std::string ParseHello(const std::string& line, TargetCaps* caps) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return "hello line is not a JSON object: " + Excerpt(line);
+  auto str = [&](const char* key) -> const json* {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? &*it : nullptr;
+  };
+  const json* protocol = str("protocol");
+  if (!protocol || *protocol != "fusefuzz-target") {
+    return "hello: \"protocol\" must be \"fusefuzz-target\", in " + Excerpt(line);
+  }
+  auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer()) {
+    return "hello: \"version\" must be an integer, in " + Excerpt(line);
+  }
+  if (*version != 1) {
+    return "hello: unsupported protocol version " + version->dump() +
+           " (this fusefuzz speaks version 1)";
+  }
+  const json* name = str("name");
+  if (!name || name->get_ref<const std::string&>().empty()) {
+    return "hello: \"name\" must be a non-empty string";
+  }
+  caps->name = name->get<std::string>();
+  auto ops = j.find("ops");
+  if (ops == j.end() || !ops->is_array()) return "hello: \"ops\" must be an array of op names";
+  caps->ops.clear();
+  for (size_t i = 0; i < ops->size(); ++i) {
+    const json& o = (*ops)[i];
+    std::optional<Op> op =
+        o.is_string() ? OpFromName(o.get_ref<const std::string&>()) : std::nullopt;
+    if (!op) {
+      return "hello: /ops/" + std::to_string(i) + ": unknown op " + o.dump() +
+             " (see `fusefuzz list ops`)";
+    }
+    caps->ops.insert(*op);
+  }
+  caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = false;
+  if (auto c = j.find("capabilities"); c != j.end()) {
+    if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
+    for (const json& cap : *c) {
+      if (!cap.is_string()) return "hello: \"capabilities\" must be an array of strings";
+      // Unknown capabilities are ignored: later protocol revisions may add some.
+      if (cap == "bisect_limit") caps->bisect_limit = true;
+      if (cap == "disable") caps->disable = true;
+      if (cap == "inject") caps->inject = true;
+      if (cap == "rewrites") caps->reports_rewrites = true;
+    }
+  }
+  return "";
+}
+
+json StringArray(const std::vector<std::string>& v) { return json(v); }
+
+std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs,
+                        const RunRequest& req) {
+  json in = json::object();
+  for (const auto& [name, t] : inputs) in[name] = TensorToJson(t);
+  json options = {{"optimize", req.optimize},
+                  {"pipeline", StringArray(req.opt.pipeline)},
+                  {"disable", StringArray(req.opt.disable)},
+                  {"only", StringArray(req.opt.only)},
+                  {"inject", StringArray(req.opt.inject)},
+                  {"bisect_limit", req.opt.bisect_limit},
+                  {"threads", req.threads}};
+  json j = {{"id", id},
+            {"graph", GraphToJson(g)},
+            {"inputs", std::move(in)},
+            {"options", std::move(options)}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+// Rewrites of a response; returns what is wrong, or "".
+std::string ParseRewrites(const json& j, std::vector<Rewrite>* out) {
+  if (!j.is_array()) return "/rewrites: must be an array";
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& r = j[i];
+    std::string at = "/rewrites/" + std::to_string(i);
+    if (!r.is_object()) return at + ": must be an object";
+    Rewrite rw;
+    auto index = r.find("index");
+    if (index == r.end() || !index->is_number_integer() || *index < 1 || *index > (1 << 30)) {
+      return at + "/index: must be an integer >= 1";
+    }
+    rw.index = index->get<int>();
+    auto rule = r.find("rule");
+    if (rule == r.end() || !rule->is_string() || rule->get_ref<const std::string&>().empty()) {
+      return at + "/rule: must be a non-empty string";
+    }
+    rw.rule = rule->get<std::string>();
+    if (auto nodes = r.find("nodes"); nodes != r.end()) {
+      if (!nodes->is_array()) return at + "/nodes: must be an array of node names";
+      for (const json& n : *nodes) {
+        if (!n.is_string()) return at + "/nodes: must be an array of node names";
+        rw.nodes.push_back(n.get<std::string>());
+      }
+    }
+    out->push_back(std::move(rw));
+  }
+  return "";
+}
+
+class ExecTarget : public Target {
+ public:
+  ExecTarget(std::string command, const TargetSettings& settings, size_t max_line)
+      : command_(std::move(command)), settings_(settings), max_line_(max_line) {
+    std::string error = Start(&caps_);
+    if (!error.empty()) throw InputError("target " + spec(), error);
+  }
+
+  const TargetCaps& caps() const override { return caps_; }
+  std::string spec() const override { return "exec:" + command_; }
+
+  TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
+    TargetResult r;
+    if (std::string why = Refusal(g, req); !why.empty()) {
+      r.status = RunStatus::kUnsupported;
+      r.message = why;
+      return r;
+    }
+    ShapeMap shapes = VerifyGraph(g);  // fusefuzz's own graph: InputError is ours to throw
+    if (!proc_) {
+      TargetCaps again;
+      if (std::string error = Start(&again); !error.empty()) {
+        r.status = RunStatus::kCrash;
+        r.message = "could not restart the target: " + error;
+        r.log = last_log_;
+        return r;
+      }
+    }
+    const int64_t id = next_id_++;
+    Deadline deadline = Now() + Timeout();
+    Subprocess::Io io = proc_->Write(RequestLine(id, g, inputs, req), deadline);
+    std::string line;
+    if (io == Subprocess::Io::kOk) io = proc_->ReadLine(&line, deadline, max_line_);
+    switch (io) {
+      case Subprocess::Io::kOk:
+        break;
+      case Subprocess::Io::kEof: {
+        std::string how = proc_->WaitForExit(1.0);
+        return Fail(RunStatus::kCrash,
+                    "target " + how + " while running the case" +
+                        (line.empty() ? "" : " (partial line " + Excerpt(line) + ")"));
+      }
+      case Subprocess::Io::kTimeout:
+        proc_->Kill();
+        return Fail(RunStatus::kTimeout, "target gave no answer within " +
+                                             Seconds(settings_.timeout_seconds) +
+                                             "; killed its process group");
+      case Subprocess::Io::kTooLong:
+        proc_->Kill();
+        return Fail(RunStatus::kError, "target wrote garbage: a line longer than " +
+                                           std::to_string(max_line_) + " bytes starting " +
+                                           Excerpt(line));
+    }
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      proc_->Kill();
+      return Fail(RunStatus::kError, "target wrote garbage: not a JSON object: " + Excerpt(line));
+    }
+    auto rid = j.find("id");
+    if (rid == j.end() || !rid->is_number_integer() || *rid != id) {
+      proc_->Kill();
+      return Fail(RunStatus::kError, "target wrote garbage: expected a response with id " +
+                                         std::to_string(id) + ", got " + Excerpt(line));
+    }
+    // From here on the stream is in step: a bad answer is an error of this case only.
+    int kinds = static_cast<int>(j.contains("outputs")) + static_cast<int>(j.contains("error")) +
+                static_cast<int>(j.contains("unsupported"));
+    if (kinds != 1) {
+      return Status(RunStatus::kError,
+                    "target response must have exactly one of \"outputs\", "
+                    "\"unsupported\", \"error\": " +
+                        Excerpt(line));
+    }
+    auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    if (j.contains("error")) return Status(RunStatus::kError, "target error: " + text(j["error"]));
+    if (j.contains("unsupported")) {
+      return Status(RunStatus::kUnsupported, "target: unsupported: " + text(j["unsupported"]));
+    }
+    try {
+      r.outputs = ReadTensors(j["outputs"], "target response /outputs");
+    } catch (const InputError& e) {
+      return Status(RunStatus::kError, std::string("target wrote a bad response: ") + e.what());
+    }
+    if (std::string why = CheckOutputs(g, shapes, r.outputs); !why.empty()) {
+      return Status(RunStatus::kError, "target wrote a bad response: " + why);
+    }
+    if (auto rw = j.find("rewrites"); rw != j.end()) {
+      if (std::string why = ParseRewrites(*rw, &r.rewrites); !why.empty()) {
+        return Status(RunStatus::kError, "target wrote a bad response: " + why);
+      }
+    }
+    return r;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point Now() { return Clock::now(); }
+  Clock::duration Timeout() const {
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::min(settings_.timeout_seconds, 1e7)));
+  }
+
+  // Starts the program and reads its hello; returns what went wrong, or "".
+  std::string Start(TargetCaps* caps) {
+    std::string error;
+    proc_ = Subprocess::Start(command_, &error);
+    if (!proc_) return error;
+    std::string line;
+    switch (proc_->ReadLine(&line, Now() + Timeout(), kMaxHelloBytes)) {
+      case Subprocess::Io::kOk:
+        error = ParseHello(line, caps);
+        break;
+      case Subprocess::Io::kEof:
+        error = "the program " + proc_->WaitForExit(1.0) + " before writing its hello line";
+        break;
+      case Subprocess::Io::kTimeout:
+        error = "no hello line within " + Seconds(settings_.timeout_seconds);
+        break;
+      case Subprocess::Io::kTooLong:
+        error = "hello line longer than 1 MiB";
+        break;
+    }
+    if (error.empty()) return "";
+    proc_->Kill();
+    last_log_ = proc_->StderrTail();
+    if (!last_log_.empty()) error += "; its stderr ends: " + last_log_;
+    proc_.reset();
+    return error;
+  }
+
+  // Cases the program must not see: ops or options it did not declare.
+  std::string Refusal(const Graph& g, const RunRequest& req) const {
+    for (const Node& n : g.nodes) {
+      if (!caps_.ops.count(n.op)) {
+        return "target '" + caps_.name + "' does not declare op " + std::string(OpName(n.op)) +
+               " (node '" + n.name + "')";
+      }
+    }
+    if (!req.optimize) return "";
+    const OptimizeOptions& o = req.opt;
+    auto lacks = [&](const char* cap) {
+      return "target '" + caps_.name + "' lacks the capability " + cap;
+    };
+    if (!caps_.disable && (!o.pipeline.empty() || !o.disable.empty() || !o.only.empty())) {
+      return lacks("disable") + " (needed for pipeline/disable/only)";
+    }
+    if (!caps_.inject && !o.inject.empty()) return lacks("inject");
+    if (!caps_.bisect_limit && o.bisect_limit >= 0) return lacks("bisect_limit");
+    return "";
+  }
+
+  static std::string CheckOutputs(const Graph& g, const ShapeMap& shapes, const TensorMap& got) {
+    for (const std::string& name : g.outputs) {
+      auto it = got.find(name);
+      if (it == got.end()) return "/outputs: missing graph output '" + name + "'";
+      const Shape& want = shapes.at(name);
+      if (it->second.shape != want) {
+        return "/outputs/" + name + ": shape " + ShapeToString(it->second.shape) + ", expected " +
+               ShapeToString(want);
+      }
+    }
+    for (const auto& [name, t] : got) {
+      if (!g.IsGraphOutput(name)) return "/outputs: '" + name + "' is not a graph output";
+    }
+    return "";
+  }
+
+  // Ends the process after a crash, timeout or garbage; it is restarted before the next case.
+  TargetResult Fail(RunStatus status, std::string message) {
+    TargetResult r = Status(status, std::move(message));
+    r.log = proc_->StderrTail();
+    last_log_ = r.log;
+    proc_.reset();
+    return r;
+  }
+
+  static TargetResult Status(RunStatus status, std::string message) {
+    TargetResult r;
+    r.status = status;
+    r.message = std::move(message);
+    return r;
+  }
+
+  std::string command_;
+  TargetSettings settings_;
+  size_t max_line_;
+  TargetCaps caps_;
+  std::unique_ptr<Subprocess> proc_;
+  int64_t next_id_ = 1;
+  std::string last_log_;
+};
+
+// A target that dies while we write to it must not take fusefuzz down with SIGPIPE: write()
+// then fails with EPIPE instead.
+void IgnoreSigpipe() {
+  static std::once_flag once;
+  std::call_once(once, [] { signal(SIGPIPE, SIG_IGN); });
+}
+
+}  // namespace
+
+std::unique_ptr<Target> MakeExecTargetWithLineCap(const std::string& command,
+                                                  const TargetSettings& settings,
+                                                  size_t max_line_bytes) {
+  IgnoreSigpipe();
+  if (!(settings.timeout_seconds > 0)) {
+    throw InputError("--timeout", "must be a positive number of seconds");
+  }
+  return std::make_unique<ExecTarget>(command, settings, max_line_bytes);
+}
+
+std::unique_ptr<Target> MakeExecTarget(const std::string& command, const TargetSettings& settings) {
+  return MakeExecTargetWithLineCap(command, settings, kMaxResponseLineBytes);
+}
+
+}  // namespace fusefuzz
