@@ -67,13 +67,14 @@ void RegisterReplay(Cli& cli) {
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
       bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
       met += ok;
-      std::string got =
-          out.outcome.finding()
-              ? out.outcome.kind + (out.blame.rule.empty() ? "" : " " + out.blame.rule)
-              : "no finding";
+      std::string got = out.outcome.finding()
+                            ? std::string(FindingKindName(out.outcome.kind)) +
+                                  (out.blame.rule.empty() ? "" : " " + out.blame.rule)
+                            : "no finding";
       std::cout << (ok ? "OK    " : "FAIL  ") << f << ": " << VerdictName(out.outcome.verdict)
                 << ", " << got << " (expected "
-                << (o->expect == "fail" ? r.kind + (r.blame.rule.empty() ? "" : " " + r.blame.rule)
+                << (o->expect == "fail" ? std::string(FindingKindName(r.kind)) +
+                                              (r.blame.rule.empty() ? "" : " " + r.blame.rule)
                                         : std::string("no finding"))
                 << ")\n";
       if (o->verbose) {

@@ -50,7 +50,7 @@ std::optional<FusionFinding> FusionCaseRunner::Run(const uint8_t* data, size_t s
   f.ref = RunReference(f.c.graph, f.c.inputs);
   f.out = CheckCase(*target_, f.c.graph, f.c.inputs, f.ref, opts_);
   if (!f.out.finding()) return std::nullopt;
-  if (blame && f.out.kind == "fusion") {
+  if (blame && f.out.kind == FindingKind::kFusion) {
     f.blame = BlameFusion(*target_, f.c.graph, f.c.inputs, f.ref, opts_, f.out);
   }
   return f;

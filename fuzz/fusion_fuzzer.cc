@@ -59,19 +59,31 @@ FF_KIND_FN(FindingOther)
 [[gnu::noinline]] void ReportFinding(const FusionFinding& f) {
   int bucket = RegistryIndex(f.blame.rule);
   if (bucket < 0 || bucket >= kBuckets - 1) bucket = kBuckets - 1;
-  const std::string& k = f.out.kind;
+  const std::string k(FindingKindName(f.out.kind));
   std::string rule = f.blame.rule.empty() ? "(no rule blamed)" : f.blame.rule;
   std::string detail = f.out.run.status == RunStatus::kOk ? f.out.oracle.detail : f.out.run.message;
   FindingText t{k.c_str(), rule.c_str(), detail.c_str()};
   using KindFn = void (*)(int, const FindingText&);
-  static constexpr std::pair<const char*, KindFn> kKinds[] = {{"fusion", FindingFusion},
-                                                              {"kernel", FindingKernel},
-                                                              {"crash", FindingCrash},
-                                                              {"timeout", FindingTimeout},
-                                                              {"target_error", FindingTargetError}};
   KindFn fn = FindingOther;
-  for (const auto& [name, kind_fn] : kKinds)
-    if (k == name) fn = kind_fn;
+  switch (f.out.kind) {
+    case FindingKind::kFusion:
+      fn = FindingFusion;
+      break;
+    case FindingKind::kKernel:
+      fn = FindingKernel;
+      break;
+    case FindingKind::kCrash:
+      fn = FindingCrash;
+      break;
+    case FindingKind::kTimeout:
+      fn = FindingTimeout;
+      break;
+    case FindingKind::kTargetError:
+      fn = FindingTargetError;
+      break;
+    case FindingKind::kNone:
+      break;
+  }
   fn(bucket, t);
   asm volatile("");
 }

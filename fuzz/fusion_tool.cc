@@ -37,7 +37,7 @@ int WriteReproMode(int argc, char** argv) {
   }
   Repro r = runner.MakeRepro(*f, bytes.data(), bytes.size(), input);
   WriteFileAtomic(out, WriteRepro(r, out));
-  std::printf("%s: %s %s -> %s\n", input.c_str(), r.kind.c_str(),
+  std::printf("%s: %s %s -> %s\n", input.c_str(), std::string(FindingKindName(r.kind)).c_str(),
               r.blame.rule.empty() ? "(no rule blamed)" : r.blame.rule.c_str(), out.c_str());
   // The campaign's dedup key, for scripts that keep one reproducer per bug (ci/fuzz).
   std::printf("signature %s\n", Signature(r).c_str());
@@ -57,7 +57,7 @@ int FindMode(int argc, char** argv) {
     if (found) return;
     if (auto f = runner.Run(bytes.data(), bytes.size())) {
       found = true;
-      std::printf("%s: %s %s\n", name.c_str(), f->out.kind.c_str(),
+      std::printf("%s: %s %s\n", name.c_str(), std::string(FindingKindName(f->out.kind)).c_str(),
                   f->blame.rule.empty() ? "(no rule blamed)" : f->blame.rule.c_str());
     }
   });

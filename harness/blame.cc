@@ -17,7 +17,7 @@ bool FailsWith(Target& target, const Graph& g, const TensorMap& inputs, const Re
   ++*queries;
   CaseOutcome o = RunAndJudge(target, g, inputs, ref, opts, true, opt);
   if (rewrites) *rewrites = o.run.rewrites;
-  return o.kind == "fusion";
+  return o.kind == FindingKind::kFusion;
 }
 
 void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,

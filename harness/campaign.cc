@@ -66,7 +66,8 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
   r.seed = seed;
   r.case_index = index;
   r.generator = GenerationProvenance(seed, o.gen);
-  if (out.kind == "fusion") r.blame = BlameFusion(target, c.graph, c.inputs, ref, o.check, out);
+  if (out.kind == FindingKind::kFusion)
+    r.blame = BlameFusion(target, c.graph, c.inputs, ref, o.check, out);
   return r;
 }
 
@@ -106,7 +107,7 @@ struct WorkerLine {
         if (::mkdir(dir.c_str(), 0755) != 0) {
           dup = true;
         } else {
-          if (o.minimize && (r.kind == "fusion" || r.kind == "kernel")) {
+          if (o.minimize && (r.kind == FindingKind::kFusion || r.kind == FindingKind::kKernel)) {
             MinimizeOptions mo;
             mo.budget_seconds = o.minimize_budget;
             r = Minimize(r, *target, mo);
@@ -116,7 +117,8 @@ struct WorkerLine {
       }
       std::ostringstream line;
       line << "E " << i << " " << VerdictName(out.verdict) << " "
-           << (out.kind.empty() ? "-" : out.kind) << " " << sig << " " << (dup ? 1 : 0) << "\n";
+           << (out.kind == FindingKind::kNone ? "-" : FindingKindName(out.kind)) << " " << sig
+           << " " << (dup ? 1 : 0) << "\n";
       WriteAll(fd, line.str());
     }
   } catch (const std::exception& e) {
@@ -256,7 +258,7 @@ int RunCampaign(const CampaignOptions& in) {
       r.opt.on_rewrite = nullptr;
       r.oracle = o.check.oracle;
       r.kernel_check = o.check.kernel_check;
-      r.kind = killed_for_timeout ? "timeout" : "crash";
+      r.kind = killed_for_timeout ? FindingKind::kTimeout : FindingKind::kCrash;
       r.verdict = killed_for_timeout ? "TIMEOUT" : "CRASH";
       r.detail = killed_for_timeout ? "fusefuzz worker spent more than " +
                                           std::to_string(o.case_timeout) + " s on this case"
@@ -273,7 +275,7 @@ int RunCampaign(const CampaignOptions& in) {
       std::string dir = findings + "/" + sig;
       bool dup = ::mkdir(dir.c_str(), 0755) != 0;
       if (!dup) WriteFindingFolder(dir, r);
-      stats.AddCase(r.verdict, r.kind, sig, dup, i, Since(start));
+      stats.AddCase(r.verdict, std::string(FindingKindName(r.kind)), sig, dup, i, Since(start));
       wk.next = i + o.jobs;
     }
     // Restart after the case, unless the campaign is over or workers keep dying (a target that

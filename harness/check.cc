@@ -19,17 +19,19 @@ Verdict VerdictOf(RunStatus s) {
   return Verdict::kTargetError;
 }
 
-std::string KindOf(RunStatus s) {
+FindingKind KindOf(RunStatus s) {
   switch (s) {
     case RunStatus::kCrash:
-      return "crash";
+      return FindingKind::kCrash;
     case RunStatus::kTimeout:
-      return "timeout";
+      return FindingKind::kTimeout;
     case RunStatus::kError:
-      return "target_error";
-    default:
-      return "";
+      return FindingKind::kTargetError;
+    case RunStatus::kOk:
+    case RunStatus::kUnsupported:
+      return FindingKind::kNone;
   }
+  return FindingKind::kNone;
 }
 
 }  // namespace
@@ -51,7 +53,8 @@ CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
   }
   out.oracle = Compare(g, ref, out.run.outputs, opts.oracle);
   out.verdict = out.oracle.verdict;
-  if (out.verdict == Verdict::kMismatch) out.kind = optimize ? "fusion" : "kernel";
+  if (out.verdict == Verdict::kMismatch)
+    out.kind = optimize ? FindingKind::kFusion : FindingKind::kKernel;
   return out;
 }
 

@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "targets/target.h"
+#include "harness/finding_kind.h"
 #include "kernels/reference/reference.h"
 #include "oracles/oracle.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 
@@ -20,12 +21,11 @@ struct CheckOptions {
 
 struct CaseOutcome {
   Verdict verdict = Verdict::kPass;
-  // "fusion" | "kernel" | "crash" | "timeout" | "target_error" | "" (no finding)
-  std::string kind;
+  FindingKind kind = FindingKind::kNone;
   bool optimized = false;  // the failing run was the optimized one
   OracleResult oracle;     // of the deciding comparison
   TargetResult run;        // of the deciding run (outputs, rewrites, message)
-  bool finding() const { return !kind.empty(); }
+  bool finding() const { return kind != FindingKind::kNone; }
 };
 
 // `ref` is RunReference(g, inputs). Never throws for target failures.

@@ -11,7 +11,4 @@ namespace fusefuzz {
 
 void WriteFindingFolder(const std::string& dir, const Repro& r);
 
-// The report alone (markdown), for tests.
-std::string FindingReport(const Repro& r);
-
 }  // namespace fusefuzz

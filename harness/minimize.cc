@@ -67,12 +67,14 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
     st.reproduced = false;
     st.note = !last
                   ? "replay failed with an error"
-                  : "replay shows kind '" + last->outcome.kind + "'" +
-                        (last->outcome.kind == "fusion" ? " blamed on '" + last->blame.rule + "'"
-                                                        : std::string()) +
-                        ", not the recorded kind '" + r.kind + "'" +
-                        (r.kind == "fusion" ? " blamed on '" + r.blame.rule + "'" : std::string());
-    if (last && last->outcome.kind.empty()) {
+                  : "replay shows kind '" + std::string(FindingKindName(last->outcome.kind)) + "'" +
+                        (last->outcome.kind == FindingKind::kFusion
+                             ? " blamed on '" + last->blame.rule + "'"
+                             : std::string()) +
+                        ", not the recorded kind '" + std::string(FindingKindName(r.kind)) + "'" +
+                        (r.kind == FindingKind::kFusion ? " blamed on '" + r.blame.rule + "'"
+                                                        : std::string());
+    if (last && last->outcome.kind == FindingKind::kNone) {
       st.note = "the case does not fail on replay (verdict " +
                 std::string(VerdictName(last->outcome.verdict)) + ")";
     }
@@ -108,7 +110,7 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
   } else {
     out.detail = last->outcome.run.message;
   }
-  if (out.kind == "fusion") out.blame = last->blame;
+  if (out.kind == FindingKind::kFusion) out.blame = last->blame;
 
   finish();
   st.tests = rs.tests;

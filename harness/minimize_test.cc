@@ -24,11 +24,12 @@ Repro FaultRepro(const Graph& g, const TensorMap& inputs, const std::string& fau
   r.graph = g;
   r.inputs = inputs;
   r.opt.inject = {fault};
-  r.kind = "fusion";
+  r.kind = FindingKind::kFusion;
   r.blame.rule = fault;
   ReplayOutcome o = ReplayCase(r, g, inputs, target);
   EXPECT_TRUE(o.same_finding) << "the test case does not show " << fault << ": kind '"
-                              << o.outcome.kind << "' rule '" << o.blame.rule << "'";
+                              << FindingKindName(o.outcome.kind) << "' rule '" << o.blame.rule
+                              << "'";
   r.verdict = std::string(VerdictName(o.outcome.verdict));
   r.blame = o.blame;
   return r;
@@ -123,7 +124,7 @@ TEST(Minimize, GeneratedCaseKeepsItsFinding) {
     probe.graph = c.graph;
     probe.inputs = c.inputs;
     probe.opt.inject = {fault};
-    probe.kind = "fusion";
+    probe.kind = FindingKind::kFusion;
     probe.blame.rule = fault;
     if (ReplayCase(probe, c.graph, c.inputs, *target).same_finding) r = probe;
   }
@@ -146,7 +147,7 @@ TEST(Minimize, CaseThatDoesNotFailIsReturnedUnchanged) {
   r.graph = g;
   r.inputs = RandInputs(rng, g);
   r.opt.inject = {"bias-not-scaled"};
-  r.kind = "fusion";
+  r.kind = FindingKind::kFusion;
   r.blame.rule = "bias-not-scaled";
   auto target = MakeEmbeddedTarget();
   MinimizeStats st;

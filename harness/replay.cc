@@ -11,11 +11,11 @@ ReplayOutcome ReplayCase(const Repro& expected, const Graph& g, const TensorMap&
   CheckOptions opts = CheckOptionsOf(expected);
   RefTensorMap ref = RunReference(g, inputs);
   r.outcome = CheckCase(target, g, inputs, ref, opts);
-  if (r.outcome.kind == "fusion") {
+  if (r.outcome.kind == FindingKind::kFusion) {
     r.blame = BlameFusion(target, g, inputs, ref, opts, r.outcome);
   }
-  r.same_finding = !expected.kind.empty() && r.outcome.kind == expected.kind &&
-                   (expected.kind != "fusion" || r.blame.rule == expected.blame.rule);
+  r.same_finding = expected.kind != FindingKind::kNone && r.outcome.kind == expected.kind &&
+                   (expected.kind != FindingKind::kFusion || r.blame.rule == expected.blame.rule);
   return r;
 }
 

@@ -86,7 +86,7 @@ std::string Repro::Command(const std::string& path) const {
 }
 
 json ReproToJson(const Repro& r, const std::string& path_for_command) {
-  json finding = {{"kind", r.kind},
+  json finding = {{"kind", FindingKindName(r.kind)},
                   {"verdict", r.verdict},
                   {"detail", r.detail},
                   {"blame",
@@ -188,7 +188,14 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
   const json& f = rd.Field(j, "", "finding", false, json::value_t::object);
   if (!f.is_null()) {
     const json& kind = rd.Field(f, "/finding", "kind", false, json::value_t::string);
-    if (!kind.is_null()) r.kind = kind.get<std::string>();
+    if (!kind.is_null()) {
+      std::optional<FindingKind> k = ParseFindingKind(kind.get<std::string>());
+      if (!k) {
+        rd.Fail("/finding/kind", "unknown finding kind \"" + kind.get<std::string>() +
+                                     "\" (fusion, kernel, crash, timeout, target_error)");
+      }
+      r.kind = *k;
+    }
     const json& v = rd.Field(f, "/finding", "verdict", false, json::value_t::string);
     if (!v.is_null()) r.verdict = v.get<std::string>();
     const json& d = rd.Field(f, "/finding", "detail", false, json::value_t::string);
@@ -257,12 +264,13 @@ std::string Signature(const Repro& r) {
     pattern = std::string("graph") + buf;
   }
   std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;
-  std::string key = r.target + "|" + r.kind + "|" + rule + "|" + pattern;
+  std::string key =
+      r.target + "|" + std::string(FindingKindName(r.kind)) + "|" + rule + "|" + pattern;
   uint32_t h = 2166136261u;
   for (unsigned char c : key) h = (h ^ c) * 16777619u;
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", h);
-  std::string slug = r.kind + "-" + rule + "-" + pattern;
+  std::string slug = std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern;
   if (slug.size() > 80) slug.resize(80);
   return slug + "-" + hex;
 }

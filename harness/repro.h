@@ -23,7 +23,7 @@ struct Repro {
   bool kernel_check = true;
 
   // The finding.
-  std::string kind;     // fusion | kernel | crash | timeout | target_error
+  FindingKind kind = FindingKind::kNone;
   std::string verdict;  // MISMATCH, CRASH, ...
   Blame blame;          // rule, rewrite index, nodes, ablation, method
   WorstElement worst;
