@@ -28,6 +28,9 @@ struct CampaignStats {
   int64_t first_finding_graphs = -1;
   std::map<std::string, int64_t> verdicts;  // "PASS" -> count
   std::map<std::string, SignatureStats> unique;
+  // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
+  // that a clean campaign exercised each fusion. Filled from the workers' case reports.
+  std::map<std::string, int64_t> rule_fires;
 
   void AddCase(const std::string& verdict, const std::string& kind, const std::string& signature,
                bool duplicate, int64_t index, double now_seconds = -1);
