@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "ir/error.h"
 #include "ir/verifier.h"
@@ -71,9 +72,16 @@ bool RunStage(const Rule& rule, DriverState& st) {
   const size_t cap = 16 + 4 * g.nodes.size();
   size_t applied = 0;
   bool changed = false;
+  const RootOps roots = rule.roots();
   size_t i = 0;
+  std::optional<MatchContext> ctx;  // reset after each applied rewrite (its caches)
   while (i < g.nodes.size()) {
-    MatchResult m = rule.Match(g, static_cast<int>(i));
+    if (!roots.Has(g.nodes[i].op)) {
+      ++i;
+      continue;
+    }
+    if (!ctx) ctx.emplace(g);
+    MatchResult m = rule.Match(*ctx, static_cast<int>(i));
     if (!m.ok()) {
       ++i;
       continue;
@@ -91,6 +99,7 @@ bool RunStage(const Rule& rule, DriverState& st) {
     }
     // Told before the apply, so a log shows which rewrite was running if it crashes.
     if (st.opts.on_rewrite) st.opts.on_rewrite(rw, true);
+    ctx.reset();
     ApplyChecked(rule, m.take(), g, st.opts, rw);
     st.result.rewrites.push_back(std::move(rw));
     changed = true;

@@ -26,11 +26,18 @@ struct Tables {
 const Tables& GetTables() {
   static const Tables tables = [] {
     Tables t;
-    t.rule_storage = MakeDefaultRules();
     t.fault_storage = MakeFaults();
     std::set<std::string, std::less<>> names;
+    std::vector<RuleEntry> entries = MakeDefaultRules();
+    for (auto& e : entries) {
+      if (!e.rule) TableBug("null rule");
+      if (e.rule->name() != e.declared_name) {
+        TableBug("rules.def declares '" + std::string(e.declared_name) + "' but the rule says '" +
+                 std::string(e.rule->name()) + "'");
+      }
+      t.rule_storage.push_back(std::move(e.rule));
+    }
     for (const auto& r : t.rule_storage) {
-      if (!r) TableBug("null rule");
       if (!names.insert(std::string(r->name())).second) {
         TableBug("duplicate rule name '" + std::string(r->name()) + "'");
       }
@@ -40,6 +47,10 @@ const Tables& GetTables() {
     for (const auto& f : t.fault_storage) {
       if (!f.rule) TableBug("null fault");
       std::string name(f.rule->name());
+      if (name != f.declared_name) {
+        TableBug("faults.def declares '" + std::string(f.declared_name) + "' but the fault says '" +
+                 name + "'");
+      }
       if (!names.insert(name).second) TableBug("duplicate rule/fault name '" + name + "'");
       if (!rule_names.count(f.before)) {
         TableBug("fault '" + name + "' corrupts unknown rule '" + f.before + "'");

@@ -1,10 +1,9 @@
 // How rules and faults register themselves: explicitly, without global mutable state.
 //
-// Rules: one file per rule in optimizer/rules/<name>.cc defines a factory declared in
-// optimizer/rules/rules.h (`std::unique_ptr<Rule> MakeConvBnFold();`), and
-// optimizer/rules/rules.cc lists the factories in default pipeline order (MakeDefaultRules).
-// Faults: optimizer/faults/faults.h declares `std::vector<FaultEntry> MakeFaults();`
-// (optimizer/faults/faults.cc), each entry a Rule plus the rule it corrupts.
+// Rules: one file per rule in optimizer/rules/<name>.cc defines a factory
+// (`std::unique_ptr<Rule> MakeConvBnFold();`) and one line of optimizer/rules/rules.def
+// registers it, in default pipeline order. Faults: one file per fault in optimizer/faults/ and
+// one line of optimizer/faults/faults.def (factory, name, the rule it corrupts).
 // AllRules() / AllFaults() build the tables once (function-local statics, immutable after
 // construction) and hand out const pointers.
 #pragma once
@@ -25,6 +24,7 @@ namespace fusefuzz {
 struct FaultEntry {
   std::unique_ptr<Rule> rule;
   std::string before;
+  std::string_view declared_name;  // as written in faults.def
 };
 
 // Rules in default pipeline order. Names are unique (checked when the table is built).

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <any>
+#include <bitset>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/ops.h"
+#include "ir/verifier.h"
 
 namespace fusefuzz {
 
@@ -66,6 +70,51 @@ T& MatchData(RuleMatch& m) {
   return std::any_cast<T&>(m.data);
 }
 
+// The ops a rule's pattern can be rooted at. The driver only calls Match at nodes of these ops,
+// so a Match never needs an "anchor is not a ..." check of its own.
+class RootOps {
+ public:
+  static RootOps Of(std::initializer_list<Op> ops) {
+    RootOps r;
+    for (Op op : ops) r.bits_.set(static_cast<size_t>(op));
+    return r;
+  }
+  static RootOps Family(OpFamily family) {
+    RootOps r;
+    for (Op op : AllOps())
+      if (FamilyOf(op) == family) r.bits_.set(static_cast<size_t>(op));
+    return r;
+  }
+  static RootOps Any() {
+    RootOps r;
+    r.bits_.set();
+    return r;
+  }
+  bool Has(Op op) const { return bits_.test(static_cast<size_t>(op)); }
+
+ private:
+  static constexpr size_t kMaxOps = 64;
+  std::bitset<kMaxOps> bits_;
+};
+
+// What Match sees: the (verified) graph and facts about it computed at most once per graph
+// state. The driver makes a new context after each applied rewrite, so cached facts never go
+// stale; Match is pure, so they cannot go stale within a sweep either.
+class MatchContext {
+ public:
+  explicit MatchContext(const Graph& g) : g_(g) {}
+  const Graph& graph() const { return g_; }
+  // Shape of every value (VerifyGraph), computed on first use.
+  const ShapeMap& shapes() const {
+    if (!shapes_) shapes_ = VerifyGraph(g_);
+    return *shapes_;
+  }
+
+ private:
+  const Graph& g_;
+  mutable std::optional<ShapeMap> shapes_;
+};
+
 class Rule {
  public:
   virtual ~Rule() = default;
@@ -73,9 +122,12 @@ class Rule {
   virtual std::string_view name() const = 0;
   // One line: pattern => result, and the legality conditions.
   virtual std::string_view summary() const = 0;
+  // The ops the pattern's root node can have (see RootOps).
+  virtual RootOps roots() const = 0;
   // Pure: decides whether the rule applies with `anchor` as its root node (by convention the
-  // LAST node of the pattern, whose output the rest of the graph sees). `g` is verified.
-  virtual MatchResult Match(const Graph& g, int anchor) const = 0;
+  // LAST node of the pattern, whose output the rest of the graph sees). Only called for anchors
+  // whose op is in roots(); the graph is verified.
+  virtual MatchResult Match(const MatchContext& ctx, int anchor) const = 0;
   // Performs the rewrite of a match that Match just returned on the same graph. Must change the
   // graph (at least one Rewriter mutation) and leave it valid; must not fail.
   virtual void Apply(RuleMatch match, Rewriter& rewriter) const = 0;

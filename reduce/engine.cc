@@ -5,8 +5,8 @@
 #include <cstring>
 #include <set>
 
-#include "reduce/reduce.h"
 #include "ir/printers.h"
+#include "reduce/reduce.h"
 
 namespace fusefuzz {
 namespace {

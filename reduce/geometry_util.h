@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "reduce/reduce.h"
 #include "ir/graph.h"
+#include "reduce/reduce.h"
 
 namespace fusefuzz {
 

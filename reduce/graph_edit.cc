@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "reduce/reduce.h"
 #include "ir/error.h"
+#include "reduce/reduce.h"
 
 namespace fusefuzz {
 

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "reduce/reduce.h"
 #include "ir/verifier.h"
 #include "optimizer/test_util.h"
+#include "reduce/reduce.h"
 
 namespace fusefuzz::testing {
 namespace {

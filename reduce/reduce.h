@@ -83,20 +83,9 @@ class ReducePass {
 // In the order the engine runs them: coarse first (outputs, nodes), then shapes, then values.
 std::vector<std::unique_ptr<ReducePass>> DefaultReducePasses();
 
-std::unique_ptr<ReducePass> MakeOutputsPass();
-std::unique_ptr<ReducePass> MakeBypassPass();
-std::unique_ptr<ReducePass> MakeCutPass();
-std::unique_ptr<ReducePass> MakeBatchPass();
-std::unique_ptr<ReducePass> MakeChannelsPass();
-std::unique_ptr<ReducePass> MakeSpatialPass();
-std::unique_ptr<ReducePass> MakeGroupsPass();
-std::unique_ptr<ReducePass> MakeKernelPass();
-std::unique_ptr<ReducePass> MakeDilationPass();
-std::unique_ptr<ReducePass> MakeStridePass();
-std::unique_ptr<ReducePass> MakePadsPass();
-std::unique_ptr<ReducePass> MakeParamValuesPass();
-std::unique_ptr<ReducePass> MakeInputValuesPass();
-std::unique_ptr<ReducePass> MakeAttrValuesPass();
+#define FUSEFUZZ_REDUCE_PASS(factory) std::unique_ptr<ReducePass> Make##factory##Pass();
+#include "reduce/passes.def"
+#undef FUSEFUZZ_REDUCE_PASS
 
 struct ReduceOptions {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

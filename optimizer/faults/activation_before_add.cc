@@ -35,9 +35,11 @@ class ActivationBeforeAdd final : public Rule {
            "the add is fused before the activation that preceded it";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Add}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& add = g.nodes[size_t(anchor)];
-    if (add.op != Op::Add) return NoMatch("anchor is not an Add");
     if (add.inputs.size() != 2) return NoMatch("Add has a constant operand, no residual");
     for (size_t side = 0; side < 2; ++side) {
       const int p = ProducerOfInput(g, add, side);
@@ -61,7 +63,7 @@ class ActivationBeforeAdd final : public Rule {
       if (g.nodes[size_t(nodes[0])].inputs.size() > 1) continue;
       d.residual = OtherOperand(add, pn.output);
       if (d.residual.empty()) continue;
-      const ShapeMap shapes = ValueShapes(g);
+      const ShapeMap& shapes = ctx.shapes();
       const Node& conv = g.nodes[size_t(nodes[0])];
       if (!BroadcastProblem(shapes.at(d.residual), shapes.at(conv.output)).empty()) continue;
       return MakeMatch(std::move(nodes), std::move(d));

@@ -24,7 +24,10 @@ class BnBeforePaddedConv final : public Rule {
   }
 
   // bn-conv-fold without its "conv has zero pads" legality check.
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int bn = -1;
     if (auto why = BnConvProblem(g, anchor, &bn); !why.empty()) return NoMatch(why);
     std::vector<double> s, t;

@@ -24,9 +24,11 @@ class BnBnHalfFold final : public Rule {
            "without composing with the first; shifts wrong unless (s2-1)*t1 == (s1-1)*t2";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& bn2 = g.nodes[size_t(anchor)];
-    if (bn2.op != Op::BatchNorm) return NoMatch("anchor is not a BatchNorm");
     const int bn1 = ProducerOfInput(g, bn2, 0);
     if (bn1 < 0 || g.nodes[size_t(bn1)].op != Op::BatchNorm) {
       return NoMatch("BatchNorm input is not produced by a BatchNorm");

@@ -30,9 +30,11 @@ class DeclarationOrder final : public Rule {
            "conv+bn+relu in declaration order, the Relu moves before the residual add (ResNet)";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Relu}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& relu = g.nodes[size_t(anchor)];
-    if (relu.op != Op::Relu) return NoMatch("anchor is not a Relu");
     const int add = ProducerOfInput(g, relu, 0);
     if (add < 0 || g.nodes[size_t(add)].op != Op::Add) {
       return NoMatch("Relu input is not produced by an Add");
@@ -58,7 +60,7 @@ class DeclarationOrder final : public Rule {
     Data d;
     d.residual = OtherOperand(add_node, bn_node.output);
     if (d.residual.empty()) return NoMatch("Add reads the BatchNorm output twice");
-    const ShapeMap shapes = ValueShapes(g);
+    const ShapeMap& shapes = ctx.shapes();
     if (auto why = BroadcastProblem(shapes.at(d.residual), shapes.at(conv_node.output));
         !why.empty()) {
       return NoMatch(why);

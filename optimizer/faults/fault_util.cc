@@ -72,7 +72,8 @@ void ReplaceConvBnByFolded(Rewriter& rw, int conv, int bn, FoldedParams f) {
   rw.EraseNode(conv);
 }
 
-MatchResult ConvBnFoldFault::Match(const Graph& g, int anchor) const {
+MatchResult ConvBnFoldFault::Match(const MatchContext& ctx, int anchor) const {
+  const Graph& g = ctx.graph();
   ConvBnNodes cb;
   if (auto why = ConvBnProblem(g, anchor, true, &cb); !why.empty()) return NoMatch(why);
   const Node& bn = g.nodes[size_t(anchor)];

@@ -50,7 +50,8 @@ void ReplaceConvBnByFolded(Rewriter& rw, int conv, int bn, FoldedParams f);
 // groups-layout).
 class ConvBnFoldFault : public Rule {
  public:
-  MatchResult Match(const Graph& g, int anchor) const override;
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+  MatchResult Match(const MatchContext& ctx, int anchor) const override;
   void Apply(RuleMatch match, Rewriter& rewriter) const override;
 
  protected:

@@ -12,21 +12,11 @@
 
 namespace fusefuzz {
 
-std::vector<FaultEntry> MakeFaults();
+#define FUSEFUZZ_FAULT(factory, name, before) std::unique_ptr<Rule> Make##factory();
+#include "optimizer/faults/faults.def"
+#undef FUSEFUZZ_FAULT
 
-// One factory per fault file.
-std::unique_ptr<Rule> MakeFaultThroughActivation();
-std::unique_ptr<Rule> MakeFaultDeclarationOrder();
-std::unique_ptr<Rule> MakeFaultBnBnHalfFold();
-std::unique_ptr<Rule> MakeFaultMultiConsumer();
-std::unique_ptr<Rule> MakeFaultBnBeforePaddedConv();
-std::unique_ptr<Rule> MakeFaultBiasNotScaled();
-std::unique_ptr<Rule> MakeFaultEpsDropped();
-std::unique_ptr<Rule> MakeFaultGroupsLayout();
-std::unique_ptr<Rule> MakeFaultRelu6Unbounded();
-std::unique_ptr<Rule> MakeFaultActivationBeforeAdd();
-std::unique_ptr<Rule> MakeFaultSubConstSide();
-std::unique_ptr<Rule> MakeFaultPadModeIgnored();
-std::unique_ptr<Rule> MakeFaultPoolNonmonotone();
+// The catalogue in faults.def order.
+std::vector<FaultEntry> MakeFaults();
 
 }  // namespace fusefuzz

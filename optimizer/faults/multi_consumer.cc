@@ -23,7 +23,10 @@ class MultiConsumer final : public Rule {
            "=> BN folded into the conv in place: the other consumer sees BN-ed values";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     ConvBnNodes cb;
     if (auto why = ConvBnProblem(g, anchor, false, &cb); !why.empty()) return NoMatch(why);
     const Node& conv = g.nodes[size_t(cb.conv)];

@@ -24,7 +24,10 @@ class PadModeIgnored final : public Rule {
   }
 
   // pad-conv-fold without its mode and fill value checks.
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = PadConvProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     return MakeMatch({p, anchor}, SummedPads(g.nodes[size_t(p)], g.nodes[size_t(anchor)]));

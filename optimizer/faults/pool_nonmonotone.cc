@@ -25,7 +25,10 @@ class PoolNonmonotone final : public Rule {
   }
 
   // pool-activation-reorder without its monotonicity check.
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::MaxPool}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     // A per-channel PRelu slope keeps its channels: MaxPool does not mix channels.

@@ -24,9 +24,11 @@ class Relu6Unbounded final : public Rule {
            "upper bound is lost; wrong where the conv output exceeds 6 (or max)";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Relu6, Op::Clip}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& act = g.nodes[size_t(anchor)];
-    if (act.op != Op::Relu6 && act.op != Op::Clip) return NoMatch("anchor is not Relu6 or Clip");
     const int conv = ProducerOfInput(g, act, 0);
     if (conv < 0 || !IsConvLike(g.nodes[size_t(conv)].op)) {
       return NoMatch("activation input is not produced by a Conv or FusedConv");

@@ -22,9 +22,10 @@ class SubConstSide final : public Rule {
            "B - c, as if the constant were the subtrahend; wrong for c - conv";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
-    const Node& n = g.nodes[size_t(anchor)];
-    if (n.op != Op::Sub) return NoMatch("anchor is not a Sub");
+  RootOps roots() const override { return RootOps::Of({Op::Sub}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     // conv-shift-fold's Sub, without its "constant - conv is not a shift" check.

@@ -23,9 +23,11 @@ class ThroughActivation final : public Rule {
            "(Glow); wrong when a BN shift != 0 or scale < 0";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& bn = g.nodes[size_t(anchor)];
-    if (bn.op != Op::BatchNorm) return NoMatch("anchor is not a BatchNorm");
     const int relu = ProducerOfInput(g, bn, 0);
     if (relu < 0 || g.nodes[size_t(relu)].op != Op::Relu) {
       return NoMatch("BatchNorm input is not produced by a Relu");

@@ -22,9 +22,11 @@ class BnBnMerge final : public Rule {
            "finite in float32";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& bn2 = g.nodes[static_cast<size_t>(anchor)];
-    if (bn2.op != Op::BatchNorm) return NoMatch("anchor is not a BatchNorm");
     int p = ProducerOfInput(g, bn2, 0);
     if (p < 0 || g.nodes[size_t(p)].op != Op::BatchNorm) {
       return NoMatch("BatchNorm input is not produced by a BatchNorm");

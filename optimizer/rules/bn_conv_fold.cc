@@ -24,7 +24,10 @@ class BnConvFold final : public Rule {
            "> 0; folded values finite in float32";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int bn = -1;
     if (auto why = BnConvProblem(g, anchor, &bn); !why.empty()) return NoMatch(why);
     const Node& conv = g.nodes[static_cast<size_t>(anchor)];

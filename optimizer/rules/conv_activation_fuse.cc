@@ -18,9 +18,11 @@ class ConvActivationFuse final : public Rule {
            "epilogue; conv output has no other consumer and is not a graph output";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Family(OpFamily::kActivation); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& act = g.nodes[static_cast<size_t>(anchor)];
-    if (!IsActivation(act.op)) return NoMatch("anchor is not an activation");
     int p = ProducerOfInput(g, act, 0);
     if (p < 0 || !IsConvLike(g.nodes[size_t(p)].op)) {
       return NoMatch("activation input is not produced by a Conv or FusedConv");

@@ -24,15 +24,17 @@ class ConvAddFuse final : public Rule {
            "has no add input yet; other's shape broadcasts to the conv output unchanged";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Add}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& add = g.nodes[static_cast<size_t>(anchor)];
-    if (add.op != Op::Add) return NoMatch("anchor is not an Add");
     BinaryOperands ops = GetBinaryOperands(add);
     if (ops.const_a || ops.const_b) return NoMatch("Add has a constant operand");
     if (add.inputs[0] == add.inputs[1]) return NoMatch("both Add operands are the same value");
     std::string reasons;
     for (size_t side = 0; side < 2; ++side) {
-      std::string why = SideProblem(g, anchor, side);
+      std::string why = SideProblem(ctx, anchor, side);
       if (why.empty()) {
         return MakeMatch({ProducerOfInput(g, add, side), anchor}, Chosen{add.inputs[1 - side]});
       }
@@ -56,14 +58,15 @@ class ConvAddFuse final : public Rule {
   }
 
  private:
-  static std::string SideProblem(const Graph& g, int anchor, size_t side) {
+  static std::string SideProblem(const MatchContext& ctx, int anchor, size_t side) {
+    const Graph& g = ctx.graph();
     const Node& add = g.nodes[static_cast<size_t>(anchor)];
     int p = ProducerOfInput(g, add, side);
     if (p < 0 || !IsConvLike(g.nodes[size_t(p)].op)) return "not produced by a Conv or FusedConv";
     const Node& conv = g.nodes[size_t(p)];
     if (auto why = SoleUseProblem(g, conv.output, anchor); !why.empty()) return why;
     if (conv.inputs.size() > 1) return "the FusedConv already has an add input";
-    ShapeMap shapes = ValueShapes(g);
+    const ShapeMap& shapes = ctx.shapes();
     const Shape& out = shapes.at(conv.output);
     const Shape& other = shapes.at(add.inputs[1 - side]);
     Shape b;

@@ -22,9 +22,11 @@ class ConvBnFold final : public Rule {
            "consumer and is not a graph output; var + eps > 0; folded values finite in float32";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& bn = g.nodes[static_cast<size_t>(anchor)];
-    if (bn.op != Op::BatchNorm) return NoMatch("anchor is not a BatchNorm");
     int p = ProducerOfInput(g, bn, 0);
     if (p < 0 || g.nodes[size_t(p)].op != Op::Conv) {
       return NoMatch("BatchNorm input is not produced by a Conv");

@@ -24,9 +24,11 @@ class ConvScaleFold final : public Rule {
            "B; conv output has no other consumer and is not a graph output; results finite";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Mul, Op::Div}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
-    if (n.op != Op::Mul && n.op != Op::Div) return NoMatch("anchor is not a Mul or Div");
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     const bool div = n.op == Op::Div;

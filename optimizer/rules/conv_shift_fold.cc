@@ -19,9 +19,11 @@ class ConvShiftFold final : public Rule {
            "other consumer and is not a graph output; bias finite";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Add, Op::Sub}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
-    if (n.op != Op::Add && n.op != Op::Sub) return NoMatch("anchor is not an Add or Sub");
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
     const bool sub = n.op == Op::Sub;

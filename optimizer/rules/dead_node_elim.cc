@@ -15,7 +15,10 @@ class DeadNodeElim final : public Rule {
     return "node whose output has no consumer and is not a graph output => removed";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Any(); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
     if (g.IsGraphOutput(n.output)) return NoMatch("output is a graph output");
     if (!g.Consumers(n.output).empty()) return NoMatch("output is used");

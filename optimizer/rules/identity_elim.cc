@@ -19,9 +19,11 @@ class IdentityElim final : public Rule {
            "input or a graph output)";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Identity}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
-    if (n.op != Op::Identity) return NoMatch("anchor is not an Identity");
     if (!g.IsGraphOutput(n.output)) return RuleMatch{{anchor}, {}};
     int p = g.ProducerIndex(n.inputs[0]);
     if (p < 0) return NoMatch("graph output '" + n.output + "' copies graph input directly");

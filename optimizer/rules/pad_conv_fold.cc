@@ -18,7 +18,10 @@ class PadConvFold final : public Rule {
            "exactly +0; Pad output has no other consumer and is not a graph output";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = PadConvProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     const Node& pad = g.nodes[size_t(p)];

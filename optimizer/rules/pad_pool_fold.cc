@@ -54,11 +54,11 @@ class PadPoolFold final : public Rule {
            "output has no other consumer and is not a graph output";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::MaxPool, Op::AvgPool}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     const Node& pool = g.nodes[static_cast<size_t>(anchor)];
-    if (pool.op != Op::MaxPool && pool.op != Op::AvgPool) {
-      return NoMatch("anchor is not a MaxPool or AvgPool");
-    }
     int p = ProducerOfInput(g, pool, 0);
     if (p < 0 || g.nodes[size_t(p)].op != Op::Pad) return NoMatch("pool input is not a Pad");
     const Node& pad = g.nodes[size_t(p)];
@@ -82,7 +82,7 @@ class PadPoolFold final : public Rule {
         pads[3] >= a.kernel_w) {
       return NoMatch("folded pads would not be smaller than the kernel");
     }
-    const Shape x = ValueShapes(g).at(pad.inputs[0]);
+    const Shape x = ctx.shapes().at(pad.inputs[0]);
     const auto& e = extra;
     const bool same_h = PoolOutputSize(x[2] + e[0] + e[2], a.kernel_h, a.stride_h, a.pad_top,
                                        a.pad_bottom, a.ceil_mode) ==

@@ -43,7 +43,10 @@ class PoolActivationReorder final : public Rule {
            "has no other consumer and is not a graph output";
   }
 
-  MatchResult Match(const Graph& g, int anchor) const override {
+  RootOps roots() const override { return RootOps::Of({Op::MaxPool}); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     if (auto why = MonotoneProblem(g.nodes[size_t(p)]); !why.empty()) return NoMatch(why);

@@ -1,28 +1,25 @@
-// Factories of the embedded optimizer's rules, one per file optimizer/rules/<name>.cc.
-// MakeDefaultRules() (rules.cc) lists them in default pipeline order; see docs/rules.md.
+// Factories of the embedded optimizer's rules, one per file optimizer/rules/<name>.cc, declared
+// from rules.def (one line per rule, in default pipeline order); see docs/adding-a-rule.md.
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "optimizer/rule.h"
 
 namespace fusefuzz {
 
-std::unique_ptr<Rule> MakeIdentityElim();
-std::unique_ptr<Rule> MakeDeadNodeElim();
-std::unique_ptr<Rule> MakeBnBnMerge();
-std::unique_ptr<Rule> MakeConvBnFold();
-std::unique_ptr<Rule> MakeBnConvFold();
-std::unique_ptr<Rule> MakeConvScaleFold();
-std::unique_ptr<Rule> MakeConvShiftFold();
-std::unique_ptr<Rule> MakePadConvFold();
-std::unique_ptr<Rule> MakePadPoolFold();
-std::unique_ptr<Rule> MakeConvAddFuse();
-std::unique_ptr<Rule> MakeConvActivationFuse();
-std::unique_ptr<Rule> MakePoolActivationReorder();
+#define FUSEFUZZ_RULE(factory, name) std::unique_ptr<Rule> Make##factory();
+#include "optimizer/rules/rules.def"
+#undef FUSEFUZZ_RULE
 
-// All rules, in default pipeline order.
-std::vector<std::unique_ptr<Rule>> MakeDefaultRules();
+struct RuleEntry {
+  std::unique_ptr<Rule> rule;
+  std::string_view declared_name;  // as written in rules.def
+};
+
+// All rules, in default pipeline order (rules.def).
+std::vector<RuleEntry> MakeDefaultRules();
 
 }  // namespace fusefuzz
