@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 
+#include "ir/error.h"
 #include "reduce/reduce.h"
 
 namespace fusefuzz {
@@ -26,12 +27,18 @@ class CountingTarget final : public Target {
   Target& inner_;
 };
 
-// The finding as replay saw it; a throw (e.g. a reference that cannot run the candidate) is
-// simply not the same finding.
-std::optional<ReplayOutcome> Replay(const Repro& expected, const ReduceCase& c, Target& t) {
+// The finding as replay saw it; an input error (e.g. a candidate the reference refuses) is
+// simply not the same finding. Anything else is a fusefuzz bug: counted (HarnessBug aborts in
+// contract builds), never mistaken for a property of the case.
+std::optional<ReplayOutcome> Replay(const Repro& expected, const ReduceCase& c, Target& t,
+                                    int64_t* harness_errors) {
   try {
     return ReplayCase(expected, c.graph, c.inputs, t);
-  } catch (const std::exception&) {
+  } catch (const InputError&) {
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    HarnessBug(e, "minimizer replay");
+    ++*harness_errors;
     return std::nullopt;
   }
 }
@@ -62,7 +69,9 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
     st.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   };
 
-  std::optional<ReplayOutcome> last = Replay(r, ReduceCase{r.graph, r.inputs}, counting);
+  int64_t harness_errors = 0;
+  std::optional<ReplayOutcome> last =
+      Replay(r, ReduceCase{r.graph, r.inputs}, counting, &harness_errors);
   if (!last || !last->same_finding) {
     st.reproduced = false;
     st.note = !last
@@ -91,7 +100,7 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
   ro.verbose = opts.verbose;
   ReduceStats rs;
   auto interesting = [&](const ReduceCase& c) {
-    std::optional<ReplayOutcome> o = Replay(r, c, counting);
+    std::optional<ReplayOutcome> o = Replay(r, c, counting, &harness_errors);
     if (!o || !o->same_finding) return false;
     last = std::move(o);
     return true;
@@ -133,6 +142,9 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
                       {"accepted", st.accepted},
                       {"accepted_by_pass", rs.accepted_by_pass},
                       {"budget_exhausted", st.budget_exhausted}};
+  if (harness_errors + rs.harness_errors > 0) {
+    out.minimization["harness_errors"] = harness_errors + rs.harness_errors;
+  }
   return out;
 }
 

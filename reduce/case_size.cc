@@ -37,9 +37,13 @@ int64_t NodeGeometry(const Node& n) {
     }
     case OpFamily::kNorm:
       return n.op == Op::GroupNorm ? AttrInt(n, "num_groups") - 1 : 0;
-    default:
-      return 0;
+    case OpFamily::kActivation:
+    case OpFamily::kBinary:
+    case OpFamily::kConcat:
+    case OpFamily::kIdentity:
+      return 0;  // no geometry: their size is in their params and values
   }
+  return 0;
 }
 
 void AddTensor(const Tensor& t, CaseSize& s) {

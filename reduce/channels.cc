@@ -130,13 +130,36 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
       }
       return;
     }
-    default:
-      if (IsBinary(n.op) && in_s) {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+      if (in_s) {
         for (auto& [name, t] : n.params) {
           // Aligned from the right against rank 4: the channel dim is rank - 3.
           if (t.shape.size() >= 3) Halve(t, t.shape.size() - 3);
         }
       }
+      return;
+    // Ops without per-channel params (FusedConv and Concat are never in a shrinkable class).
+    case Op::FusedConv:
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Clip:
+    case Op::LeakyRelu:
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::HardSigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Gelu:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Identity:
       return;
   }
 }

@@ -2,9 +2,11 @@
 // (llvm-reduce's chunk halving); the first interesting, strictly smaller candidate replaces the
 // current case; sweeps over all passes repeat until one changes nothing.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
+#include "ir/error.h"
 #include "ir/printers.h"
 #include "reduce/reduce.h"
 
@@ -79,8 +81,12 @@ ReduceCase Reduce(ReduceCase start, const std::vector<std::unique_ptr<ReducePass
             std::optional<ReduceCase> cand;
             try {
               cand = pass->Apply(*ctx, mode, begin, end);
-            } catch (const std::exception&) {
+            } catch (const InputError&) {
               cand.reset();  // a pass met a case it cannot edit: no candidate
+            } catch (const std::exception& e) {
+              HarnessBug(e, "reduce pass");
+              ++stats.harness_errors;
+              cand.reset();
             }
             bool accepted = false;
             if (cand) {
@@ -129,6 +135,16 @@ ReduceCase Reduce(ReduceCase start, const std::vector<std::unique_ptr<ReducePass
     }
   }
   return cur;
+}
+
+void HarnessBug(const std::exception& e, const char* where) {
+#ifdef FUSEFUZZ_CONTRACTS
+  std::fprintf(stderr, "fusefuzz: internal error in %s: %s\n", where, e.what());
+  std::abort();
+#else
+  (void)e;
+  (void)where;
+#endif
 }
 
 }  // namespace fusefuzz

@@ -99,7 +99,15 @@ struct ReduceStats {
   int64_t accepted = 0;
   bool stopped_early = false;  // deadline or max_tests hit before the fixpoint
   std::map<std::string, int64_t> accepted_by_pass;
+  // Candidates a pass could not build because of an exception other than InputError: a bug in
+  // fusefuzz, not a property of the case (builds with FUSEFUZZ_CONTRACTS abort instead).
+  int64_t harness_errors = 0;
 };
+
+// A non-input exception met while reducing or replaying a candidate: a fusefuzz bug. With
+// FUSEFUZZ_CONTRACTS (debug, asan and CI builds) it aborts naming `where`; otherwise the caller
+// counts it and treats the candidate as not interesting, so a long campaign keeps going.
+void HarnessBug(const std::exception& e, const char* where);
 
 // `interesting` must return true for `start`'s reductions that keep the property (it is not
 // called on `start` itself). Returns the smallest case found.
