@@ -78,7 +78,7 @@ Tensor Builder::InputTensor(const Shape& s, InputKind kind) {
   for (const auto& [scale, weight] : gv.input_scales) w.push_back(weight);
   double scale = gv.input_scales[src_.Pick(w)].first;
   bool positive = src_.Bool(gv.positive_input);
-  bool specials = cfg_.allow_nan_inf && src_.Bool(0.5);
+  bool specials = cfg_.allow_nan_inf && src_.Bool(cfg_.probabilities.nan_inf_input);
   SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
   const auto& kinks = KinkValues();
   Tensor t(s);

@@ -11,11 +11,11 @@ namespace {
 // Float attributes hold float32-exact values so that float and double executions agree on them.
 double F(double v) { return static_cast<double>(static_cast<float>(v)); }
 
-double PickEpsilon(ChoiceSource& src, bool* set) {
+double PickEpsilon(ChoiceSource& src, const GenProbabilities& p, bool* set) {
   static const double kEps[] = {1e-5, 1e-3, 1e-6, 1e-2, 0.1};
   static const double kW[] = {3, 1, 1, 1, 0.5};
   size_t i = src.Pick(kW);
-  *set = i != 0 || src.Bool(0.2);  // the default is sometimes spelled out
+  *set = i != 0 || src.Bool(p.explicit_default_eps);  // the default is sometimes spelled out
   return F(kEps[i]);
 }
 
@@ -75,18 +75,19 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
   int64_t kh, kw, dh = 1, dw = 1, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
   if (o.same_shape) {
     kh = o.kernel > 0 ? o.kernel : PickKernel(src, cfg.limits.max_kernel, true);
-    kw = src.Bool(0.15) ? PickKernel(src, cfg.limits.max_kernel, true) : kh;
+    kw = src.Bool(p.non_square_kernel) ? PickKernel(src, cfg.limits.max_kernel, true) : kh;
     if (src.Bool(p.dilation)) dh = dw = 2;
     pt = pb = dh * (kh - 1) / 2;
     pl = pr = dw * (kw - 1) / 2;
   } else {
     kh = o.kernel > 0 ? o.kernel : PickKernel(src, cfg.limits.max_kernel, false);
-    kw = o.kernel > 0 ? o.kernel
-                      : (src.Bool(0.15) ? PickKernel(src, cfg.limits.max_kernel, false) : kh);
+    kw = o.kernel > 0
+             ? o.kernel
+             : (src.Bool(p.non_square_kernel) ? PickKernel(src, cfg.limits.max_kernel, false) : kh);
     if (src.Bool(p.dilation)) dh = dw = src.Int(2, 3);
     if (src.Bool(p.stride)) {
       sh = src.Int(2, 3);
-      sw = src.Bool(0.8) ? sh : src.Int(1, 3);
+      sw = src.Bool(p.equal_strides) ? sh : src.Int(1, 3);
     }
     // Fit the kernel to the input: give up dilation first, then shrink the kernel.
     auto fit = [](int64_t in, int64_t& k, int64_t& d) {
@@ -102,7 +103,7 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
         pb = src.Int(0, span_h - 1);
         pl = src.Int(0, span_w - 1);
         pr = src.Int(0, span_w - 1);
-      } else if (src.Bool(0.6)) {  // "same"-style symmetric padding
+      } else if (src.Bool(p.symmetric_pads)) {  // "same"-style symmetric padding
         pt = pb = (span_h - 1) / 2;
         pl = pr = (span_w - 1) / 2;
       }
@@ -150,10 +151,12 @@ std::string Builder::EmitFusedConv(const std::string& x) {
         st.kind = EpilogueKind::kAdd;
         st.input = 1;
         auto same = ValuesWithShape(spec.out);
-        if (!same.empty() && src_.Bool(0.5)) {
+        if (!same.empty() && src_.Bool(cfg_.probabilities.reuse_operand)) {
           ins.push_back(same[static_cast<size_t>(src_.Int(0, int64_t(same.size()) - 1))]);
         } else {
-          ins.push_back(AddInput(src_.Bool(0.7) ? spec.out : Shape{1, m, 1, 1}));
+          ins.push_back(AddInput(src_.Bool(cfg_.probabilities.epilogue_add_full_shape)
+                                     ? spec.out
+                                     : Shape{1, m, 1, 1}));
         }
         break;
       }
@@ -185,8 +188,8 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
   SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
   Tensor gamma({c}), var({c});
   for (int64_t i = 0; i < c; ++i) {
-    double g = sub.Uniform(0.5, 1.5) * (sub.Bool(0.2) ? -1 : 1);
-    if (special_gamma && sub.Bool(0.5)) {
+    double g = sub.Uniform(0.5, 1.5) * (sub.Bool(p.bn_negative_gamma) ? -1 : 1);
+    if (special_gamma && sub.Bool(p.bn_special_gamma_channel)) {
       switch (sub.Int(0, 2)) {
         case 0:
           g = -sub.Uniform(0.5, 2);
@@ -199,7 +202,8 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
       }
     }
     gamma.data[static_cast<size_t>(i)] = static_cast<float>(g);
-    double v = tiny_var && sub.Bool(0.7) ? sub.Uniform(1e-6, 1e-3) : sub.Uniform(0.25, 2);
+    double v =
+        tiny_var && sub.Bool(p.tiny_var_channel) ? sub.Uniform(1e-6, 1e-3) : sub.Uniform(0.25, 2);
     var.data[static_cast<size_t>(i)] = static_cast<float>(v);
   }
   ParamMap params;
@@ -209,7 +213,7 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
   params["var"] = std::move(var);
   AttrMap attrs;
   bool set = false;
-  double eps = PickEpsilon(src_, &set);
+  double eps = PickEpsilon(src_, cfg_.probabilities, &set);
   if (set) attrs["epsilon"] = eps;
   return AddNode(Op::BatchNorm, {x}, std::move(attrs), std::move(params));
 }
@@ -233,13 +237,13 @@ std::string Builder::EmitNorm(Op op, const std::string& x) {
     attrs["num_groups"] = divs[static_cast<size_t>(src_.Int(0, int64_t(divs.size()) - 1))];
   }
   Tensor scale = UniformTensor(pshape, 0.5, 1.5);
-  if (src_.Bool(0.3)) {
+  if (src_.Bool(cfg_.probabilities.norm_negative_scale)) {
     for (float& v : scale.data) v = -v;  // negative gamma flips the normalized sign
   }
   params["scale"] = std::move(scale);
   params["bias"] = UniformTensor(pshape, -1, 1);
   bool set = false;
-  double eps = PickEpsilon(src_, &set);
+  double eps = PickEpsilon(src_, cfg_.probabilities, &set);
   if (set) attrs["epsilon"] = eps;
   return AddNode(op, {x}, std::move(attrs), std::move(params));
 }
@@ -250,7 +254,7 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
     case Op::Clip: {
       static const double kBounds[][2] = {{0, 6}, {-1, 1}, {0, 1}, {-0.5, 3}, {-6, 6}, {-2.5, 2.5}};
       double lo, hi;
-      if (src_.Bool(0.7)) {
+      if (src_.Bool(cfg_.probabilities.clip_table_bounds)) {
         auto i = static_cast<size_t>(src_.Int(0, 5));
         lo = kBounds[i][0];
         hi = kBounds[i][1];
@@ -269,10 +273,11 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       }
       break;
     case Op::PRelu:
-      (*params)["slope"] = UniformTensor(src_.Bool(0.3) ? Shape{1} : Shape{channels}, -0.5, 1.5);
+      (*params)["slope"] = UniformTensor(
+          src_.Bool(cfg_.probabilities.prelu_scalar_slope) ? Shape{1} : Shape{channels}, -0.5, 1.5);
       break;
     case Op::Elu:
-      if (nd) (*attrs)["alpha"] = src_.Bool(0.5) ? 0.5 : 2.0;
+      if (nd) (*attrs)["alpha"] = src_.Bool(cfg_.probabilities.elu_small_alpha) ? 0.5 : 2.0;
       break;
     case Op::HardSigmoid:
       if (nd) {
@@ -283,7 +288,8 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       }
       break;
     case Op::Gelu:
-      if (nd && src_.Bool(0.5)) (*attrs)["approximate"] = std::string("tanh");
+      if (nd && src_.Bool(cfg_.probabilities.gelu_tanh))
+        (*attrs)["approximate"] = std::string("tanh");
       break;
     default:
       break;
@@ -327,25 +333,25 @@ std::string Builder::EmitBinary(Op op, const std::string& x, int64_t budget) {
       ParamMap params;
       params["A"] = UniformTensor({1}, -2, 2);
       std::string q = AddNode(Op::Div, {d}, {}, std::move(params));
-      return src_.Bool(0.5) ? AddNode(combine, {x, q}) : AddNode(combine, {q, x});
+      return src_.Bool(p.swap_operands) ? AddNode(combine, {x, q}) : AddNode(combine, {q, x});
     }
     if (src_.Bool(p.binary_with_value)) {
       return AddNode(Op::Div, {x, AddInput(operand_shape(), InputKind::kAwayFromZero)});
     }
     ParamMap params;
-    params["B"] = AwayFromZero(src_.Bool(0.5) ? Shape{1} : Shape{1, c, 1, 1});
+    params["B"] = AwayFromZero(src_.Bool(p.div_scalar_divisor) ? Shape{1} : Shape{1, c, 1, 1});
     return AddNode(Op::Div, {x}, {}, std::move(params));
   }
   if (src_.Bool(p.binary_with_value)) {
     std::string y;
     auto same = ValuesWithShape(s);
     same.erase(std::remove(same.begin(), same.end(), x), same.end());
-    if (!same.empty() && src_.Bool(0.5)) {
+    if (!same.empty() && src_.Bool(p.reuse_operand)) {
       y = same[static_cast<size_t>(src_.Int(0, int64_t(same.size()) - 1))];
     } else {
       y = AddInput(operand_shape());
     }
-    return src_.Bool(0.5) ? AddNode(op, {x, y}) : AddNode(op, {y, x});
+    return src_.Bool(p.swap_operands) ? AddNode(op, {x, y}) : AddNode(op, {y, x});
   }
   // Constant operand of every broadcast shape. [C] aligns with W under numpy rules, so it is
   // only generated when W == C (C == 1 is the scalar case).
@@ -395,13 +401,13 @@ std::string Builder::EmitPool(Op op, const std::string& x) {
     return std::min(k, in);  // a window no larger than the input always fits
   };
   int64_t kh = pick_k(s[2]);
-  int64_t kw = src_.Bool(0.8) ? std::min(kh, s[3]) : pick_k(s[3]);
+  int64_t kw = src_.Bool(p.square_pool_window) ? std::min(kh, s[3]) : pick_k(s[3]);
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
   if (src_.Bool(p.pool_pads)) {
     pt = src_.Int(0, kh - 1);
-    pb = src_.Bool(0.6) ? pt : src_.Int(0, kh - 1);
+    pb = src_.Bool(p.symmetric_pool_pads) ? pt : src_.Int(0, kh - 1);
     pl = src_.Int(0, kw - 1);
-    pr = src_.Bool(0.6) ? pl : src_.Int(0, kw - 1);
+    pr = src_.Bool(p.symmetric_pool_pads) ? pl : src_.Int(0, kw - 1);
   }
   const double kSW[] = {1, 2, 1};
   size_t si = src_.Pick(kSW);
@@ -432,10 +438,10 @@ std::string Builder::EmitConcat(const std::string& x, const std::string& y) {
         cands.push_back(v);
       }
     }
-    if (!cands.empty() && src_.Bool(0.9)) {
+    if (!cands.empty() && src_.Bool(cfg_.probabilities.concat_two_inputs)) {
       ins.push_back(cands[static_cast<size_t>(src_.Int(0, int64_t(cands.size()) - 1))]);
     }
-    if (src_.Bool(0.5)) std::swap(ins.front(), ins.back());
+    if (src_.Bool(cfg_.probabilities.swap_operands)) std::swap(ins.front(), ins.back());
   }
   return AddNode(Op::Concat, std::move(ins));
 }
