@@ -42,6 +42,10 @@ constexpr KeyDef kSigns[] = {
 #define FF_COV_SIGN(name, doc) {#name, doc},
 #include "generators/coverage.def"
 };
+constexpr KeyDef kGroups[] = {
+#define FF_COV_GROUP(name, doc) {#name, doc},
+#include "generators/coverage.def"
+};
 struct PairDef {
   const char* producer;
   const char* consumer;
@@ -329,7 +333,6 @@ std::vector<std::string> ConvConsumerKeys(const Node& n) {
   if (!IsBinary(n.op)) return {};
   const BinaryOperands b = GetBinaryOperands(n);
   if (!b.const_a && !b.const_b) return {std::string(OpName(n.op)) + ".v"};
-  if (n.op == Op::Sub) return {b.const_b ? "Sub.c_right" : "Sub.c_left"};
   if (n.op == Op::Div && !b.const_b) return {};  // c / conv: the generator never divides by one
   return {std::string(OpName(n.op)) + ".c"};
 }
@@ -342,6 +345,12 @@ std::string MaskOf(const Shape& s) {
     if (s[i] > 1) m += kAxes[off + i];
   }
   return m.empty() ? "scalar" : m;
+}
+
+std::string GroupOf(const std::string& mask) {
+  if (mask == "scalar") return "scalar";
+  if (mask == "C") return "channel";
+  return mask.find('N') != std::string::npos ? "batch" : "spatial";
 }
 
 std::string SignOf(const Tensor& t) {
@@ -373,10 +382,15 @@ const std::vector<CoverageClass>& AllCoverageClasses() {
             std::string(a.doc) + ", then " + c.doc);
       }
     }
+    for (const char* side : {"left", "right"}) {
+      for (const auto& m : kMasks) {
+        add(std::string("const/") + side + "/mask=" + m.key, "const", m.doc);
+      }
+    }
     for (const char* op : kBinaryOps) {
       for (const char* side : {"left", "right"}) {
         const std::string base = std::string("const/") + op + "/" + side;
-        for (const auto& m : kMasks) add(base + "/mask=" + m.key, "const", m.doc);
+        for (const auto& grp : kGroups) add(base + "/group=" + grp.key, "const", grp.doc);
         for (const auto& s : kSigns) {
           // A divisor is never zero (the generator's rule; the case would be ill-conditioned).
           if (std::string(op) == "Div" && std::string(side) == "right" &&
@@ -389,6 +403,11 @@ const std::vector<CoverageClass>& AllCoverageClasses() {
       for (int r = 1; r <= 4; ++r) {
         add(std::string("const/") + op + "/rank=" + std::to_string(r), "const",
             "constant of rank " + std::to_string(r));
+      }
+    }
+    for (const char* op : kBinaryOps) {
+      for (const auto& grp : kGroups) {
+        add(std::string("conv_const/") + op + "/" + grp.key, "conv_const", grp.doc);
       }
     }
     for (const auto& p : kPairs) {
@@ -471,15 +490,25 @@ std::map<std::string, int64_t> ClassifyGraph(const Graph& g) {
       for (int side = 0; side < 2; ++side) {
         const Tensor* c = side == 0 ? b.const_a : b.const_b;
         if (!c) continue;
-        const std::string base = "const/" + subject + (side == 0 ? "/left" : "/right");
+        const char* side_name = side == 0 ? "left" : "right";
+        const std::string base = "const/" + subject + "/" + side_name;
         if (c->shape.size() >= 1 && c->shape.size() <= 4) {
-          ++raw[base + "/mask=" + MaskOf(c->shape)];
+          const std::string m = MaskOf(c->shape);
+          ++raw[std::string("const/") + side_name + "/mask=" + m];
+          ++raw[base + "/group=" + GroupOf(m)];
           ++raw["const/" + subject + "/rank=" + std::to_string(c->shape.size())];
         }
         ++raw[base + "/sign=" + SignOf(*c)];
       }
       if ((b.const_a || b.const_b) && !n.inputs.empty()) {
-        if (produced_by(n.inputs[0], is_op(Op::Conv))) ++raw["motif/conv_const"];
+        if (produced_by(n.inputs[0], is_op(Op::Conv))) {
+          ++raw["motif/conv_const"];
+          if (n.op == Op::Sub && b.const_a) ++raw["motif/const_minus_conv"];
+          const Tensor& c = b.const_a ? *b.const_a : *b.const_b;
+          if (shapes.at(n.inputs[0])[1] > 1 && c.shape.size() <= 4) {
+            ++raw["conv_const/" + subject + "/" + GroupOf(MaskOf(c.shape))];
+          }
+        }
         if (produced_by(n.inputs[0], is_act)) ++raw["motif/act_const"];
       }
     }

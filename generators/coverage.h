@@ -17,7 +17,7 @@ namespace fusefuzz {
 
 struct CoverageClass {
   std::string id;     // "attr/Conv/pads=asymmetric", "const/Mul/left/mask=NC", ...
-  std::string group;  // "attr", "front", "const", "pair", "motif"
+  std::string group;  // "attr", "front", "const", "conv_const", "pair", "motif"
   std::string doc;
 };
 

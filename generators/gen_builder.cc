@@ -144,6 +144,14 @@ std::vector<std::string> Builder::ValuesWithShape(const Shape& s) const {
   return out;
 }
 
+std::optional<Op> Builder::PickActivationUniform() {
+  std::vector<Op> acts;
+  for (Op op : cfg_.allowed_ops)
+    if (IsActivation(op)) acts.push_back(op);
+  if (acts.empty()) return std::nullopt;
+  return acts[static_cast<size_t>(src_.Int(0, int64_t(acts.size()) - 1))];
+}
+
 bool Builder::AnyActivation() {
   for (Op op : cfg_.allowed_ops)
     if (IsActivation(op)) return true;

@@ -68,6 +68,7 @@ constexpr LimitField kLimitFields[] = {
 using ProbField = std::pair<const char*, double GenProbabilities::*>;
 constexpr ProbField kProbFields[] = {
     {"reuse_value", &GenProbabilities::reuse_value},
+    {"reuse_intermediate", &GenProbabilities::reuse_intermediate},
     {"intermediate_output", &GenProbabilities::intermediate_output},
     {"conv_bias", &GenProbabilities::conv_bias},
     {"large_bias", &GenProbabilities::large_bias},
@@ -94,6 +95,8 @@ constexpr ProbField kProbFields[] = {
     {"non_square_kernel", &GenProbabilities::non_square_kernel},
     {"equal_strides", &GenProbabilities::equal_strides},
     {"symmetric_pads", &GenProbabilities::symmetric_pads},
+    {"wide_pads", &GenProbabilities::wide_pads},
+    {"single_out_channel", &GenProbabilities::single_out_channel},
     {"epilogue_add_full_shape", &GenProbabilities::epilogue_add_full_shape},
     {"explicit_default_eps", &GenProbabilities::explicit_default_eps},
     {"norm_negative_scale", &GenProbabilities::norm_negative_scale},
@@ -106,7 +109,14 @@ constexpr ProbField kProbFields[] = {
     {"gelu_tanh", &GenProbabilities::gelu_tanh},
     {"pattern_relu", &GenProbabilities::pattern_relu},
     {"pattern_relu6", &GenProbabilities::pattern_relu6},
-    {"div_scalar_divisor", &GenProbabilities::div_scalar_divisor},
+    {"const_foldable", &GenProbabilities::const_foldable},
+    {"const_per_channel", &GenProbabilities::const_per_channel},
+    {"const_full_rank", &GenProbabilities::const_full_rank},
+    {"const_zeros", &GenProbabilities::const_zeros},
+    {"const_positive", &GenProbabilities::const_positive},
+    {"const_negative", &GenProbabilities::const_negative},
+    {"pad_negative_zero", &GenProbabilities::pad_negative_zero},
+    {"clip_point", &GenProbabilities::clip_point},
     {"square_pool_window", &GenProbabilities::square_pool_window},
     {"symmetric_pool_pads", &GenProbabilities::symmetric_pool_pads},
     {"concat_two_inputs", &GenProbabilities::concat_two_inputs},
@@ -120,6 +130,10 @@ constexpr ProbField kProbFields[] = {
     {"permutation_skip", &GenProbabilities::permutation_skip},
     {"concat_conv_branch", &GenProbabilities::concat_conv_branch},
     {"concat_second_branch", &GenProbabilities::concat_second_branch},
+    {"pattern_fused_conv", &GenProbabilities::pattern_fused_conv},
+    {"conv_const_act", &GenProbabilities::conv_const_act},
+    {"act_then_max_pool", &GenProbabilities::act_then_max_pool},
+    {"conv_act_pool_fused", &GenProbabilities::conv_act_pool_fused},
 };
 using ValueField = std::pair<const char*, double GenValues::*>;
 constexpr ValueField kValueFields[] = {

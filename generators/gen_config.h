@@ -38,6 +38,7 @@ struct GenLimits {
 // Probabilities of the bug-prone choices (each in [0, 1]).
 struct GenProbabilities {
   double reuse_value = 0.25;         // feed a step from an older value: a second consumer
+  double reuse_intermediate = 0.2;   // else from an inner value of the previous pattern instance
   double intermediate_output = 0.3;  // also make an intermediate a graph output
   double conv_bias = 0.6;
   double large_bias = 0.15;  // conv bias of magnitude ~100
@@ -57,7 +58,7 @@ struct GenProbabilities {
   double special_weights = 0.15;  // conv weights with zeros / powers of two
 
   // Input shape (generator.cc).
-  double batch_one = 0.7;      // the graph input has N = 1 (else N in [1, max_batch])
+  double batch_one = 0.7;      // the graph input has N = 1 (else N in [2, max_batch])
   double tiny_spatial = 0.1;   // the graph input has H in {1, 2}
   double square_input = 0.75;  // the graph input has W == H
   double nan_inf_input = 0.5;  // with allow_nan_inf: an input tensor gets NaN/Inf elements
@@ -68,9 +69,11 @@ struct GenProbabilities {
       0.5;  // second operand: an existing value of the same shape, not a new input
 
   // Conv geometry (gen_ops.cc).
-  double non_square_kernel = 0.15;  // kW drawn apart from kH
-  double equal_strides = 0.8;       // sW == sH when strided
-  double symmetric_pads = 0.6;      // "same"-style pads when the pads are not asymmetric
+  double non_square_kernel = 0.15;   // kW drawn apart from kH
+  double equal_strides = 0.8;        // sW == sH when strided
+  double symmetric_pads = 0.6;       // "same"-style pads when the pads are not asymmetric
+  double wide_pads = 0.12;           // some pad >= the kernel extent (1x1 convs get pads)
+  double single_out_channel = 0.06;  // an ungrouped conv has M == 1
 
   // FusedConv epilogues.
   double epilogue_add_full_shape =
@@ -92,7 +95,15 @@ struct GenProbabilities {
   double pattern_relu6 = 0.15;      // ... else Relu6 (else any allowed activation)
 
   // Binary ops.
-  double div_scalar_divisor = 0.5;  // a constant divisor is [1] (else [1,C,1,1])
+  // Constant operands (gen_ops.cc ConstShape / ConstOperand).
+  double const_foldable = 0.6;     // scalar or per-channel (else any other broadcast mask)
+  double const_per_channel = 0.5;  // with const_foldable: per channel when C > 1 (else scalar)
+  double const_full_rank = 0.6;    // written with rank 4 (else any rank that keeps the mask)
+  double const_zeros = 0.1;        // some entries exactly 0 (never for a divisor)
+  double const_positive = 0.15;    // all entries > 0
+  double const_negative = 0.15;    // all entries < 0
+  double pad_negative_zero = 0.1;  // a zero-fill Pad writes -0 (conv pads are +0)
+  double clip_point = 0.05;        // random Clip bounds with min == max
 
   // Pools and Concat.
   double square_pool_window = 0.8;
@@ -110,6 +121,10 @@ struct GenProbabilities {
   double permutation_skip = 0.6;        // permutation: add is a skip connection when possible
   double concat_conv_branch = 0.6;      // concat_branches: a branch is a conv
   double concat_second_branch = 0.5;    // concat_branches: both inputs are branches
+  double pattern_fused_conv = 0.12;     // a pattern's conv is a FusedConv (where not folded)
+  double conv_const_act = 0.25;         // conv_const: an activation between conv and op
+  double act_then_max_pool = 0.5;       // conv_act_pool: MaxPool after the activation
+  double conv_act_pool_fused = 0.35;    // conv_act_pool: the conv is a FusedConv
   bool operator==(const GenProbabilities&) const = default;
 };
 

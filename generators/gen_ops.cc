@@ -69,6 +69,8 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
     if (m % group != 0) group = 1;
   } else if (group == c && group > 1) {
     m = c * src.Int(1, std::max<int64_t>(1, std::min<int64_t>(3, maxc / c)));  // multiplier
+  } else if (group == 1 && src.Bool(p.single_out_channel)) {
+    m = 1;  // a per-channel constant after it is also a scalar one
   } else {
     m = group * src.Int(1, std::max<int64_t>(1, maxc / group));
   }
@@ -98,7 +100,27 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
     fit(w, kw, dw);
     if (!o.no_pads) {
       int64_t span_h = dh * (kh - 1) + 1, span_w = dw * (kw - 1) + 1;
-      if (src.Bool(p.asymmetric_pads)) {
+      if (src.Bool(p.wide_pads)) {
+        // Pads up to the kernel extent: output pixels that see only padding, and padded 1x1
+        // convs (a fold must still add the bias there, and pad-conv-fold must add, not set).
+        pt = src.Int(0, span_h);
+        pb = src.Int(0, span_h);
+        pl = src.Int(0, span_w);
+        pr = src.Int(0, span_w);
+        switch (src.Int(0, 3)) {  // the side that reaches the extent
+          case 0:
+            pt = span_h;
+            break;
+          case 1:
+            pb = span_h;
+            break;
+          case 2:
+            pl = span_w;
+            break;
+          default:
+            pr = span_w;
+        }
+      } else if (src.Bool(p.asymmetric_pads)) {
         pt = src.Int(0, span_h - 1);
         pb = src.Int(0, span_h - 1);
         pl = src.Int(0, span_w - 1);
@@ -108,6 +130,8 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
         pl = pr = (span_w - 1) / 2;
       }
       // Keep spatial sizes bounded: past the limit, pads may not grow the output.
+      if (h >= cfg.limits.max_spatial) pt = std::min(pt, span_h - 1);
+      if (w >= cfg.limits.max_spatial) pl = std::min(pl, span_w - 1);
       if (h >= cfg.limits.max_spatial) pb = std::min(pb, std::max<int64_t>(0, span_h - 1 - pt));
       if (w >= cfg.limits.max_spatial) pr = std::min(pr, std::max<int64_t>(0, span_w - 1 - pl));
     }
@@ -131,9 +155,9 @@ std::string Builder::EmitConv(const std::string& x, const ConvOpts& o) {
   return AddNode(Op::Conv, {x}, std::move(spec.attrs), std::move(spec.params));
 }
 
-std::string Builder::EmitFusedConv(const std::string& x) {
+std::string Builder::EmitFusedConv(const std::string& x, const ConvOpts& o) {
   int64_t group = ChooseGroup(ShapeOf(x)[1]);
-  ConvSpec spec = MakeConv(*this, x, {}, group);
+  ConvSpec spec = MakeConv(*this, x, o, group);
   const int64_t m = spec.out[1];
   std::vector<std::string> ins = {x};
   std::vector<EpilogueStep> epi;
@@ -260,7 +284,9 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
         hi = kBounds[i][1];
       } else {
         lo = F(src_.Uniform(-2, 0.5));
-        hi = F(lo + src_.Uniform(0, 3));  // rounding is monotonic: hi >= lo
+        hi = src_.Bool(cfg_.probabilities.clip_point)
+                 ? lo                           // min == max: a constant output
+                 : F(lo + src_.Uniform(0, 3));  // rounding is monotonic: hi >= lo
       }
       (*attrs)["min"] = lo;
       (*attrs)["max"] = hi;
@@ -329,18 +355,17 @@ std::string Builder::EmitBinary(Op op, const std::string& x, int64_t budget) {
     // ill-conditioned, and the oracle could not tell fusion errors from conditioning.
     Op combine = Allowed(Op::Mul) ? Op::Mul : Op::Add;
     if (budget >= 2 && src_.Bool(p.const_on_left) && Allowed(combine)) {
+      // c / d with a fresh divisor input d, then combined with x.
       std::string d = AddInput(operand_shape(), InputKind::kAwayFromZero);
       ParamMap params;
-      params["A"] = UniformTensor({1}, -2, 2);
+      params["A"] = ConstOperand(Op::Div, ConstShape(ShapeOf(d)), false);
       std::string q = AddNode(Op::Div, {d}, {}, std::move(params));
       return src_.Bool(p.swap_operands) ? AddNode(combine, {x, q}) : AddNode(combine, {q, x});
     }
     if (src_.Bool(p.binary_with_value)) {
       return AddNode(Op::Div, {x, AddInput(operand_shape(), InputKind::kAwayFromZero)});
     }
-    ParamMap params;
-    params["B"] = AwayFromZero(src_.Bool(p.div_scalar_divisor) ? Shape{1} : Shape{1, c, 1, 1});
-    return AddNode(Op::Div, {x}, {}, std::move(params));
+    return EmitBinaryConst(Op::Div, x);
   }
   if (src_.Bool(p.binary_with_value)) {
     std::string y;
@@ -353,19 +378,66 @@ std::string Builder::EmitBinary(Op op, const std::string& x, int64_t budget) {
     }
     return src_.Bool(p.swap_operands) ? AddNode(op, {x, y}) : AddNode(op, {y, x});
   }
-  // Constant operand of every broadcast shape. [C] aligns with W under numpy rules, so it is
-  // only generated when W == C (C == 1 is the scalar case).
-  std::vector<Shape> shapes = {{1}, {1, c, 1, 1}, {c, 1, 1}, s, {1, c, h, w}};
-  std::vector<double> weights = {2, 2, 0.5, 1, 0.5};
-  if (w == c && c > 1) {
-    shapes.push_back({c});
-    weights.push_back(1.5);
-  }
-  Shape cs = shapes[src_.Pick(weights)];
-  double lo = op == Op::Mul ? -2 : -3, hi = op == Op::Mul ? 2 : 3;
+  return EmitBinaryConst(op, x);
+}
+
+std::string Builder::EmitBinaryConst(Op op, const std::string& x) {
+  // Div keeps the constant as divisor (c / x would divide by a computed value).
+  const bool left = op != Op::Div && src_.Bool(cfg_.probabilities.const_on_left);
   ParamMap params;
-  params[src_.Bool(p.const_on_left) ? "A" : "B"] = UniformTensor(cs, lo, hi);
+  params[left ? "A" : "B"] = ConstOperand(op, ConstShape(ShapeOf(x)), op == Op::Div);
   return AddNode(op, {x}, {}, std::move(params));
+}
+
+Shape Builder::ConstShape(const Shape& other) {
+  // Broadcast classes are the masks of axes (N, C, H, W) where the constant is > 1; a mask is
+  // valid when `other` is > 1 on each of its axes, so the result keeps other's shape.
+  // Scalar and per-channel constants are the ones rules fold into a conv; every other mask
+  // (batch, spatial, full, ...) is where a fold must refuse.
+  const int64_t r = static_cast<int64_t>(other.size());
+  int valid = 0;
+  for (int64_t i = 0; i < r; ++i) {
+    if (other[size_t(i)] > 1) valid |= 1 << (r - 1 - i);  // bit 0 = last axis
+  }
+  const int channel = r >= 3 ? 1 << (r - 2) : 0;  // the C axis of [.., C, H, W]
+  int mask = 0;
+  if (src_.Bool(cfg_.probabilities.const_foldable)) {
+    if ((valid & channel) && src_.Bool(cfg_.probabilities.const_per_channel)) mask = channel;
+  } else {
+    std::vector<int> others;
+    for (int m = 1; m < (1 << r); ++m) {
+      if ((m & ~valid) == 0 && m != channel) others.push_back(m);
+    }
+    if (!others.empty())
+      mask = others[static_cast<size_t>(src_.Int(0, int64_t(others.size()) - 1))];
+  }
+  Shape full(size_t(r), 1);
+  int64_t lowest_rank = 1;  // leading 1s may be dropped (right-aligned broadcasting)
+  for (int64_t i = 0; i < r; ++i) {
+    if (mask & (1 << (r - 1 - i))) {
+      full[size_t(i)] = other[size_t(i)];
+      lowest_rank = std::max(lowest_rank, r - i);
+    }
+  }
+  int64_t rank = src_.Bool(cfg_.probabilities.const_full_rank) ? r : src_.Int(lowest_rank, r);
+  return Shape(full.end() - rank, full.end());
+}
+
+Tensor Builder::ConstOperand(Op op, const Shape& s, bool divisor) {
+  const GenProbabilities& p = cfg_.probabilities;
+  const bool zeros = !divisor && src_.Bool(p.const_zeros);
+  const bool positive = !zeros && src_.Bool(p.const_positive);
+  const bool negative = !zeros && !positive && src_.Bool(p.const_negative);
+  SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
+  const double lo = divisor ? 0.5 : 0.0, hi = divisor ? 2.0 : op == Op::Mul ? 2.0 : 3.0;
+  Tensor t(s);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double v = sub.Uniform(lo, hi);
+    if (negative || (!positive && sub.Bool(0.5))) v = -v;  // mixed: a fair sign per entry
+    if (zeros && (i == 0 || sub.Bool(0.3))) v = 0;         // an exact 0 (the first always)
+    t.data[i] = static_cast<float>(v);
+  }
+  return t;
 }
 
 std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
@@ -386,6 +458,9 @@ std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
   if (pads == std::vector<int64_t>{0, 0, 0, 0} && cap_h > 0) pads[0] = 1;
   AttrMap attrs;
   attrs["pads"] = pads;
+  // -0 is a zero fill that conv pads (+0) do not reproduce bit for bit: pad-conv-fold refuses it.
+  if (mode == 0 && !zero_constant_only && src_.Bool(cfg_.probabilities.pad_negative_zero))
+    attrs["value"] = -0.0;
   if (mode == 1) attrs["value"] = double(KinkValues()[static_cast<size_t>(src_.Int(1, 10))]);
   if (mode == 2) attrs["mode"] = std::string("reflect");
   return AddNode(Op::Pad, {x}, std::move(attrs));

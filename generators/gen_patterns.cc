@@ -15,6 +15,15 @@ Op PickAct(Builder& b) {
   return *b.PickActivation();
 }
 
+// A pattern's conv where no rule needs a plain Conv: sometimes a FusedConv (with its own
+// epilogue), so that fusions onto an existing FusedConv are exercised too.
+std::string PatternConv(Builder& b, const std::string& x, const ConvOpts& o = {},
+                        double p_fused = -1) {
+  if (p_fused < 0) p_fused = b.cfg().probabilities.pattern_fused_conv;
+  const bool fused = b.Allowed(Op::FusedConv) && (!b.Allowed(Op::Conv) || b.src().Bool(p_fused));
+  return fused ? b.EmitFusedConv(x, o) : b.EmitConv(x, o);
+}
+
 std::string SingleOp(Builder& b, const std::string& x, int64_t budget) {
   std::vector<Op> ops;
   std::vector<double> w;
@@ -73,7 +82,7 @@ std::string Residual(Builder& b, const std::string& x, int64_t budget) {
 
 // An intermediate with a second consumer: the conv output feeds both a BN and an activation.
 std::string Branch(Builder& b, const std::string& x) {
-  std::string c = b.EmitConv(x);
+  std::string c = PatternConv(b, x);
   std::string bn = b.EmitBatchNorm(c);
   std::string act = b.EmitActivation(PickAct(b), c);
   return b.src().Bool(b.cfg().probabilities.swap_operands) ? b.EmitBinaryWith(Op::Add, bn, act)
@@ -91,7 +100,7 @@ std::string PadThenWindow(Builder& b, const std::string& x) {
   if (w == Op::Conv) {
     ConvOpts o;
     o.no_pads = b.src().Bool(b.cfg().probabilities.pad_conv_unpadded);
-    return b.EmitConv(y, o);
+    return PatternConv(b, y, o);
   }
   return b.EmitPool(w, y);
 }
@@ -138,7 +147,7 @@ std::string Permutation(Builder& b, const std::string& x, int64_t budget) {
       case 0: {
         ConvOpts o;
         o.same_shape = b.src().Bool(b.cfg().probabilities.permutation_same_shape);
-        y = b.EmitConv(y, o);
+        y = PatternConv(b, y, o);
         break;
       }
       case 1:
@@ -180,6 +189,37 @@ std::string ConcatBranches(Builder& b, const std::string& x) {
                                                            : b.EmitConcat(r, l);
 }
 
+// Conv -> [activation] -> Add/Sub/Mul/Div with a constant of any broadcast class on either side:
+// what conv-scale-fold / conv-shift-fold must accept (scalar, per channel) or refuse (batch,
+// spatial, full, [M], c - conv, c / conv), after every conv geometry.
+std::string ConvConst(Builder& b, const std::string& x, int64_t budget) {
+  const int64_t start = b.node_count();
+  std::string y = b.EmitConv(x);
+  if (budget >= 3 && b.AnyActivation() && b.src().Bool(b.cfg().probabilities.conv_const_act)) {
+    y = b.EmitActivation(PickAct(b), y);
+  }
+  std::vector<Op> ops;
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div})
+    if (b.Allowed(op)) ops.push_back(op);
+  const Op op = ops[static_cast<size_t>(b.src().Int(0, int64_t(ops.size()) - 1))];
+  // Div goes through EmitBinary: besides conv / c, also (c / d) * conv with a fresh divisor d,
+  // since a conv output is never a divisor.
+  if (op == Op::Div) return b.EmitBinary(op, y, budget - (b.node_count() - start));
+  return b.EmitBinaryConst(op, y);
+}
+
+// (Fused)Conv -> activation -> [MaxPool], the activation uniform over the allowed ones: every
+// activation fused into a conv or epilogue, and reordered with a max pool (monotone or not).
+std::string ConvActPool(Builder& b, const std::string& x, int64_t budget) {
+  std::string y = PatternConv(b, x, {}, b.cfg().probabilities.conv_act_pool_fused);
+  y = b.EmitActivation(*b.PickActivationUniform(), y);
+  if (budget >= 3 && b.Allowed(Op::MaxPool) &&
+      b.src().Bool(b.cfg().probabilities.act_then_max_pool)) {
+    y = b.EmitPool(Op::MaxPool, y);
+  }
+  return y;
+}
+
 }  // namespace
 
 bool PatternEligible(Builder& b, Pattern p) {
@@ -215,6 +255,11 @@ bool PatternEligible(Builder& b, Pattern p) {
     }
     case Pattern::kConcatBranches:
       return ok({Op::Concat}) && (act || b.Allowed(Op::Conv) || b.Allowed(Op::BatchNorm));
+    case Pattern::kConvConst:
+      return b.Allowed(Op::Conv) &&
+             (b.Allowed(Op::Add) || b.Allowed(Op::Sub) || b.Allowed(Op::Mul) || b.Allowed(Op::Div));
+    case Pattern::kConvActPool:
+      return act && (b.Allowed(Op::Conv) || b.Allowed(Op::FusedConv));
     case Pattern::kRepeat:
       return false;  // decided by the generator
   }
@@ -247,6 +292,10 @@ std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t bud
       return Permutation(b, x, budget);
     case Pattern::kConcatBranches:
       return ConcatBranches(b, x);
+    case Pattern::kConvConst:
+      return ConvConst(b, x, budget);
+    case Pattern::kConvActPool:
+      return ConvActPool(b, x, budget);
     case Pattern::kRepeat:
       break;
   }

@@ -36,7 +36,7 @@ std::string RepeatInstance(gen::Builder& b, const Instance& inst, const std::str
 }
 
 Shape PickInputShape(ChoiceSource& src, const GenLimits& l, const GenProbabilities& p) {
-  int64_t n = src.Bool(p.batch_one) ? 1 : src.Int(1, l.max_batch);
+  int64_t n = src.Bool(p.batch_one) ? 1 : src.Int(std::min<int64_t>(2, l.max_batch), l.max_batch);
   const double kCw[] = {1, 2, 3, 2, 1};  // 1, 2..3, 4, 5..8, 9..max
   int64_t c;
   switch (src.Pick(kCw)) {
@@ -87,6 +87,13 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
     if (source.Bool(cfg.probabilities.reuse_value)) {
       const auto& vals = b.values();
       x = vals[static_cast<size_t>(source.Int(0, int64_t(vals.size()) - 1))];
+    } else if (last && last->end_node - last->first_node >= 2 &&
+               source.Bool(cfg.probabilities.reuse_intermediate)) {
+      // An inner value of the previous instance (conv output, activation, add...) gets a second
+      // consumer: the fan-out variant of every pair inside every pattern.
+      const int64_t inner = int64_t(last->end_node - last->first_node) - 1;
+      const size_t k = last->first_node + static_cast<size_t>(source.Int(0, inner - 1));
+      x = b.graph().nodes[k].output;
     }
     std::vector<double> w;
     for (size_t i = 0; i < patterns.size(); ++i) {
