@@ -22,6 +22,7 @@ void RegisterShow(Cli& cli);
 void RegisterList(Cli& cli);
 void RegisterFuzz(Cli& cli);
 void RegisterGen(Cli& cli);
+void RegisterCoverage(Cli& cli);
 void RegisterReplay(Cli& cli);
 void RegisterMinimize(Cli& cli);
 void RegisterBench(Cli& cli);

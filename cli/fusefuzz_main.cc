@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterShow(cli);
   fusefuzz::RegisterList(cli);
   fusefuzz::RegisterGen(cli);
+  fusefuzz::RegisterCoverage(cli);
   fusefuzz::RegisterFuzz(cli);
   fusefuzz::RegisterReplay(cli);
   fusefuzz::RegisterMinimize(cli);

@@ -78,7 +78,7 @@ Tensor Builder::InputTensor(const Shape& s, InputKind kind) {
   for (const auto& [scale, weight] : gv.input_scales) w.push_back(weight);
   double scale = gv.input_scales[src_.Pick(w)].first;
   bool positive = src_.Bool(gv.positive_input);
-  bool specials = cfg_.allow_nan_inf && src_.Bool(0.5);
+  bool specials = cfg_.allow_nan_inf && src_.Bool(cfg_.probabilities.nan_inf_input);
   SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
   const auto& kinks = KinkValues();
   Tensor t(s);
@@ -142,6 +142,14 @@ std::vector<std::string> Builder::ValuesWithShape(const Shape& s) const {
   for (const auto& v : values_)
     if (shapes_.at(v) == s) out.push_back(v);
   return out;
+}
+
+std::optional<Op> Builder::PickActivationUniform() {
+  std::vector<Op> acts;
+  for (Op op : cfg_.allowed_ops)
+    if (IsActivation(op)) acts.push_back(op);
+  if (acts.empty()) return std::nullopt;
+  return acts[static_cast<size_t>(src_.Int(0, int64_t(acts.size()) - 1))];
 }
 
 bool Builder::AnyActivation() {

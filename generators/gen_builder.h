@@ -55,18 +55,29 @@ class Builder {
   // Single-op emitters: each takes a rank-4 value and returns the new value.
   std::string EmitOp(Op op, const std::string& x, int64_t budget);
   std::string EmitConv(const std::string& x, const ConvOpts& o = {});
-  std::string EmitFusedConv(const std::string& x);
+  std::string EmitFusedConv(const std::string& x, const ConvOpts& o = {});
   std::string EmitBatchNorm(const std::string& x);
   std::string EmitNorm(Op op, const std::string& x);
   std::string EmitActivation(Op op, const std::string& x);
   std::string EmitBinary(Op op, const std::string& x, int64_t budget);
   std::string EmitBinaryWith(Op op, const std::string& x, const std::string& y);
+  // `op` with a constant operand on either side (Div: always the divisor), of any broadcast
+  // shape that keeps x's shape (ConstShape), values by ConstOperand.
+  std::string EmitBinaryConst(Op op, const std::string& x);
+  // A constant's shape against an operand of shape `other`: scalar or per-channel with
+  // const_foldable, else any other mask of the axes where `other` is > 1; rank 4 or shorter.
+  Shape ConstShape(const Shape& other);
+  // Values of a constant operand of `op`, in one sign class (mixed, positive, negative, with
+  // zeros). A divisor is in +-[0.5, 2] and never has zeros.
+  Tensor ConstOperand(Op op, const Shape& s, bool divisor);
   std::string EmitPad(const std::string& x, bool zero_constant_only = false);
   std::string EmitPool(Op op, const std::string& x);
   std::string EmitConcat(const std::string& x, const std::string& y = "");
 
   // Random allowed activation (weighted by op_weights), or nullopt when none is allowed.
   std::optional<Op> PickActivation();
+  // Random allowed activation, uniform over the allowed ones (rare ones as often as Relu).
+  std::optional<Op> PickActivationUniform();
   bool AnyActivation();
   // Attrs and params of an activation applied to a tensor with `channels` channels.
   void ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMap* params);

@@ -38,6 +38,7 @@ struct GenLimits {
 // Probabilities of the bug-prone choices (each in [0, 1]).
 struct GenProbabilities {
   double reuse_value = 0.25;         // feed a step from an older value: a second consumer
+  double reuse_intermediate = 0.2;   // else from an inner value of the previous pattern instance
   double intermediate_output = 0.3;  // also make an intermediate a graph output
   double conv_bias = 0.6;
   double large_bias = 0.15;  // conv bias of magnitude ~100
@@ -55,6 +56,75 @@ struct GenProbabilities {
   double ceil_mode = 0.3;
   double count_include_pad = 0.5;
   double special_weights = 0.15;  // conv weights with zeros / powers of two
+
+  // Input shape (generator.cc).
+  double batch_one = 0.7;      // the graph input has N = 1 (else N in [2, max_batch])
+  double tiny_spatial = 0.1;   // the graph input has H in {1, 2}
+  double square_input = 0.75;  // the graph input has W == H
+  double nan_inf_input = 0.5;  // with allow_nan_inf: an input tensor gets NaN/Inf elements
+
+  // Choices shared by several emitters.
+  double swap_operands = 0.5;  // operand order of a binary op between two values, Concat order
+  double reuse_operand =
+      0.5;  // second operand: an existing value of the same shape, not a new input
+
+  // Conv geometry (gen_ops.cc).
+  double non_square_kernel = 0.15;   // kW drawn apart from kH
+  double equal_strides = 0.8;        // sW == sH when strided
+  double symmetric_pads = 0.6;       // "same"-style pads when the pads are not asymmetric
+  double wide_pads = 0.12;           // some pad >= the kernel extent (1x1 convs get pads)
+  double single_out_channel = 0.06;  // an ungrouped conv has M == 1
+
+  // FusedConv epilogues.
+  double epilogue_add_full_shape =
+      0.7;  // a fresh add operand has the conv's shape (else [1,M,1,1])
+
+  // Normalizations.
+  double explicit_default_eps = 0.2;      // the default epsilon is written out as an attribute
+  double norm_negative_scale = 0.3;       // LayerNorm/GroupNorm/InstanceNorm scale all negative
+  double bn_negative_gamma = 0.2;         // per channel: BN gamma negative
+  double bn_special_gamma_channel = 0.5;  // per channel, with bn_special_gamma: the special value
+  double tiny_var_channel = 0.7;          // per channel, with tiny_var: the tiny variance
+
+  // Activations.
+  double clip_table_bounds = 0.7;   // Clip bounds from the table of kinks (else random)
+  double prelu_scalar_slope = 0.3;  // PRelu slope of shape [1] (else [C])
+  double elu_small_alpha = 0.5;     // with nondefault_act_params: Elu alpha 0.5 (else 2)
+  double gelu_tanh = 0.5;           // with nondefault_act_params: Gelu tanh form
+  double pattern_relu = 0.35;       // an activation inside a pattern is Relu
+  double pattern_relu6 = 0.15;      // ... else Relu6 (else any allowed activation)
+
+  // Binary ops.
+  // Constant operands (gen_ops.cc ConstShape / ConstOperand).
+  double const_foldable = 0.6;     // scalar or per-channel (else any other broadcast mask)
+  double const_per_channel = 0.5;  // with const_foldable: per channel when C > 1 (else scalar)
+  double const_full_rank = 0.6;    // written with rank 4 (else any rank that keeps the mask)
+  double const_zeros = 0.1;        // some entries exactly 0 (never for a divisor)
+  double const_positive = 0.15;    // all entries > 0
+  double const_negative = 0.15;    // all entries < 0
+  double pad_negative_zero = 0.1;  // a zero-fill Pad writes -0 (conv pads are +0)
+  double clip_point = 0.05;        // random Clip bounds with min == max
+
+  // Pools and Concat.
+  double square_pool_window = 0.8;
+  double symmetric_pool_pads = 0.6;  // per axis, with pool_pads: end pad == begin pad
+  double concat_two_inputs = 0.9;    // a single Concat joins x with an existing value
+
+  // Pattern families (gen_patterns.cc).
+  double bn_conv_pad = 0.25;            // bn_conv: an explicit Pad between BN and Conv
+  double bn_conv_unpadded = 0.5;        // bn_conv: the conv has no pads (the foldable case)
+  double residual_full_block = 0.6;     // residual: the 7-node BasicBlock when it fits
+  double pad_conv_unpadded = 0.7;       // pad_then_window: the conv has no pads of its own
+  double se_reduce = 0.5;               // squeeze_excite: a reducing conv + activation first
+  double se_hard_sigmoid = 0.3;         // squeeze_excite: HardSigmoid gate (else Sigmoid)
+  double permutation_same_shape = 0.6;  // permutation: a conv keeps the shape
+  double permutation_skip = 0.6;        // permutation: add is a skip connection when possible
+  double concat_conv_branch = 0.6;      // concat_branches: a branch is a conv
+  double concat_second_branch = 0.5;    // concat_branches: both inputs are branches
+  double pattern_fused_conv = 0.12;     // a pattern's conv is a FusedConv (where not folded)
+  double conv_const_act = 0.25;         // conv_const: an activation between conv and op
+  double act_then_max_pool = 0.5;       // conv_act_pool: MaxPool after the activation
+  double conv_act_pool_fused = 0.35;    // conv_act_pool: the conv is a FusedConv
   bool operator==(const GenProbabilities&) const = default;
 };
 

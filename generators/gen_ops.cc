@@ -11,11 +11,11 @@ namespace {
 // Float attributes hold float32-exact values so that float and double executions agree on them.
 double F(double v) { return static_cast<double>(static_cast<float>(v)); }
 
-double PickEpsilon(ChoiceSource& src, bool* set) {
+double PickEpsilon(ChoiceSource& src, const GenProbabilities& p, bool* set) {
   static const double kEps[] = {1e-5, 1e-3, 1e-6, 1e-2, 0.1};
   static const double kW[] = {3, 1, 1, 1, 0.5};
   size_t i = src.Pick(kW);
-  *set = i != 0 || src.Bool(0.2);  // the default is sometimes spelled out
+  *set = i != 0 || src.Bool(p.explicit_default_eps);  // the default is sometimes spelled out
   return F(kEps[i]);
 }
 
@@ -69,24 +69,27 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
     if (m % group != 0) group = 1;
   } else if (group == c && group > 1) {
     m = c * src.Int(1, std::max<int64_t>(1, std::min<int64_t>(3, maxc / c)));  // multiplier
+  } else if (group == 1 && src.Bool(p.single_out_channel)) {
+    m = 1;  // a per-channel constant after it is also a scalar one
   } else {
     m = group * src.Int(1, std::max<int64_t>(1, maxc / group));
   }
   int64_t kh, kw, dh = 1, dw = 1, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
   if (o.same_shape) {
     kh = o.kernel > 0 ? o.kernel : PickKernel(src, cfg.limits.max_kernel, true);
-    kw = src.Bool(0.15) ? PickKernel(src, cfg.limits.max_kernel, true) : kh;
+    kw = src.Bool(p.non_square_kernel) ? PickKernel(src, cfg.limits.max_kernel, true) : kh;
     if (src.Bool(p.dilation)) dh = dw = 2;
     pt = pb = dh * (kh - 1) / 2;
     pl = pr = dw * (kw - 1) / 2;
   } else {
     kh = o.kernel > 0 ? o.kernel : PickKernel(src, cfg.limits.max_kernel, false);
-    kw = o.kernel > 0 ? o.kernel
-                      : (src.Bool(0.15) ? PickKernel(src, cfg.limits.max_kernel, false) : kh);
+    kw = o.kernel > 0
+             ? o.kernel
+             : (src.Bool(p.non_square_kernel) ? PickKernel(src, cfg.limits.max_kernel, false) : kh);
     if (src.Bool(p.dilation)) dh = dw = src.Int(2, 3);
     if (src.Bool(p.stride)) {
       sh = src.Int(2, 3);
-      sw = src.Bool(0.8) ? sh : src.Int(1, 3);
+      sw = src.Bool(p.equal_strides) ? sh : src.Int(1, 3);
     }
     // Fit the kernel to the input: give up dilation first, then shrink the kernel.
     auto fit = [](int64_t in, int64_t& k, int64_t& d) {
@@ -97,16 +100,38 @@ static ConvSpec MakeConv(Builder& b, const std::string& x, const ConvOpts& o, in
     fit(w, kw, dw);
     if (!o.no_pads) {
       int64_t span_h = dh * (kh - 1) + 1, span_w = dw * (kw - 1) + 1;
-      if (src.Bool(p.asymmetric_pads)) {
+      if (src.Bool(p.wide_pads)) {
+        // Pads up to the kernel extent: output pixels that see only padding, and padded 1x1
+        // convs (a fold must still add the bias there, and pad-conv-fold must add, not set).
+        pt = src.Int(0, span_h);
+        pb = src.Int(0, span_h);
+        pl = src.Int(0, span_w);
+        pr = src.Int(0, span_w);
+        switch (src.Int(0, 3)) {  // the side that reaches the extent
+          case 0:
+            pt = span_h;
+            break;
+          case 1:
+            pb = span_h;
+            break;
+          case 2:
+            pl = span_w;
+            break;
+          default:
+            pr = span_w;
+        }
+      } else if (src.Bool(p.asymmetric_pads)) {
         pt = src.Int(0, span_h - 1);
         pb = src.Int(0, span_h - 1);
         pl = src.Int(0, span_w - 1);
         pr = src.Int(0, span_w - 1);
-      } else if (src.Bool(0.6)) {  // "same"-style symmetric padding
+      } else if (src.Bool(p.symmetric_pads)) {  // "same"-style symmetric padding
         pt = pb = (span_h - 1) / 2;
         pl = pr = (span_w - 1) / 2;
       }
       // Keep spatial sizes bounded: past the limit, pads may not grow the output.
+      if (h >= cfg.limits.max_spatial) pt = std::min(pt, span_h - 1);
+      if (w >= cfg.limits.max_spatial) pl = std::min(pl, span_w - 1);
       if (h >= cfg.limits.max_spatial) pb = std::min(pb, std::max<int64_t>(0, span_h - 1 - pt));
       if (w >= cfg.limits.max_spatial) pr = std::min(pr, std::max<int64_t>(0, span_w - 1 - pl));
     }
@@ -130,9 +155,9 @@ std::string Builder::EmitConv(const std::string& x, const ConvOpts& o) {
   return AddNode(Op::Conv, {x}, std::move(spec.attrs), std::move(spec.params));
 }
 
-std::string Builder::EmitFusedConv(const std::string& x) {
+std::string Builder::EmitFusedConv(const std::string& x, const ConvOpts& o) {
   int64_t group = ChooseGroup(ShapeOf(x)[1]);
-  ConvSpec spec = MakeConv(*this, x, {}, group);
+  ConvSpec spec = MakeConv(*this, x, o, group);
   const int64_t m = spec.out[1];
   std::vector<std::string> ins = {x};
   std::vector<EpilogueStep> epi;
@@ -150,10 +175,12 @@ std::string Builder::EmitFusedConv(const std::string& x) {
         st.kind = EpilogueKind::kAdd;
         st.input = 1;
         auto same = ValuesWithShape(spec.out);
-        if (!same.empty() && src_.Bool(0.5)) {
+        if (!same.empty() && src_.Bool(cfg_.probabilities.reuse_operand)) {
           ins.push_back(same[static_cast<size_t>(src_.Int(0, int64_t(same.size()) - 1))]);
         } else {
-          ins.push_back(AddInput(src_.Bool(0.7) ? spec.out : Shape{1, m, 1, 1}));
+          ins.push_back(AddInput(src_.Bool(cfg_.probabilities.epilogue_add_full_shape)
+                                     ? spec.out
+                                     : Shape{1, m, 1, 1}));
         }
         break;
       }
@@ -185,8 +212,8 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
   SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
   Tensor gamma({c}), var({c});
   for (int64_t i = 0; i < c; ++i) {
-    double g = sub.Uniform(0.5, 1.5) * (sub.Bool(0.2) ? -1 : 1);
-    if (special_gamma && sub.Bool(0.5)) {
+    double g = sub.Uniform(0.5, 1.5) * (sub.Bool(p.bn_negative_gamma) ? -1 : 1);
+    if (special_gamma && sub.Bool(p.bn_special_gamma_channel)) {
       switch (sub.Int(0, 2)) {
         case 0:
           g = -sub.Uniform(0.5, 2);
@@ -199,7 +226,8 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
       }
     }
     gamma.data[static_cast<size_t>(i)] = static_cast<float>(g);
-    double v = tiny_var && sub.Bool(0.7) ? sub.Uniform(1e-6, 1e-3) : sub.Uniform(0.25, 2);
+    double v =
+        tiny_var && sub.Bool(p.tiny_var_channel) ? sub.Uniform(1e-6, 1e-3) : sub.Uniform(0.25, 2);
     var.data[static_cast<size_t>(i)] = static_cast<float>(v);
   }
   ParamMap params;
@@ -209,7 +237,7 @@ std::string Builder::EmitBatchNorm(const std::string& x) {
   params["var"] = std::move(var);
   AttrMap attrs;
   bool set = false;
-  double eps = PickEpsilon(src_, &set);
+  double eps = PickEpsilon(src_, cfg_.probabilities, &set);
   if (set) attrs["epsilon"] = eps;
   return AddNode(Op::BatchNorm, {x}, std::move(attrs), std::move(params));
 }
@@ -233,13 +261,13 @@ std::string Builder::EmitNorm(Op op, const std::string& x) {
     attrs["num_groups"] = divs[static_cast<size_t>(src_.Int(0, int64_t(divs.size()) - 1))];
   }
   Tensor scale = UniformTensor(pshape, 0.5, 1.5);
-  if (src_.Bool(0.3)) {
+  if (src_.Bool(cfg_.probabilities.norm_negative_scale)) {
     for (float& v : scale.data) v = -v;  // negative gamma flips the normalized sign
   }
   params["scale"] = std::move(scale);
   params["bias"] = UniformTensor(pshape, -1, 1);
   bool set = false;
-  double eps = PickEpsilon(src_, &set);
+  double eps = PickEpsilon(src_, cfg_.probabilities, &set);
   if (set) attrs["epsilon"] = eps;
   return AddNode(op, {x}, std::move(attrs), std::move(params));
 }
@@ -250,13 +278,15 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
     case Op::Clip: {
       static const double kBounds[][2] = {{0, 6}, {-1, 1}, {0, 1}, {-0.5, 3}, {-6, 6}, {-2.5, 2.5}};
       double lo, hi;
-      if (src_.Bool(0.7)) {
+      if (src_.Bool(cfg_.probabilities.clip_table_bounds)) {
         auto i = static_cast<size_t>(src_.Int(0, 5));
         lo = kBounds[i][0];
         hi = kBounds[i][1];
       } else {
         lo = F(src_.Uniform(-2, 0.5));
-        hi = F(lo + src_.Uniform(0, 3));  // rounding is monotonic: hi >= lo
+        hi = src_.Bool(cfg_.probabilities.clip_point)
+                 ? lo                           // min == max: a constant output
+                 : F(lo + src_.Uniform(0, 3));  // rounding is monotonic: hi >= lo
       }
       (*attrs)["min"] = lo;
       (*attrs)["max"] = hi;
@@ -269,10 +299,11 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       }
       break;
     case Op::PRelu:
-      (*params)["slope"] = UniformTensor(src_.Bool(0.3) ? Shape{1} : Shape{channels}, -0.5, 1.5);
+      (*params)["slope"] = UniformTensor(
+          src_.Bool(cfg_.probabilities.prelu_scalar_slope) ? Shape{1} : Shape{channels}, -0.5, 1.5);
       break;
     case Op::Elu:
-      if (nd) (*attrs)["alpha"] = src_.Bool(0.5) ? 0.5 : 2.0;
+      if (nd) (*attrs)["alpha"] = src_.Bool(cfg_.probabilities.elu_small_alpha) ? 0.5 : 2.0;
       break;
     case Op::HardSigmoid:
       if (nd) {
@@ -283,7 +314,8 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       }
       break;
     case Op::Gelu:
-      if (nd && src_.Bool(0.5)) (*attrs)["approximate"] = std::string("tanh");
+      if (nd && src_.Bool(cfg_.probabilities.gelu_tanh))
+        (*attrs)["approximate"] = std::string("tanh");
       break;
     default:
       break;
@@ -323,43 +355,89 @@ std::string Builder::EmitBinary(Op op, const std::string& x, int64_t budget) {
     // ill-conditioned, and the oracle could not tell fusion errors from conditioning.
     Op combine = Allowed(Op::Mul) ? Op::Mul : Op::Add;
     if (budget >= 2 && src_.Bool(p.const_on_left) && Allowed(combine)) {
+      // c / d with a fresh divisor input d, then combined with x.
       std::string d = AddInput(operand_shape(), InputKind::kAwayFromZero);
       ParamMap params;
-      params["A"] = UniformTensor({1}, -2, 2);
+      params["A"] = ConstOperand(Op::Div, ConstShape(ShapeOf(d)), false);
       std::string q = AddNode(Op::Div, {d}, {}, std::move(params));
-      return src_.Bool(0.5) ? AddNode(combine, {x, q}) : AddNode(combine, {q, x});
+      return src_.Bool(p.swap_operands) ? AddNode(combine, {x, q}) : AddNode(combine, {q, x});
     }
     if (src_.Bool(p.binary_with_value)) {
       return AddNode(Op::Div, {x, AddInput(operand_shape(), InputKind::kAwayFromZero)});
     }
-    ParamMap params;
-    params["B"] = AwayFromZero(src_.Bool(0.5) ? Shape{1} : Shape{1, c, 1, 1});
-    return AddNode(Op::Div, {x}, {}, std::move(params));
+    return EmitBinaryConst(Op::Div, x);
   }
   if (src_.Bool(p.binary_with_value)) {
     std::string y;
     auto same = ValuesWithShape(s);
     same.erase(std::remove(same.begin(), same.end(), x), same.end());
-    if (!same.empty() && src_.Bool(0.5)) {
+    if (!same.empty() && src_.Bool(p.reuse_operand)) {
       y = same[static_cast<size_t>(src_.Int(0, int64_t(same.size()) - 1))];
     } else {
       y = AddInput(operand_shape());
     }
-    return src_.Bool(0.5) ? AddNode(op, {x, y}) : AddNode(op, {y, x});
+    return src_.Bool(p.swap_operands) ? AddNode(op, {x, y}) : AddNode(op, {y, x});
   }
-  // Constant operand of every broadcast shape. [C] aligns with W under numpy rules, so it is
-  // only generated when W == C (C == 1 is the scalar case).
-  std::vector<Shape> shapes = {{1}, {1, c, 1, 1}, {c, 1, 1}, s, {1, c, h, w}};
-  std::vector<double> weights = {2, 2, 0.5, 1, 0.5};
-  if (w == c && c > 1) {
-    shapes.push_back({c});
-    weights.push_back(1.5);
-  }
-  Shape cs = shapes[src_.Pick(weights)];
-  double lo = op == Op::Mul ? -2 : -3, hi = op == Op::Mul ? 2 : 3;
+  return EmitBinaryConst(op, x);
+}
+
+std::string Builder::EmitBinaryConst(Op op, const std::string& x) {
+  // Div keeps the constant as divisor (c / x would divide by a computed value).
+  const bool left = op != Op::Div && src_.Bool(cfg_.probabilities.const_on_left);
   ParamMap params;
-  params[src_.Bool(p.const_on_left) ? "A" : "B"] = UniformTensor(cs, lo, hi);
+  params[left ? "A" : "B"] = ConstOperand(op, ConstShape(ShapeOf(x)), op == Op::Div);
   return AddNode(op, {x}, {}, std::move(params));
+}
+
+Shape Builder::ConstShape(const Shape& other) {
+  // Broadcast classes are the masks of axes (N, C, H, W) where the constant is > 1; a mask is
+  // valid when `other` is > 1 on each of its axes, so the result keeps other's shape.
+  // Scalar and per-channel constants are the ones rules fold into a conv; every other mask
+  // (batch, spatial, full, ...) is where a fold must refuse.
+  const int64_t r = static_cast<int64_t>(other.size());
+  int valid = 0;
+  for (int64_t i = 0; i < r; ++i) {
+    if (other[size_t(i)] > 1) valid |= 1 << (r - 1 - i);  // bit 0 = last axis
+  }
+  const int channel = r >= 3 ? 1 << (r - 2) : 0;  // the C axis of [.., C, H, W]
+  int mask = 0;
+  if (src_.Bool(cfg_.probabilities.const_foldable)) {
+    if ((valid & channel) && src_.Bool(cfg_.probabilities.const_per_channel)) mask = channel;
+  } else {
+    std::vector<int> others;
+    for (int m = 1; m < (1 << r); ++m) {
+      if ((m & ~valid) == 0 && m != channel) others.push_back(m);
+    }
+    if (!others.empty())
+      mask = others[static_cast<size_t>(src_.Int(0, int64_t(others.size()) - 1))];
+  }
+  Shape full(size_t(r), 1);
+  int64_t lowest_rank = 1;  // leading 1s may be dropped (right-aligned broadcasting)
+  for (int64_t i = 0; i < r; ++i) {
+    if (mask & (1 << (r - 1 - i))) {
+      full[size_t(i)] = other[size_t(i)];
+      lowest_rank = std::max(lowest_rank, r - i);
+    }
+  }
+  int64_t rank = src_.Bool(cfg_.probabilities.const_full_rank) ? r : src_.Int(lowest_rank, r);
+  return Shape(full.end() - rank, full.end());
+}
+
+Tensor Builder::ConstOperand(Op op, const Shape& s, bool divisor) {
+  const GenProbabilities& p = cfg_.probabilities;
+  const bool zeros = !divisor && src_.Bool(p.const_zeros);
+  const bool positive = !zeros && src_.Bool(p.const_positive);
+  const bool negative = !zeros && !positive && src_.Bool(p.const_negative);
+  SeededSource sub(static_cast<uint64_t>(src_.Int(0, std::numeric_limits<int64_t>::max())));
+  const double lo = divisor ? 0.5 : 0.0, hi = divisor ? 2.0 : op == Op::Mul ? 2.0 : 3.0;
+  Tensor t(s);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double v = sub.Uniform(lo, hi);
+    if (negative || (!positive && sub.Bool(0.5))) v = -v;  // mixed: a fair sign per entry
+    if (zeros && (i == 0 || sub.Bool(0.3))) v = 0;         // an exact 0 (the first always)
+    t.data[i] = static_cast<float>(v);
+  }
+  return t;
 }
 
 std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
@@ -380,6 +458,9 @@ std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
   if (pads == std::vector<int64_t>{0, 0, 0, 0} && cap_h > 0) pads[0] = 1;
   AttrMap attrs;
   attrs["pads"] = pads;
+  // -0 is a zero fill that conv pads (+0) do not reproduce bit for bit: pad-conv-fold refuses it.
+  if (mode == 0 && !zero_constant_only && src_.Bool(cfg_.probabilities.pad_negative_zero))
+    attrs["value"] = -0.0;
   if (mode == 1) attrs["value"] = double(KinkValues()[static_cast<size_t>(src_.Int(1, 10))]);
   if (mode == 2) attrs["mode"] = std::string("reflect");
   return AddNode(Op::Pad, {x}, std::move(attrs));
@@ -395,13 +476,13 @@ std::string Builder::EmitPool(Op op, const std::string& x) {
     return std::min(k, in);  // a window no larger than the input always fits
   };
   int64_t kh = pick_k(s[2]);
-  int64_t kw = src_.Bool(0.8) ? std::min(kh, s[3]) : pick_k(s[3]);
+  int64_t kw = src_.Bool(p.square_pool_window) ? std::min(kh, s[3]) : pick_k(s[3]);
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
   if (src_.Bool(p.pool_pads)) {
     pt = src_.Int(0, kh - 1);
-    pb = src_.Bool(0.6) ? pt : src_.Int(0, kh - 1);
+    pb = src_.Bool(p.symmetric_pool_pads) ? pt : src_.Int(0, kh - 1);
     pl = src_.Int(0, kw - 1);
-    pr = src_.Bool(0.6) ? pl : src_.Int(0, kw - 1);
+    pr = src_.Bool(p.symmetric_pool_pads) ? pl : src_.Int(0, kw - 1);
   }
   const double kSW[] = {1, 2, 1};
   size_t si = src_.Pick(kSW);
@@ -432,10 +513,10 @@ std::string Builder::EmitConcat(const std::string& x, const std::string& y) {
         cands.push_back(v);
       }
     }
-    if (!cands.empty() && src_.Bool(0.9)) {
+    if (!cands.empty() && src_.Bool(cfg_.probabilities.concat_two_inputs)) {
       ins.push_back(cands[static_cast<size_t>(src_.Int(0, int64_t(cands.size()) - 1))]);
     }
-    if (src_.Bool(0.5)) std::swap(ins.front(), ins.back());
+    if (src_.Bool(cfg_.probabilities.swap_operands)) std::swap(ins.front(), ins.back());
   }
   return AddNode(Op::Concat, std::move(ins));
 }

@@ -10,9 +10,18 @@ namespace {
 // Patterns favour ReLU and ReLU6: the published fusion bugs involve them (max(0, x) lowering,
 // ReLU6 turned into an unbounded clip); any allowed activation still appears.
 Op PickAct(Builder& b) {
-  if (b.Allowed(Op::Relu) && b.src().Bool(0.35)) return Op::Relu;
-  if (b.Allowed(Op::Relu6) && b.src().Bool(0.15)) return Op::Relu6;
+  if (b.Allowed(Op::Relu) && b.src().Bool(b.cfg().probabilities.pattern_relu)) return Op::Relu;
+  if (b.Allowed(Op::Relu6) && b.src().Bool(b.cfg().probabilities.pattern_relu6)) return Op::Relu6;
   return *b.PickActivation();
+}
+
+// A pattern's conv where no rule needs a plain Conv: sometimes a FusedConv (with its own
+// epilogue), so that fusions onto an existing FusedConv are exercised too.
+std::string PatternConv(Builder& b, const std::string& x, const ConvOpts& o = {},
+                        double p_fused = -1) {
+  if (p_fused < 0) p_fused = b.cfg().probabilities.pattern_fused_conv;
+  const bool fused = b.Allowed(Op::FusedConv) && (!b.Allowed(Op::Conv) || b.src().Bool(p_fused));
+  return fused ? b.EmitFusedConv(x, o) : b.EmitConv(x, o);
 }
 
 std::string SingleOp(Builder& b, const std::string& x, int64_t budget) {
@@ -49,9 +58,10 @@ std::string ConvBnAct(Builder& b, const std::string& x) {
 // padded border would see shift instead of 0). Both cases, and an explicit Pad in between.
 std::string BnConv(Builder& b, const std::string& x, int64_t budget) {
   std::string y = b.EmitBatchNorm(x);
-  if (budget >= 3 && b.Allowed(Op::Pad) && b.src().Bool(0.25)) y = b.EmitPad(y);
+  if (budget >= 3 && b.Allowed(Op::Pad) && b.src().Bool(b.cfg().probabilities.bn_conv_pad))
+    y = b.EmitPad(y);
   ConvOpts o;
-  o.no_pads = b.src().Bool(0.5);
+  o.no_pads = b.src().Bool(b.cfg().probabilities.bn_conv_unpadded);
   return b.EmitConv(y, o);
 }
 
@@ -61,21 +71,22 @@ std::string Residual(Builder& b, const std::string& x, int64_t budget) {
   ConvOpts same;
   same.same_shape = true;
   std::string y = b.EmitBatchNorm(b.EmitConv(x, same));
-  if (budget >= 7 && b.src().Bool(0.6)) {
+  if (budget >= 7 && b.src().Bool(b.cfg().probabilities.residual_full_block)) {
     y = b.EmitActivation(PickAct(b), y);
     y = b.EmitBatchNorm(b.EmitConv(y, same));
   }
-  y = b.src().Bool(0.5) ? b.EmitBinaryWith(Op::Add, y, x) : b.EmitBinaryWith(Op::Add, x, y);
+  y = b.src().Bool(b.cfg().probabilities.swap_operands) ? b.EmitBinaryWith(Op::Add, y, x)
+                                                        : b.EmitBinaryWith(Op::Add, x, y);
   return b.EmitActivation(PickAct(b), y);
 }
 
 // An intermediate with a second consumer: the conv output feeds both a BN and an activation.
 std::string Branch(Builder& b, const std::string& x) {
-  std::string c = b.EmitConv(x);
+  std::string c = PatternConv(b, x);
   std::string bn = b.EmitBatchNorm(c);
   std::string act = b.EmitActivation(PickAct(b), c);
-  return b.src().Bool(0.5) ? b.EmitBinaryWith(Op::Add, bn, act)
-                           : b.EmitBinaryWith(Op::Add, act, bn);
+  return b.src().Bool(b.cfg().probabilities.swap_operands) ? b.EmitBinaryWith(Op::Add, bn, act)
+                                                           : b.EmitBinaryWith(Op::Add, act, bn);
 }
 
 // Explicit Pad before a conv or pool (foldable into the window's pads only for zero constant
@@ -88,8 +99,8 @@ std::string PadThenWindow(Builder& b, const std::string& x) {
   Op w = windows[static_cast<size_t>(b.src().Int(0, int64_t(windows.size()) - 1))];
   if (w == Op::Conv) {
     ConvOpts o;
-    o.no_pads = b.src().Bool(0.7);
-    return b.EmitConv(y, o);
+    o.no_pads = b.src().Bool(b.cfg().probabilities.pad_conv_unpadded);
+    return PatternConv(b, y, o);
   }
   return b.EmitPool(w, y);
 }
@@ -101,18 +112,20 @@ std::string SqueezeExcite(Builder& b, const std::string& x, int64_t budget) {
   ConvOpts o;
   o.kernel = 1;
   o.no_pads = true;
-  if (budget >= 6 && b.AnyActivation() && b.src().Bool(0.5)) {
+  if (budget >= 6 && b.AnyActivation() && b.src().Bool(b.cfg().probabilities.se_reduce)) {
     o.out_channels = std::max<int64_t>(1, c / 2);
     s = b.EmitActivation(PickAct(b), b.EmitConv(s, o));
   }
   o.out_channels = c;
   s = b.EmitConv(s, o);
   Op gate = Op::Sigmoid;
-  if (!b.Allowed(Op::Sigmoid) || (b.Allowed(Op::HardSigmoid) && b.src().Bool(0.3))) {
+  if (!b.Allowed(Op::Sigmoid) ||
+      (b.Allowed(Op::HardSigmoid) && b.src().Bool(b.cfg().probabilities.se_hard_sigmoid))) {
     gate = Op::HardSigmoid;
   }
   s = b.EmitActivation(gate, s);
-  return b.src().Bool(0.5) ? b.EmitBinaryWith(Op::Mul, x, s) : b.EmitBinaryWith(Op::Mul, s, x);
+  return b.src().Bool(b.cfg().probabilities.swap_operands) ? b.EmitBinaryWith(Op::Mul, x, s)
+                                                           : b.EmitBinaryWith(Op::Mul, s, x);
 }
 
 // A random order of conv / BN / activation / add: every order is a distinct fusion question.
@@ -133,8 +146,8 @@ std::string Permutation(Builder& b, const std::string& x, int64_t budget) {
     switch (k) {
       case 0: {
         ConvOpts o;
-        o.same_shape = b.src().Bool(0.6);
-        y = b.EmitConv(y, o);
+        o.same_shape = b.src().Bool(b.cfg().probabilities.permutation_same_shape);
+        y = PatternConv(b, y, o);
         break;
       }
       case 1:
@@ -144,7 +157,8 @@ std::string Permutation(Builder& b, const std::string& x, int64_t budget) {
         y = b.EmitActivation(PickAct(b), y);
         break;
       default:
-        if (y != x && b.ShapeOf(y) == b.ShapeOf(x) && b.src().Bool(0.6)) {
+        if (y != x && b.ShapeOf(y) == b.ShapeOf(x) &&
+            b.src().Bool(b.cfg().probabilities.permutation_skip)) {
           y = b.EmitBinaryWith(Op::Add, y, x);  // a skip connection around the sequence
         } else {
           y = b.EmitBinary(Op::Add, y, 1);
@@ -155,7 +169,7 @@ std::string Permutation(Builder& b, const std::string& x, int64_t budget) {
 }
 
 std::string UnaryBranch(Builder& b, const std::string& x) {
-  if (b.Allowed(Op::Conv) && b.src().Bool(0.6)) {
+  if (b.Allowed(Op::Conv) && b.src().Bool(b.cfg().probabilities.concat_conv_branch)) {
     ConvOpts o;
     o.same_shape = true;
     o.out_channels = -1;
@@ -168,10 +182,42 @@ std::string UnaryBranch(Builder& b, const std::string& x) {
 // Two branches of one value joined by a channel concat.
 std::string ConcatBranches(Builder& b, const std::string& x) {
   std::string l = UnaryBranch(b, x);
-  std::string r = b.src().Bool(0.5) ? UnaryBranch(b, x) : x;
+  std::string r = b.src().Bool(b.cfg().probabilities.concat_second_branch) ? UnaryBranch(b, x) : x;
   int64_t total = b.ShapeOf(l)[1] + b.ShapeOf(r)[1];
   if (total > 2 * b.cfg().limits.max_channels) return b.EmitConcat(l);
-  return b.src().Bool(0.5) ? b.EmitConcat(l, r) : b.EmitConcat(r, l);
+  return b.src().Bool(b.cfg().probabilities.swap_operands) ? b.EmitConcat(l, r)
+                                                           : b.EmitConcat(r, l);
+}
+
+// Conv -> [activation] -> Add/Sub/Mul/Div with a constant of any broadcast class on either side:
+// what conv-scale-fold / conv-shift-fold must accept (scalar, per channel) or refuse (batch,
+// spatial, full, [M], c - conv, c / conv), after every conv geometry.
+std::string ConvConst(Builder& b, const std::string& x, int64_t budget) {
+  const int64_t start = b.node_count();
+  std::string y = b.EmitConv(x);
+  if (budget >= 3 && b.AnyActivation() && b.src().Bool(b.cfg().probabilities.conv_const_act)) {
+    y = b.EmitActivation(PickAct(b), y);
+  }
+  std::vector<Op> ops;
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div})
+    if (b.Allowed(op)) ops.push_back(op);
+  const Op op = ops[static_cast<size_t>(b.src().Int(0, int64_t(ops.size()) - 1))];
+  // Div goes through EmitBinary: besides conv / c, also (c / d) * conv with a fresh divisor d,
+  // since a conv output is never a divisor.
+  if (op == Op::Div) return b.EmitBinary(op, y, budget - (b.node_count() - start));
+  return b.EmitBinaryConst(op, y);
+}
+
+// (Fused)Conv -> activation -> [MaxPool], the activation uniform over the allowed ones: every
+// activation fused into a conv or epilogue, and reordered with a max pool (monotone or not).
+std::string ConvActPool(Builder& b, const std::string& x, int64_t budget) {
+  std::string y = PatternConv(b, x, {}, b.cfg().probabilities.conv_act_pool_fused);
+  y = b.EmitActivation(*b.PickActivationUniform(), y);
+  if (budget >= 3 && b.Allowed(Op::MaxPool) &&
+      b.src().Bool(b.cfg().probabilities.act_then_max_pool)) {
+    y = b.EmitPool(Op::MaxPool, y);
+  }
+  return y;
 }
 
 }  // namespace
@@ -209,6 +255,11 @@ bool PatternEligible(Builder& b, Pattern p) {
     }
     case Pattern::kConcatBranches:
       return ok({Op::Concat}) && (act || b.Allowed(Op::Conv) || b.Allowed(Op::BatchNorm));
+    case Pattern::kConvConst:
+      return b.Allowed(Op::Conv) &&
+             (b.Allowed(Op::Add) || b.Allowed(Op::Sub) || b.Allowed(Op::Mul) || b.Allowed(Op::Div));
+    case Pattern::kConvActPool:
+      return act && (b.Allowed(Op::Conv) || b.Allowed(Op::FusedConv));
     case Pattern::kRepeat:
       return false;  // decided by the generator
   }
@@ -241,6 +292,10 @@ std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t bud
       return Permutation(b, x, budget);
     case Pattern::kConcatBranches:
       return ConcatBranches(b, x);
+    case Pattern::kConvConst:
+      return ConvConst(b, x, budget);
+    case Pattern::kConvActPool:
+      return ConvActPool(b, x, budget);
     case Pattern::kRepeat:
       break;
   }

@@ -35,8 +35,8 @@ std::string RepeatInstance(gen::Builder& b, const Instance& inst, const std::str
   return out;
 }
 
-Shape PickInputShape(ChoiceSource& src, const GenLimits& l) {
-  int64_t n = src.Bool(0.7) ? 1 : src.Int(1, l.max_batch);
+Shape PickInputShape(ChoiceSource& src, const GenLimits& l, const GenProbabilities& p) {
+  int64_t n = src.Bool(p.batch_one) ? 1 : src.Int(std::min<int64_t>(2, l.max_batch), l.max_batch);
   const double kCw[] = {1, 2, 3, 2, 1};  // 1, 2..3, 4, 5..8, 9..max
   int64_t c;
   switch (src.Pick(kCw)) {
@@ -56,9 +56,10 @@ Shape PickInputShape(ChoiceSource& src, const GenLimits& l) {
       c = src.Int(9, std::max<int64_t>(9, l.max_channels));
   }
   c = std::min(c, l.max_channels);
-  int64_t h =
-      src.Bool(0.1) ? src.Int(1, 2) : src.Int(std::min<int64_t>(3, l.max_spatial), l.max_spatial);
-  int64_t w = src.Bool(0.75) ? h : src.Int(1, l.max_spatial);
+  int64_t h = src.Bool(p.tiny_spatial)
+                  ? src.Int(1, 2)
+                  : src.Int(std::min<int64_t>(3, l.max_spatial), l.max_spatial);
+  int64_t w = src.Bool(p.square_input) ? h : src.Int(1, l.max_spatial);
   return {n, c, h, w};
 }
 
@@ -68,7 +69,7 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   ValidateConfig(cfg);
   gen::Builder b(source, cfg);
   const GenLimits& lim = cfg.limits;
-  std::string current = b.AddInput(PickInputShape(source, lim));
+  std::string current = b.AddInput(PickInputShape(source, lim, cfg.probabilities));
   const int64_t target = source.Int(lim.min_nodes, lim.max_nodes);
 
   std::vector<Pattern> patterns;
@@ -86,6 +87,13 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
     if (source.Bool(cfg.probabilities.reuse_value)) {
       const auto& vals = b.values();
       x = vals[static_cast<size_t>(source.Int(0, int64_t(vals.size()) - 1))];
+    } else if (last && last->end_node - last->first_node >= 2 &&
+               source.Bool(cfg.probabilities.reuse_intermediate)) {
+      // An inner value of the previous instance (conv output, activation, add...) gets a second
+      // consumer: the fan-out variant of every pair inside every pattern.
+      const int64_t inner = int64_t(last->end_node - last->first_node) - 1;
+      const size_t k = last->first_node + static_cast<size_t>(source.Int(0, inner - 1));
+      x = b.graph().nodes[k].output;
     }
     std::vector<double> w;
     for (size_t i = 0; i < patterns.size(); ++i) {
