@@ -1,4 +1,4 @@
-// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T]`
+// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T] [--timeout S]`
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +16,7 @@ struct ReplayOptions {
   std::string expect = "fail";
   bool without_faults = false;
   std::string target;
+  TargetSettings target_settings;
   bool verbose = false;
 };
 
@@ -51,6 +52,11 @@ void RegisterReplay(Cli& cli) {
   cmd->add_flag("--without-faults", o->without_faults,
                 "drop the reproducer's injected faults (a fault's case must then pass)");
   cmd->add_option("--target", o->target, "run on this target instead of the recorded one");
+  // External targets that load a large runtime (PyTorch: seconds to import) need more time for
+  // their first answer than the default.
+  cmd->add_option("--timeout", o->target_settings.timeout_seconds,
+                  "seconds per case for an external target (default 10)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
   cmd->callback([o, &cli] {
     std::vector<std::string> files;
@@ -63,7 +69,7 @@ void RegisterReplay(Cli& cli) {
       Repro r = ReadReproFile(f);
       if (o->without_faults) r.opt.inject.clear();
       if (!o->target.empty()) r.target = o->target;
-      std::unique_ptr<Target> target = MakeTarget(r.target);
+      std::unique_ptr<Target> target = MakeTarget(r.target, o->target_settings);
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
       bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
       met += ok;

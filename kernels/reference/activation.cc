@@ -63,7 +63,9 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
 
   for (size_t i = 0; i < t->value.size(); ++i) {
     const double x = t->value[i];
-    double r = x, lipschitz = 1.0;
+    // cancel: the scale of intermediates that the float32 evaluation of f's defining formula
+    // rounds before they cancel, beyond |r| (docs/oracle.md, "Faithful float32 formulas").
+    double r = x, lipschitz = 1.0, cancel = 0;
     switch (act) {
       case Op::Relu:
         r = x < 0 ? 0.0 : x;
@@ -90,6 +92,9 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
         // expm1: exp(x) - 1 without cancellation near 0; f' = alpha*exp(x) < |alpha| for x < 0.
         r = x < 0 ? alpha * std::expm1(x) : x;
         lipschitz = std::fmax(1.0, std::fabs(alpha));
+        // The ONNX formula alpha*(exp(x) - 1) in float32 rounds exp(x) by a few u*exp(x) before
+        // the subtraction cancels it (|r| + |alpha|*exp(x) is exactly |alpha| for x < 0).
+        if (x < 0) cancel = std::fabs(alpha) * std::exp(x);
         break;
       case Op::Sigmoid:
         r = Sigmoid(x);
@@ -127,7 +132,7 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
         throw std::logic_error("ApplyActivation: not an activation: " + std::string(OpName(act)));
     }
     t->value[i] = r;
-    t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r);
+    t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r) + cancel;
   }
 }
 

@@ -37,22 +37,30 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
   const double count = static_cast<double>(span);
   for (int64_t g = 0; g < groups; ++g) {
     const size_t begin = static_cast<size_t>(g * span), end = begin + static_cast<size_t>(span);
-    double sum = 0, mag_sum = 0;
+    double sum = 0, mag_sum = 0, mag_sq_sum = 0;
     for (size_t i = begin; i < end; ++i) {
       sum += x.value[i];
       mag_sum += x.mag[i];
+      mag_sq_sum += x.mag[i] * x.mag[i];
     }
     const double mean = sum / count, mag_mean = mag_sum / count;
     double sq = 0;
     for (size_t i = begin; i < end; ++i) sq += (x.value[i] - mean) * (x.value[i] - mean);
-    const double sigma = std::sqrt(sq / count + eps);
+    const double var = sq / count + eps;
+    const double sigma = std::sqrt(var);
+    // The variance as E[x^2] - E[x]^2 in float32 (ONNX's own LayerNormalization function body)
+    // is off by up to a few u * (E[m^2] + E[m]^2), which cancels down to var; sigma then moves
+    // by half that relative error (docs/oracle.md, "Faithful float32 formulas").
+    const double var_rel_error = (mag_sq_sum / count + mag_mean * mag_mean) / var;
     for (size_t i = begin; i < end; ++i) {
       const size_t p = index_of(g, static_cast<int64_t>(i - begin));
-      y.value[i] = (x.value[i] - mean) / sigma * scale.value[p] + bias.value[p];
+      const double centred = (x.value[i] - mean) / sigma;
+      y.value[i] = centred * scale.value[p] + bias.value[p];
       // x_i - mean moves by up to (m_i + mean of m) * u; dividing by sigma amplifies that, so a
       // sigma tiny against |x| (cancellation) shows up as a large magnitude. |r| covers the
-      // relative rounding of sigma and of the division.
-      y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] + std::fabs(y.value[i]);
+      // relative rounding of sigma and of the division; the last term a one-pass variance.
+      y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] +
+                 std::fabs(y.value[i]) + scale.mag[p] * std::fabs(centred) * var_rel_error;
     }
   }
   return y;

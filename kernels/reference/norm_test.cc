@@ -46,10 +46,13 @@ TEST(RefNorm, LayerNormAxis1) {
                {-1.5 / s0, -0.5 / s0 * 2, 0.5 / s0 * 3, 1.5 / s0 * 4 + 1, -1 / s1, -1 / s1 * 2,
                 -1 / s1 * 3, 3 / s1 * 4 + 1},
                kTol);
-  // m = |scale|*(m_x + mean m_x)/sigma + |bias| + |r|; mean |x| of batch 0 is 2.5.
-  EXPECT_NEAR(y.mag[0], (1 + 2.5) / s0 + 1.5 / s0, kTol);
-  EXPECT_NEAR(y.mag[3], 4 * (4 + 2.5) / s0 + 1 + std::fabs(y.value[3]), kTol);
-  EXPECT_NEAR(y.mag[7], 4 * (14 + 11) / s1 + 1 + std::fabs(y.value[7]), kTol);
+  // m = |scale|*(m_x + mean m_x)/sigma + |bias| + |r| + |scale|*|x - mean|/sigma * v, with
+  // v = (E[m^2] + E[m]^2)/sigma^2 the relative error scale of a one-pass variance; mean |x| of
+  // batch 0 is 2.5, E[x^2] 7.5, so v0 = (7.5 + 6.25)/1.25 = 11; batch 1: (124 + 121)/3.
+  const double v0 = 11, v1 = 245.0 / 3;
+  EXPECT_NEAR(y.mag[0], (1 + 2.5) / s0 + 1.5 / s0 + 1.5 / s0 * v0, kTol);
+  EXPECT_NEAR(y.mag[3], 4 * (4 + 2.5) / s0 + 1 + std::fabs(y.value[3]) + 4 * 1.5 / s0 * v0, kTol);
+  EXPECT_NEAR(y.mag[7], 4 * (14 + 11) / s1 + 1 + std::fabs(y.value[7]) + 4 * 3 / s1 * v1, 1e-12);
 }
 
 TEST(RefNorm, LayerNormAxis2AndNegativeAxis) {
@@ -91,18 +94,21 @@ TEST(RefNorm, GroupNormWithCGroupsIsInstanceNorm) {
   ExpectValues(b, {2, 2, 1, 2}, want, kTol);
   EXPECT_EQ(a.value, b.value);
   EXPECT_EQ(a.mag, b.mag);
-  // Channel 0 of batch 0: sigma 1, mean |x| 2: m = (1 + 2)/1 + 0 + 1, (3 + 2)/1 + 0 + 1.
-  EXPECT_NEAR(a.mag[0], 4, kTol);
-  EXPECT_NEAR(a.mag[1], 6, kTol);
+  // Channel 0 of batch 0: sigma 1, mean |x| 2: m = (1 + 2)/1 + 0 + 1, (3 + 2)/1 + 0 + 1, plus
+  // the one-pass variance term 1 * (E[x^2] + E[x]^2)/sigma^2 = 5 + 4.
+  EXPECT_NEAR(a.mag[0], 4 + 9, kTol);
+  EXPECT_NEAR(a.mag[1], 6 + 9, kTol);
 }
 
 TEST(RefNorm, CancellationShowsAsLargeMagnitude) {
-  // [1000, 1001]: sigma 0.5 against |x| ~ 1000, so float32 inputs' rounding is amplified 2000x.
+  // [1000, 1001]: sigma 0.5 against |x| ~ 1000, so float32 inputs' rounding is amplified 2000x,
+  // and a one-pass variance E[x^2] - E[x]^2 (~1e6 - 1e6 = 0.25) by 8e6.
   Node n = MakeNode(Op::InstanceNorm, {{"epsilon", 0.0}},
                     {{"scale", T({1}, {1})}, {"bias", T({1}, {0})}});
   RefTensor y = RunOp(n, {T({1, 1, 1, 2}, {1000, 1001})});
   ExpectValues(y, {1, 1, 1, 2}, {-1, 1}, kTol);
-  ExpectMags(y, {(1000 + 1000.5) / 0.5 + 1, (1001 + 1000.5) / 0.5 + 1}, 1e-10);
+  const double one_pass = (1001000.5 + 1000.5 * 1000.5) / 0.25;
+  ExpectMags(y, {(1000 + 1000.5) / 0.5 + 1 + one_pass, (1001 + 1000.5) / 0.5 + 1 + one_pass}, 1e-6);
 }
 
 TEST(RefNorm, ZeroVarianceWithoutEpsilonIsNan) {

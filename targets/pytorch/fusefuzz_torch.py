@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""PyTorch as a fusefuzz target: the line-delimited JSON protocol of docs/target-protocol.md.
+
+    fusefuzz fuzz --target "exec:/usr/bin/python3 targets/pytorch/fusefuzz_torch.py --mode fx"
+
+Each request's graph becomes a torch.fx GraphModule in float32 (translate.py), optimized by the
+chosen mode and run on one thread. A request with optimize=false runs the module as built
+(eager), which is fusefuzz's kernel check. See README.md.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+# The hello goes out before torch is imported: importing torch takes seconds (tens on a loaded
+# machine), and the op list needs none of it.
+OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "Relu",
+       "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid", "Tanh", "Silu",
+       "HardSwish", "Gelu", "Add", "Sub", "Mul", "Div", "Pad", "MaxPool", "AvgPool",
+       "GlobalAvgPool", "Concat", "Identity"]
+MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
+
+
+def capabilities(mode):
+    # fuse_modules takes the module groups from us, so applying only the first N is exact;
+    # the other passes are opaque, so they cannot be cut short (no bisect_limit).
+    if mode == "fuse_modules":
+        return ["bisect_limit", "rewrites"]
+    if mode in ("fx", "fuse_fx"):
+        return ["rewrites"]  # read off the module tree before and after
+    return []
+
+
+def declaration_order_groups(modules):
+    """The module lists a user writes for torch.ao.quantization.fuse_modules from the order of
+    declaration, as the quantization tutorial's ResNet does: consecutive Conv2d, BatchNorm2d,
+    ReLU names, whatever the data flow between them (the 73% -> 1% ResNet bug)."""
+    import torch.nn as nn
+    patterns = [(nn.Conv2d, nn.BatchNorm2d, nn.ReLU), (nn.Conv2d, nn.BatchNorm2d),
+                (nn.Conv2d, nn.ReLU), (nn.BatchNorm2d, nn.ReLU)]
+    groups, i = [], 0
+    while i < len(modules):
+        for p in patterns:
+            run = modules[i:i + len(p)]
+            if len(run) == len(p) and all(type(m) is t for (_, _, m), t in zip(run, p)):
+                groups.append(run)
+                i += len(p)
+                break
+        else:
+            i += 1
+    return groups
+
+
+def rewrite(index, rule, nodes):
+    unique = []
+    for n in nodes:  # a FusedConv's conv and activation modules share one graph node
+        if n not in unique:
+            unique.append(n)
+    return {"index": index, "rule": rule, "nodes": unique}
+
+
+def diff_rewrites(tr, after, mode):
+    """Fusions seen in the module tree: a module kept under its name, and the BatchNorm/ReLU
+    modules right after it in the data flow that are gone."""
+    import torch.nn as nn
+    foldable = (nn.BatchNorm1d, nn.BatchNorm2d, nn.ReLU)
+    before_mods = dict(tr.module.named_modules())
+    after_mods = dict(after.named_modules())
+    kept = {n.target for n in after.graph.nodes if n.op == "call_module"}
+    out = []
+    for n in tr.module.graph.nodes:
+        if n.op != "call_module" or n.target not in kept:
+            continue
+        chain, cur = [n], n
+        while True:
+            nxt = [u for u in cur.users if u.op == "call_module" and u.target not in kept
+                   and isinstance(before_mods[u.target], foldable)]
+            if len(nxt) != 1 or len(cur.users) != 1:
+                break
+            cur = nxt[0]
+            chain.append(cur)
+        changed = type(after_mods[n.target]) is not type(before_mods[n.target])
+        if len(chain) > 1 or changed:
+            kinds = [type(before_mods[c.target]).__name__ for c in chain]
+            if changed:
+                kinds.append("as " + type(after_mods[n.target]).__name__)
+            out.append(rewrite(len(out) + 1, "%s:%s" % (mode, "-".join(kinds)),
+                               [tr.node_of_module[c.target] for c in chain]))
+    return out
+
+
+def optimize(tr, mode, limit):
+    """(module to run, rewrites or None) for one translated graph."""
+    import torch
+    if mode == "eager":
+        return tr.module, []
+    if mode == "fx":
+        from torch.fx.experimental.optimization import fuse
+        fused = fuse(tr.module)
+        return fused, diff_rewrites(tr, fused, mode)
+    if mode == "fuse_fx":
+        from torch.ao.quantization.quantize_fx import fuse_fx
+        fused = fuse_fx(tr.module)
+        return fused, diff_rewrites(tr, fused, mode)
+    if mode == "fuse_modules":
+        from torch.ao.quantization import fuse_modules
+        groups = declaration_order_groups(tr.modules)
+        if limit >= 0:
+            groups = groups[:limit]
+        rewrites = [rewrite(i + 1, "fuse_modules:" + "-".join(type(m).__name__ for _, _, m in g),
+                            [node for _, node, _ in g]) for i, g in enumerate(groups)]
+        if not groups:
+            return tr.module, rewrites
+        return fuse_modules(tr.module, [[name for name, _, _ in g] for g in groups]), rewrites
+    if mode == "torchscript":
+        frozen = torch.jit.freeze(torch.jit.script(tr.module))
+        return torch.jit.optimize_for_inference(frozen), None
+    raise ValueError("unknown mode " + mode)
+
+
+def handle(req, mode):
+    import torch
+    import translate
+    tr = translate.translate(req["graph"])
+    options = req.get("options") or {}
+    inputs = [translate.tensor_from_json(req["inputs"][name]) for name in tr.input_names]
+    run_mode = mode if options.get("optimize", True) else "eager"
+    limit = options.get("bisect_limit", -1)
+    module, rewrites = optimize(tr, run_mode, -1 if limit is None else int(limit))
+    with torch.no_grad():
+        outputs = module(*inputs)
+    resp = {"outputs": {name: translate.tensor_to_json(t)
+                        for name, t in zip(tr.output_names, outputs)}}
+    if rewrites is not None and "rewrites" in capabilities(mode):
+        resp["rewrites"] = rewrites
+    return resp
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=MODES, default="eager")
+    parser.add_argument("--name", default=None, help="name in the hello (default pytorch-MODE)")
+    args = parser.parse_args()
+    # Protocol lines only on the real stdout; anything a library prints goes to stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    sys.stdout = sys.stderr
+
+    def send(obj):
+        out.write(json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+        out.flush()
+
+    send({"protocol": "fusefuzz-target", "version": 1,
+          "name": args.name or "pytorch-" + args.mode, "ops": OPS,
+          "capabilities": capabilities(args.mode)})
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch
+    import translate
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            rid = req["id"]
+        except (ValueError, KeyError, TypeError) as e:
+            send({"id": None, "error": "bad request: %r" % (e,)})
+            continue
+        try:
+            send(dict(id=rid, **handle(req, args.mode)))
+        except translate.Unsupported as e:
+            send({"id": rid, "unsupported": str(e)})
+        except Exception as e:  # the engine failed on this graph: a finding of kind error
+            send({"id": rid, "error": "%s: %s" % (type(e).__name__, str(e)[:2000])})
+
+
+if __name__ == "__main__":
+    main()
