@@ -53,9 +53,16 @@ double DefaultOpWeight(Op op) {
     case Op::Gelu:
     case Op::Concat:
       return 0.5;
-    default:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::HardSwish:
+    case Op::Div:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
       return 0.7;
   }
+  return 0.7;
 }
 
 using LimitField = std::pair<const char*, int64_t GenLimits::*>;

@@ -317,8 +317,29 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       if (nd && src_.Bool(cfg_.probabilities.gelu_tanh))
         (*attrs)["approximate"] = std::string("tanh");
       break;
-    default:
-      break;
+    case Op::Conv:
+    case Op::FusedConv:
+    case Op::BatchNorm:
+    case Op::LayerNorm:
+    case Op::GroupNorm:
+    case Op::InstanceNorm:
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Identity:
+      break;  // no attributes or params to choose
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "ir/error.h"
 
@@ -211,9 +213,35 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
       CheckChannelParams(n, x, {"scale", "bias"});
       break;
     }
-    default:  // InstanceNorm
+    case Op::InstanceNorm:
       ExpectRank4(n, 0, x);
       CheckChannelParams(n, x, {"scale", "bias"});
+      break;
+    case Op::Conv:
+    case Op::FusedConv:
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Clip:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::HardSigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Gelu:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Identity:
+      throw std::logic_error("NormShape: not a norm op: " + std::string(OpName(n.op)));
   }
   return x;
 }

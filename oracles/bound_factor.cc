@@ -2,6 +2,8 @@
 // the rounding error each stage may add, in units of u * magnitude. docs/oracle.md derives it.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "ir/verifier.h"
 #include "oracles/oracle.h"
@@ -19,6 +21,8 @@ constexpr double kBase = 4.0;
 // short sums where constant terms dominate.
 double Reduction(int64_t n) { return std::sqrt(static_cast<double>(std::max<int64_t>(n, 1))) + 2; }
 
+// Every activation is named: a new one must say which rounding class it is in (a transcendental
+// op given the piecewise-linear cost would make the bound too tight).
 double ActivationCost(Op act) {
   switch (act) {
     case Op::Elu:
@@ -27,9 +31,33 @@ double ActivationCost(Op act) {
     case Op::Silu:
     case Op::Gelu:
       return 4;  // exp/tanh/erf: a few ulps from vectorized approximations
-    default:
-      return 2;  // piecewise linear: one or two roundings
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Clip:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::HardSigmoid:
+    case Op::HardSwish:
+      return 2;  // piecewise linear (HardSwish: x * piecewise linear): one or two roundings
+    case Op::Conv:
+    case Op::FusedConv:
+    case Op::BatchNorm:
+    case Op::LayerNorm:
+    case Op::GroupNorm:
+    case Op::InstanceNorm:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Identity:
+      break;  // not activations: StageCost handles them
   }
+  throw std::logic_error("ActivationCost: not an activation: " + std::string(OpName(act)));
 }
 
 double StageCost(const Node& n, const ShapeMap& shapes) {
@@ -80,9 +108,21 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
     case Op::Concat:
     case Op::Identity:
       return 0;  // exact data movement
-    default:
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Clip:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::HardSigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Gelu:
       return ActivationCost(n.op);
   }
+  return 0;
 }
 
 }  // namespace
