@@ -82,11 +82,10 @@ def diff_rewrites(tr, after, mode):
             chain.append(cur)
         changed = type(after_mods[n.target]) is not type(before_mods[n.target])
         if len(chain) > 1 or changed:
-            kinds = [type(before_mods[c.target]).__name__ for c in chain]
-            if changed:
-                kinds.append("as " + type(after_mods[n.target]).__name__)
-            out.append(rewrite(len(out) + 1, "%s:%s" % (mode, "-".join(kinds)),
-                               [tr.node_of_module[c.target] for c in chain]))
+            rule = "%s:%s" % (mode, "-".join(type(before_mods[c.target]).__name__ for c in chain))
+            if changed:  # e.g. fuse_fx:Conv2d-BatchNorm2d-ReLU=ConvReLU2d
+                rule += "=" + type(after_mods[n.target]).__name__
+            out.append(rewrite(len(out) + 1, rule, [tr.node_of_module[c.target] for c in chain]))
     return out
 
 

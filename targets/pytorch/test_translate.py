@@ -159,7 +159,8 @@ class Translation(unittest.TestCase):
 
 class Modes(unittest.TestCase):
     def resnet(self):
-        with open(os.path.join(ROOT, "corpus", "seeds", "resnet-basicblock-relu-after-add.json")) as f:
+        seed = "resnet-basicblock-relu-after-add.json"
+        with open(os.path.join(ROOT, "corpus", "seeds", seed)) as f:
             return json.load(f)
 
     def test_declaration_order_groups_ignore_the_data_flow(self):

@@ -105,7 +105,7 @@ class SingleElementNorm(nn.Module):
         return (x - x) / self.sigma * self.scale + self.bias
 
 
-# ---- shapes (the ONNX output-size rules) ----------------------------------------------------------
+# ---- shapes (the ONNX output-size rules) ---------------------------------------------------
 
 def pool_output_size(size, kernel, stride, pad_begin, pad_end, ceil_mode):
     avail = size + pad_begin + pad_end - kernel
@@ -127,7 +127,7 @@ def broadcast(a, b):
     return [max(x, y) if min(x, y) == 1 else x for x, y in zip(a, b)]
 
 
-# ---- the translation ------------------------------------------------------------------------------
+# ---- the translation -----------------------------------------------------------------------
 
 def attr(node, name, default):
     return node.get("attrs", {}).get(name, default)
@@ -255,17 +255,20 @@ class Translation:
             if "B" in params:
                 conv.bias.copy_(params["B"])
         y = self.call_module(node, conv, [x])
-        out = [s[0], m, conv_output_size(s[2], kh, sh, dh, t, b), conv_output_size(s[3], kw, sw, dw, l, r)]
+        out = [s[0], m, conv_output_size(s[2], kh, sh, dh, t, b),
+               conv_output_size(s[3], kw, sw, dw, l, r)]
         for k, step in enumerate(node.get("epilogue", [])):
             kind = step["kind"]
             sp = {n: tensor_from_json(v) for n, v in step.get("params", {}).items()}
             if kind == "scale_shift":
-                y = self.fn(operator.mul, y, self.constant(node, "scale%d" % k, sp["scale"].reshape(1, -1, 1, 1)))
-                y = self.fn(operator.add, y, self.constant(node, "shift%d" % k, sp["shift"].reshape(1, -1, 1, 1)))
+                scale = self.constant(node, "scale%d" % k, sp["scale"].reshape(1, -1, 1, 1))
+                shift = self.constant(node, "shift%d" % k, sp["shift"].reshape(1, -1, 1, 1))
+                y = self.fn(operator.add, self.fn(operator.mul, y, scale), shift)
             elif kind == "add":
                 y = self.fn(operator.add, y, ins[step["input"]])
             elif kind == "activation":
-                y = self.activation(node, step["op"], step.get("attrs", {}), sp, y, out, suffix="_ep%d" % k)
+                y = self.activation(node, step["op"], step.get("attrs", {}), sp, y, out,
+                                    suffix="_ep%d" % k)
             elif kind == "clamp":
                 a = step.get("attrs", {})
                 y = self.fn(torch.clamp, y, float(a["min"]), float(a["max"]))
@@ -402,8 +405,9 @@ class Translation:
 ACTIVATIONS = {"Relu", "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid",
                "Tanh", "Silu", "HardSwish", "Gelu"}
 BINARY = {"Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Div": operator.truediv}
-SUPPORTED_OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"] + sorted(
-    ACTIVATIONS) + sorted(BINARY) + ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity"]
+SUPPORTED_OPS = (["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"] +
+                 sorted(ACTIVATIONS) + sorted(BINARY) +
+                 ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity"])
 
 
 def topological(nodes):

@@ -1,6 +1,7 @@
 # PyTorch 1.13.1 (Debian python3-torch): torch.jit.optimize_for_inference leaves ReLU6 (also
 # Hardtanh/Clip, Hardswish, Hardsigmoid) after a conv unapplied on most elements when the
-# channel count is not a multiple of oneDNN's block (16 with AVX-512). Exit 1 while the bug is there.
+# channel count is not a multiple of oneDNN's block (16 with AVX-512).
+# Exit 1 while the bug is there.
 import torch
 m = torch.nn.Sequential(torch.nn.Conv2d(1, 1, 1, bias=False), torch.nn.ReLU6()).eval()
 torch.nn.init.ones_(m[0].weight)
