@@ -66,9 +66,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
 struct Progress {
   int jobs = 0;
   std::vector<int64_t> next;
-  bool Checked(int64_t i) const {
-    return jobs > 0 && i < next[static_cast<size_t>(i % jobs)];
-  }
+  bool Checked(int64_t i) const { return jobs > 0 && i < next[static_cast<size_t>(i % jobs)]; }
 };
 
 // The folders of an output folder.
@@ -311,7 +309,8 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       std::string sig = u.at("signature").get<std::string>();
       // Signatures name folders: only what Signature() itself produces is accepted.
       if (sig.empty() || sig[0] == '.' || sig.size() > 100 ||
-          sig.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          sig.find_first_not_of(
+              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
               std::string::npos) {
         throw bad("/unique_findings: " + json(sig).dump() + " is not a signature");
       }
@@ -356,8 +355,8 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
     }
     if (o.force) {
       // Only what a campaign writes: --out may be a folder that holds other things too.
-      for (const std::string& p : {l.findings, l.claims, l.tmp, l.out + "/summary.json",
-                                   l.out + "/summary.md"}) {
+      for (const std::string& p :
+           {l.findings, l.claims, l.tmp, l.out + "/summary.json", l.out + "/summary.md"}) {
         fs::remove_all(p, ec);
         if (ec) throw InputError("--force", "cannot remove '" + p + "': " + ec.message());
       }
@@ -470,16 +469,16 @@ int RunCampaign(const CampaignOptions& in) {
         wk.next = skip_done(index + o.jobs);
         stats.AddCase(m.at("verdict").get<std::string>(),
                       kind.is_null() ? "" : kind.get<std::string>(),
-                      sig.is_null() ? "" : sig.get<std::string>(),
-                      m.at("duplicate").get<bool>(), index, previous_seconds + Since(start));
+                      sig.is_null() ? "" : sig.get<std::string>(), m.at("duplicate").get<bool>(),
+                      index, previous_seconds + Since(start));
         for (const auto& [rule, n] : m.at("rewrites").items()) {
           stats.rule_fires[rule] += n.get<int64_t>();
         }
       }
     } catch (const std::exception& e) {
       // Workers are ours: this is a fusefuzz bug, not the target's; say so and go on.
-      std::fprintf(stderr, "fusefuzz: internal error: bad worker message (%s): %.200s\n",
-                   e.what(), line.c_str());
+      std::fprintf(stderr, "fusefuzz: internal error: bad worker message (%s): %.200s\n", e.what(),
+                   line.c_str());
     }
   };
 

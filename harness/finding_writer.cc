@@ -76,7 +76,8 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     throw OutputError(dir, std::string("cannot create the folder: ") + std::strerror(errno));
   }
-  WriteFileAtomic(dir + "/repro.json", WriteRepro(r, (final_dir.empty() ? dir : final_dir) + "/repro.json"));
+  WriteFileAtomic(dir + "/repro.json",
+                  WriteRepro(r, (final_dir.empty() ? dir : final_dir) + "/repro.json"));
   WriteFileAtomic(dir + "/report.md", FindingReport(r));
   std::set<std::string> blamed(r.blame.nodes.begin(), r.blame.nodes.end());
   DotOptions before;

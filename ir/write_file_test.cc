@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -23,8 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path FreshDir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() /
-               ("fusefuzz-write-" + name + "-" + std::to_string(::getpid()));
+  fs::path p =
+      fs::temp_directory_path() / ("fusefuzz-write-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -65,14 +67,40 @@ TEST(WriteFile, SymlinkIsFollowedNotReplaced) {
   fs::remove_all(d);
 }
 
+// Private copies of /dev/full and /dev/null (the real ones must never be at stake: a regression
+// here would replace them for the whole machine). Needs CAP_MKNOD and a file system without
+// nodev; false when not permitted.
+bool MakeCharDevice(const fs::path& p, unsigned major, unsigned minor) {
+  return ::mknod(p.c_str(), S_IFCHR | 0666, makedev(major, minor)) == 0;
+}
+
 TEST(WriteFile, DevFullIsAWriteErrorAndTheDeviceStays) {
-  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
-  std::string msg = OutputErrorOf([] { WriteFileAtomic("/dev/full", "x"); });
-  EXPECT_NE(msg.find("/dev/full"), std::string::npos) << msg;
+  fs::path d = FreshDir("dev");
+  if (!MakeCharDevice(d / "full", 1, 7) || !MakeCharDevice(d / "null", 1, 3)) {
+    fs::remove_all(d);
+    GTEST_SKIP() << "cannot create device nodes here (not root, or nodev)";
+  }
+  std::string full = (d / "full").string(), null = (d / "null").string();
+  std::string msg = OutputErrorOf([&] { WriteFileAtomic(full, "x"); });
+  EXPECT_NE(msg.find(full), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::strerror(ENOSPC)), std::string::npos) << msg;
-  EXPECT_TRUE(fs::is_character_file("/dev/full"));
-  EXPECT_EQ(OutputErrorOf([] { WriteFileAtomic("/dev/null", "x"); }), "");
-  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_TRUE(fs::is_character_file(full));
+  EXPECT_EQ(OutputErrorOf([&] { WriteFileAtomic(null, "x"); }), "");
+  EXPECT_TRUE(fs::is_character_file(null));
+  // A FIFO is written directly too (here with a reader on the other end).
+  ASSERT_EQ(::mkfifo((d / "fifo").c_str(), 0644), 0);
+  pid_t reader = ::fork();
+  if (reader == 0) {
+    std::ifstream in(d / "fifo");
+    std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    _exit(got == "through the fifo" ? 0 : 1);
+  }
+  WriteFileAtomic((d / "fifo").string(), "through the fifo");
+  int status = 0;
+  ::waitpid(reader, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(fs::is_fifo(d / "fifo"));
+  fs::remove_all(d);
 }
 
 TEST(WriteFile, FoldersAndSocketsAreRefused) {

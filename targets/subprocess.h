@@ -4,8 +4,8 @@
 // anything it started, and dies with the thread that started it (PR_SET_PDEATHSIG), so a
 // campaign worker killed with its parent takes its target along. A program that exits while
 // something it started keeps its stdout open is seen to exit (its status is polled while we
-// wait), not taken for a hang. All I/O is non-blocking and multiplexed with poll(): while a request is
-// written, stdout is buffered and stderr drained, so a chatty child can never deadlock us, and
+// wait), not taken for a hang. All I/O is non-blocking and multiplexed with poll(): while a request
+// is written, stdout is buffered and stderr drained, so a chatty child can never deadlock us, and
 // stderr is kept as a bounded tail for crash reports.
 #pragma once
 

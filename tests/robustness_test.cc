@@ -7,11 +7,14 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -100,8 +103,8 @@ void ExpectFindingsKept(const std::string& rule, const std::string& name) {
   fs::path dir = TempDir(name);
   fs::path out = dir / "a" / "b" / "c" / "out";
   Outcome r = Fusefuzz({"fuzz", "--graphs", "40", "--seed", "3", "-q", "--no-minimize", "--target",
-                    Example("--inject bias-not-scaled --rule-name '" + rule + "'"), "--out",
-                    out.string()});
+                        Example("--inject bias-not-scaled --rule-name '" + rule + "'"), "--out",
+                        out.string()});
   ASSERT_EQ(r.status, 1) << r.out;
   json s = ReadJson(out / "summary.json");
   EXPECT_EQ(s["graphs"], 40) << "a forged worker line would change the count";
@@ -144,8 +147,8 @@ TEST(Robustness, RuleNameWithNewlineCannotForgeWorkerLines) {
 // §2.3 (rule_fires): the optimized runs' rewrites are counted into summary.json.
 TEST(Robustness, RuleFiresAreCountedIntoTheSummary) {
   fs::path dir = TempDir("fires");
-  Outcome r = Fusefuzz({"fuzz", "--graphs", "40", "--seed", "11", "-q", "--jobs", "2", "--out",
-                    dir.string()});
+  Outcome r = Fusefuzz(
+      {"fuzz", "--graphs", "40", "--seed", "11", "-q", "--jobs", "2", "--out", dir.string()});
   ASSERT_EQ(r.status, 0) << r.out;
   json fires = ReadJson(dir / "summary.json")["rule_fires"];
   ASSERT_TRUE(fires.is_object()) << fires;
@@ -159,9 +162,9 @@ TEST(Robustness, RuleFiresAreCountedIntoTheSummary) {
 TEST(Robustness, QuoteInOutNeverReachesAShell) {
   fs::path dir = TempDir("quote");
   for (const std::string& name : {std::string("q';touch PWNED;'"), std::string("it's")}) {
-    Outcome r = Fusefuzz({"fuzz", "--graphs", "20", "--seed", "3", "-q", "--no-minimize", "--inject",
-                      "bias-not-scaled", "--out", name},
-                     dir);
+    Outcome r = Fusefuzz({"fuzz", "--graphs", "20", "--seed", "3", "-q", "--no-minimize",
+                          "--inject", "bias-not-scaled", "--out", name},
+                         dir);
     ASSERT_EQ(r.status, 1) << r.out;
     EXPECT_FALSE(fs::exists(dir / "PWNED"));
     if (system("command -v dot >/dev/null 2>&1") != 0) continue;  // no Graphviz: no SVGs
@@ -214,9 +217,8 @@ TEST(Robustness, KilledParentTakesItsWorkersAndTargetsAlong) {
     dup2(devnull, 1);
     dup2(devnull, 2);
     std::string bin = FUSEFUZZ_BINARY, target = Example(""), out = dir.string();
-    std::vector<std::string> args = {bin,      "fuzz",  "--seconds", "120",  "--jobs",
-                                     "2",      "-q",    "--target",  target, "--out",
-                                     out};
+    std::vector<std::string> args = {bin,  "fuzz",     "--seconds", "120",   "--jobs", "2",
+                                     "-q", "--target", target,      "--out", out};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -259,8 +261,9 @@ TEST(Robustness, KilledParentTakesItsWorkersAndTargetsAlong) {
 // previous summary silently.
 TEST(Robustness, RerunRefusesResumesOrStartsOver) {
   fs::path dir = TempDir("rerun");
-  std::vector<std::string> base = {"fuzz", "--seed",  "3",        "-q", "--no-minimize",
-                                   "--inject", "bias-not-scaled", "--out", dir.string()};
+  std::vector<std::string> base = {
+      "fuzz",     "--seed",          "3",     "-q",        "--no-minimize",
+      "--inject", "bias-not-scaled", "--out", dir.string()};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -360,8 +363,8 @@ TEST(Robustness, FullDiskIsFusefuzzsErrorNotAFinding) {
   for (rlim_t limit : {rlim_t{500}, rlim_t{3000}}) {
     fs::path dir = TempDir("full-" + std::to_string(limit));
     Outcome r = Fusefuzz({"fuzz", "--graphs", "30", "--seed", "3", "-q", "--inject",
-                      "bias-not-scaled", "--out", dir.string()},
-                     {}, limit);
+                          "bias-not-scaled", "--out", dir.string()},
+                         {}, limit);
     EXPECT_EQ(r.status, 2) << "limit " << limit << ": " << r.out;
     EXPECT_NE(r.out.find("not a finding"), std::string::npos) << r.out;
     ExpectNoPartialFiles(dir);
@@ -385,15 +388,15 @@ TEST(Robustness, OutParentsAreCreatedAndErrorsSayWhy) {
 // §2.13: an unwritable --junit failed only after the whole campaign, and its 2 hid the 1.
 TEST(Robustness, UnwritableJunitFailsBeforeTheCampaign) {
   fs::path dir = TempDir("junit");
-  Outcome r = Fusefuzz({"fuzz", "--graphs", "30", "-q", "--inject", "bias-not-scaled", "--junit",
-                    (dir / "no" / "such" / "junit.xml").string(), "--out",
-                    (dir / "out").string()});
+  Outcome r =
+      Fusefuzz({"fuzz", "--graphs", "30", "-q", "--inject", "bias-not-scaled", "--junit",
+                (dir / "no" / "such" / "junit.xml").string(), "--out", (dir / "out").string()});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--junit"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "out" / "summary.json")) << "the campaign ran anyway";
   // A writable path is not left behind by the check when the campaign then fails.
   Outcome ok = Fusefuzz({"fuzz", "--graphs", "3", "-q", "--oracle", "magic", "--junit",
-                     (dir / "j.xml").string(), "--out", (dir / "out2").string()});
+                         (dir / "j.xml").string(), "--out", (dir / "out2").string()});
   EXPECT_EQ(ok.status, 2);
   EXPECT_FALSE(fs::exists(dir / "j.xml"));
   fs::remove_all(dir);
@@ -409,10 +412,13 @@ TEST(Robustness, RunOutputWritesThroughSymlinksAndReportsDeviceErrors) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
   EXPECT_GT(fs::file_size(dir / "real.json"), 0u);
-  if (fs::exists("/dev/full")) {
-    Outcome full = Fusefuzz({"run", graph, "-o", "/dev/full"});
-    EXPECT_EQ(full.status, 2) << full.out;
-    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // A private /dev/full (a regression must not replace the machine's own).
+  fs::path full = dir / "full";
+  if (mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    Outcome r_full = Fusefuzz({"run", graph, "-o", full.string()});
+    EXPECT_EQ(r_full.status, 2) << r_full.out;
+    EXPECT_NE(r_full.out.find(std::strerror(ENOSPC)), std::string::npos) << r_full.out;
+    EXPECT_TRUE(fs::is_character_file(full));
   }
   fs::remove_all(dir);
 }
