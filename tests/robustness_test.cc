@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -34,12 +35,6 @@ using nlohmann::json;
 
 json ReadJson(const fs::path& p) { return json::parse(std::ifstream(p)); }
 
-std::string Slurp(const fs::path& p) {
-  std::ostringstream s;
-  s << std::ifstream(p).rdbuf();
-  return s.str();
-}
-
 struct Outcome {
   int status = -1;
   std::string out;  // stdout + stderr
@@ -47,14 +42,16 @@ struct Outcome {
 
 // Runs fusefuzz with exactly these arguments (no shell between), in `cwd` when given; `limit`
 // > 0 caps the size of any file it writes (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with
-// EFBIG, as on a full disk).
+// EFBIG, as on a full disk). Its output comes through a pipe, which the limit does not cap.
 Outcome Fusefuzz(const std::vector<std::string>& args, const fs::path& cwd = {}, rlim_t limit = 0) {
-  fs::path log = fs::temp_directory_path() / ("fusefuzz-robust-log-" + std::to_string(getpid()));
+  int fds[2];
+  if (pipe(fds) != 0) return {};
   pid_t pid = fork();
   if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
+    close(fds[0]);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[1]);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     if (limit > 0) {
       signal(SIGXFSZ, SIG_IGN);
@@ -69,12 +66,17 @@ Outcome Fusefuzz(const std::vector<std::string>& args, const fs::path& cwd = {},
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
+  close(fds[1]);
   Outcome r;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) r.out.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
   int st = 0;
   waitpid(pid, &st, 0);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.out = Slurp(log);
-  fs::remove(log);
   return r;
 }
 
