@@ -52,6 +52,13 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("--threads", o->c.check.threads, "threads of the fast kernels per worker")
       ->check(CLI::Range(1, 256));
   cmd->add_flag("-q,--quiet", o->quiet, "no status line");
+  auto* resume = cmd->add_flag(
+      "--resume", o->c.resume,
+      "continue the campaign in a non-empty --out: keep its findings, skip its cases, extend its "
+      "counts");
+  cmd->add_flag("--force", o->c.force,
+                "start over in a non-empty --out: delete its findings and summary first")
+      ->excludes(resume);
   cmd->callback([o, &cli] {
     CampaignOptions c = o->c;
     ResolveOracleKind(c.check.oracle, o->oracle);

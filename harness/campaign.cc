@@ -1,7 +1,10 @@
 #include "harness/campaign.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,7 +14,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -37,14 +43,78 @@ double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-void WriteAll(int fd, const std::string& s) {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// One message to the parent: one JSON object per line, so nothing a target says (rule names
+// with spaces or newlines) can cut a field or forge a line. False when the parent is gone.
+bool Send(int fd, const json& message) {
+  std::string s = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   size_t off = 0;
   while (off < s.size()) {
     ssize_t n = ::write(fd, s.data() + off, s.size() - off);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // parent gone: nothing more to report to
+    if (n <= 0) return false;  // EPIPE: the parent is gone
     off += static_cast<size_t>(n);
   }
+  return true;
+}
+
+std::string ErrnoText(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// Cases a resumed campaign has already checked (CampaignStats::progress_*).
+struct Progress {
+  int jobs = 0;
+  std::vector<int64_t> next;
+  bool Checked(int64_t i) const { return jobs > 0 && i < next[static_cast<size_t>(i % jobs)]; }
+};
+
+// The folders of an output folder.
+struct OutLayout {
+  std::string out, findings, claims, tmp;
+  explicit OutLayout(const std::string& dir)
+      : out(dir), findings(dir + "/findings"), claims(dir + "/.claims"), tmp(dir + "/.tmp") {}
+};
+
+// Writes the finding folder of `sig` unless it exists. Returns false for a duplicate: the folder
+// is complete (has repro.json), or another worker holds the signature's lock right now. The lock
+// (flock on .claims/<sig>) is released by the kernel when its holder dies, so a worker killed
+// mid-write never blocks the signature for good; the folder is written under .tmp/ and renamed
+// into findings/ only when complete, so findings/ never holds half a finding. `make` builds the
+// reproducer (minimizing it) only once the signature is ours. Throws OutputError.
+bool PublishFinding(const OutLayout& l, const std::string& sig,
+                    const std::function<Repro()>& make) {
+  const std::string lock = l.claims + "/" + sig;
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(lock, ErrnoText("cannot create the claim file"));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return false;
+    throw OutputError(lock, ErrnoText("cannot lock the claim file"));
+  }
+  const std::string dir = l.findings + "/" + sig;
+  struct stat st {};
+  if (::stat((dir + "/repro.json").c_str(), &st) == 0) return false;
+  std::error_code ec;
+  // A folder without repro.json was left by an older fusefuzz killed mid-write: refill it.
+  fs::remove_all(dir, ec);
+  if (ec) throw OutputError(dir, "cannot remove the incomplete folder: " + ec.message());
+  const std::string tmp = l.tmp + "/" + sig + "-" + std::to_string(::getpid());
+  fs::remove_all(tmp, ec);
+  if (::mkdir(tmp.c_str(), 0755) != 0) throw OutputError(tmp, ErrnoText("cannot create"));
+  try {
+    WriteFindingFolder(tmp, make(), dir);
+    if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+      throw OutputError(dir, ErrnoText("cannot move the finished folder into place"));
+    }
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  return true;
 }
 
 // Builds the reproducer of a finding (blamed, then minimized when asked).
@@ -71,56 +141,65 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
   return r;
 }
 
-struct WorkerLine {
-  char tag;  // 'B' begin case, 'E' end case
-  int64_t index = 0;
-  std::string verdict, kind, signature;
-  bool duplicate = false;
-};
-
-// Worker: cases index = first, first + stride, ... until a limit or a stop request.
+// Worker: cases index = first, first + stride, ... until a limit or a stop request. Messages to
+// the parent on `fd`: {"begin": i}; {"end": i, "verdict", "kind", "signature", "duplicate",
+// "rewrites": {rule: count}}; {"fatal": message} when fusefuzz cannot write its output (the
+// worker then exits with status 2: that is the harness's error, never a finding).
 [[noreturn]] void WorkerMain(const CampaignOptions& o, int64_t first, int stride, int fd,
-                             Clock::time_point start) {
+                             Clock::time_point start, pid_t parent, const Progress& done) {
+  // Die with the parent: a SIGKILLed campaign must not leave workers fuzzing on. The parent may
+  // already be gone before prctl took effect: then getppid() is no longer it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(0);
   signal(SIGINT, OnStop);
   signal(SIGTERM, OnStop);
   int code = 0;
   try {
     std::unique_ptr<Target> target = MakeTarget(o.target, o.target_settings);
     GenConfig gen = o.gen;
-    const std::string findings = o.out_dir + "/findings";
+    const OutLayout layout(o.out_dir);
     for (int64_t i = first;; i += stride) {
       if (g_stop) break;
       if (o.graphs > 0 && i >= o.graphs) break;
       if (o.seconds > 0 && Since(start) >= o.seconds) break;
-      WriteAll(fd, "B " + std::to_string(i) + "\n");
+      if (done.Checked(i)) continue;
+      if (!Send(fd, {{"begin", i}})) break;
       uint64_t seed = CaseSeed(o.seed, i);
       GeneratedCase c = GenerateFromSeed(seed, gen);
       RefTensorMap ref = RunReference(c.graph, c.inputs);
       CaseOutcome out = CheckCase(*target, c.graph, c.inputs, ref, o.check);
-      std::string sig = "-";
-      bool dup = false;
+      json end = {{"end", i},
+                  {"verdict", VerdictName(out.verdict)},
+                  {"kind", nullptr},
+                  {"signature", nullptr},
+                  {"duplicate", false}};
       if (out.finding()) {
         Repro r = MakeRepro(o, *target, c, ref, out, seed, i);
-        sig = Signature(r);
-        std::string dir = findings + "/" + sig;
-        // mkdir is atomic and exclusive: the first worker to see a signature owns its folder.
-        if (::mkdir(dir.c_str(), 0755) != 0) {
-          dup = true;
-        } else {
+        std::string sig = Signature(r);
+        bool fresh = PublishFinding(layout, sig, [&] {
           if (o.minimize && (r.kind == FindingKind::kFusion || r.kind == FindingKind::kKernel)) {
             MinimizeOptions mo;
             mo.budget_seconds = o.minimize_budget;
-            r = Minimize(r, *target, mo);
+            return Minimize(r, *target, mo);
           }
-          WriteFindingFolder(dir, r);
+          return r;
+        });
+        end["kind"] = FindingKindName(out.kind);
+        end["signature"] = sig;
+        end["duplicate"] = !fresh;
+      }
+      json fires = json::object();
+      if (out.optimized) {
+        for (const Rewrite& rw : out.run.rewrites) {
+          fires[rw.rule] = fires.value(rw.rule, int64_t{0}) + 1;
         }
       }
-      std::ostringstream line;
-      line << "E " << i << " " << VerdictName(out.verdict) << " "
-           << (out.kind == FindingKind::kNone ? "-" : FindingKindName(out.kind)) << " " << sig
-           << " " << (dup ? 1 : 0) << "\n";
-      WriteAll(fd, line.str());
+      end["rewrites"] = std::move(fires);
+      if (!Send(fd, end)) break;
     }
+  } catch (const OutputError& e) {
+    Send(fd, {{"fatal", e.what()}});
+    code = 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fusefuzz: worker error: %s\n", e.what());
     code = 3;
@@ -138,6 +217,7 @@ struct Worker {
   int64_t current = -1;     // case in progress (-1: none)
   Clock::time_point since;  // start of the current case
   bool done = false;
+  bool fatal = false;  // said {"fatal": ...}: its exit is not a crash
 };
 
 }  // namespace
@@ -150,12 +230,163 @@ uint64_t CaseSeed(uint64_t seed, int64_t index) {
   return z ^ (z >> 31);
 }
 
+namespace {
+
+// Fails now, not after the campaign, when the JUnit file cannot be written (its exit status 2
+// would hide the campaign's 1). A file created only for the check is removed again.
+void CheckWritable(const std::string& path) {
+  struct stat st {};
+  bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return;
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) throw InputError("--junit", ErrnoText("cannot write '" + path + "'"));
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
+}
+
+// Locks OUT for this process (flock on OUT/.lock, which holds our PID); the lock goes with the
+// process, so a killed campaign leaves none behind. Returns the descriptor to keep open.
+int LockOut(const std::string& out) {
+  const std::string path = out + "/.lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError("--out", ErrnoText("cannot create the lock file '" + path + "'"));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (holder.empty() || holder.find_first_not_of("0123456789") != std::string::npos)
+      holder = "unknown";
+    if (err == EWOULDBLOCK) {
+      throw InputError("--out", "'" + out + "' is in use by another campaign (PID " + holder +
+                                    ", lock file " + path + ")");
+    }
+    throw InputError("--out", "cannot lock '" + path + "': " + std::strerror(err));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    std::fprintf(stderr, "fusefuzz: warning: cannot write the PID into %s: %s\n", path.c_str(),
+                 std::strerror(errno));
+  }
+  return fd;
+}
+
+// Loads the summary of the campaign being resumed into `stats` and returns its progress.
+Progress LoadForResume(const std::string& path, const CampaignOptions& o, CampaignStats* stats) {
+  json j = ReadJsonFile(path);
+  auto bad = [&](const std::string& why) {
+    return InputError(path, "cannot resume from this summary: " + why);
+  };
+  Progress p;
+  try {
+    if (!j.is_object() || j.value("format", "") != "fusefuzz-summary")
+      throw bad("not a fusefuzz-summary file");
+    if (j.at("seed").get<uint64_t>() != o.seed) {
+      throw bad("it was made with --seed " + j.at("seed").dump() + ", not " +
+                std::to_string(o.seed) + " (give that seed, or --force to start over)");
+    }
+    if (j.at("target").get<std::string>() != o.target) {
+      throw bad("it was made with --target " + j.at("target").dump() +
+                " (give that target, or --force to start over)");
+    }
+    if (j.at("inject").get<std::vector<std::string>>() != o.check.opt.inject) {
+      throw bad("it was made with --inject " + j.at("inject").dump() +
+                " (give the same faults, or --force to start over)");
+    }
+    stats->graphs = j.at("graphs").get<int64_t>();
+    stats->findings = j.at("findings").get<int64_t>();
+    stats->worker_errors = j.value("worker_errors", int64_t{0});
+    stats->seconds = j.at("seconds").get<double>();
+    stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
+    stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});
+    if (auto f = j.find("first_finding"); f != j.end()) {
+      stats->first_finding_graphs = f->at("graphs").get<int64_t>();
+      stats->first_finding_seconds = f->at("seconds").get<double>();
+    }
+    for (const json& u : j.at("unique_findings")) {
+      std::string sig = u.at("signature").get<std::string>();
+      // Signatures name folders: only what Signature() itself produces is accepted.
+      if (sig.empty() || sig[0] == '.' || sig.size() > 100 ||
+          sig.find_first_not_of(
+              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+              std::string::npos) {
+        throw bad("/unique_findings: " + json(sig).dump() + " is not a signature");
+      }
+      SignatureStats& s = stats->unique[sig];
+      s.kind = u.at("kind").get<std::string>();
+      s.count = u.at("count").get<int64_t>();
+      s.first_case = u.at("first_case").get<int64_t>();
+    }
+    if (auto pr = j.find("progress"); pr != j.end()) {
+      p.jobs = pr->at("jobs").get<int>();
+      p.next = pr->at("next").get<std::vector<int64_t>>();
+      if (p.jobs < 1 || p.next.size() != static_cast<size_t>(p.jobs))
+        throw bad("/progress: \"next\" must hold one entry per job");
+    }
+  } catch (const json::exception& e) {
+    throw bad(std::string("unexpected content (") + e.what() + ")");
+  }
+  return p;
+}
+
+// Creates OUT, locks it, and handles what a previous campaign left there (refuse, --resume or
+// --force). Returns the lock descriptor; fills `stats`/`done` when resuming.
+int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
+  const OutLayout l(o.out_dir);
+  std::error_code ec;
+  fs::create_directories(l.out, ec);
+  if (ec) {
+    throw InputError("--out", "cannot create folder '" + l.out + "': " + ec.message());
+  }
+  int lock = LockOut(l.out);
+  try {
+    bool empty = true;
+    for (const auto& e : fs::directory_iterator(l.out, ec)) {
+      if (e.path().filename() != ".lock") empty = false;
+    }
+    if (ec) throw InputError("--out", "cannot list '" + l.out + "': " + ec.message());
+    if (!empty && !o.resume && !o.force) {
+      throw InputError("--out", "'" + l.out +
+                                    "' is not empty (a previous campaign?): give --resume to "
+                                    "continue it, --force to delete its findings and summary "
+                                    "and start over, or another folder");
+    }
+    if (o.force) {
+      // Only what a campaign writes: --out may be a folder that holds other things too.
+      for (const std::string& p :
+           {l.findings, l.claims, l.tmp, l.out + "/summary.json", l.out + "/summary.md"}) {
+        fs::remove_all(p, ec);
+        if (ec) throw InputError("--force", "cannot remove '" + p + "': " + ec.message());
+      }
+    }
+    if (o.resume && fs::exists(l.out + "/summary.json")) {
+      *done = LoadForResume(l.out + "/summary.json", o, stats);
+    }
+    // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
+    fs::remove_all(l.tmp, ec);
+    for (const std::string& d : {l.findings, l.claims, l.tmp}) {
+      fs::create_directories(d, ec);
+      if (ec) throw InputError("--out", "cannot create folder '" + d + "': " + ec.message());
+    }
+  } catch (...) {
+    ::close(lock);
+    throw;
+  }
+  return lock;
+}
+
+}  // namespace
+
 int RunCampaign(const CampaignOptions& in) {
   CampaignOptions o = in;
   if (o.seconds <= 0 && o.graphs <= 0) throw InputError("fuzz", "give --seconds or --graphs");
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
+  if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
   BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
   ValidateConfig(o.gen);
+  if (!o.junit.empty()) CheckWritable(o.junit);
   {
     // Validate the target once (an external program must start and say hello) and restrict the
     // generator to the ops it supports.
@@ -166,13 +397,11 @@ int RunCampaign(const CampaignOptions& in) {
     if (allowed.empty()) throw InputError("--target", "the target supports none of the ops");
     o.gen.allowed_ops = allowed;
   }
-  ::mkdir(o.out_dir.c_str(), 0755);
-  const std::string findings = o.out_dir + "/findings";
-  ::mkdir(findings.c_str(), 0755);
-  struct stat st;
-  if (::stat(findings.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw InputError("--out", "cannot create folder '" + findings + "'");
-  }
+  CampaignStats stats;
+  Progress done;
+  const int lock_fd = PrepareOut(o, &stats, &done);
+  const OutLayout layout(o.out_dir);
+  const double previous_seconds = stats.seconds;
 
   g_stop = 0;
   struct sigaction sa {};
@@ -182,52 +411,75 @@ int RunCampaign(const CampaignOptions& in) {
   signal(SIGPIPE, SIG_IGN);
 
   const Clock::time_point start = Clock::now();
-  CampaignStats stats;
   stats.seed = o.seed;
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
   stats.oracle = std::string(OracleKindName(o.check.oracle.kind));
   std::vector<Worker> workers(static_cast<size_t>(o.jobs));
+  const pid_t self = ::getpid();
+  std::string fatal;  // fusefuzz could not write its output: stop, exit 2
 
+  auto skip_done = [&](int64_t i) {
+    while (done.Checked(i)) i += o.jobs;
+    return i;
+  };
   auto spawn = [&](size_t w, int64_t first) {
     int fds[2];
-    if (::pipe(fds) != 0) throw InputError("fuzz", std::string("pipe: ") + std::strerror(errno));
+    if (::pipe(fds) != 0) throw InputError("fuzz", ErrnoText("pipe"));
     std::fflush(nullptr);
     pid_t pid = ::fork();
-    if (pid < 0) throw InputError("fuzz", std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) throw InputError("fuzz", ErrnoText("fork"));
     if (pid == 0) {
       ::close(fds[0]);
       for (size_t k = 0; k < workers.size(); ++k)
         if (workers[k].fd >= 0) ::close(workers[k].fd);
-      WorkerMain(o, first, o.jobs, fds[1], start);
+      WorkerMain(o, first, o.jobs, fds[1], start, self, done);
     }
     ::close(fds[1]);
     workers[w].pid = pid;
     workers[w].fd = fds[0];
     workers[w].buffer.clear();
-    workers[w].next = first;
+    workers[w].next = skip_done(first);
     workers[w].current = -1;
     workers[w].done = false;
+    workers[w].fatal = false;
+  };
+  auto stop_all = [&](const std::string& why) {
+    if (fatal.empty()) fatal = why;
+    for (auto& wk : workers)
+      if (wk.pid > 0) ::kill(wk.pid, SIGTERM);  // they stop after their current case
   };
   for (size_t w = 0; w < workers.size(); ++w) spawn(w, static_cast<int64_t>(w));
 
   auto handle_line = [&](Worker& wk, const std::string& line) {
-    std::istringstream is(line);
-    char tag;
-    is >> tag;
-    if (tag == 'B') {
-      is >> wk.current;
-      wk.since = Clock::now();
-      return;
+    json m = json::parse(line, nullptr, false);
+    try {
+      if (!m.is_object()) throw std::runtime_error("not a JSON object");
+      if (m.contains("begin")) {
+        wk.current = m["begin"].get<int64_t>();
+        wk.since = Clock::now();
+      } else if (m.contains("fatal")) {
+        wk.fatal = true;
+        stop_all(m["fatal"].get<std::string>());
+      } else {
+        int64_t index = m.at("end").get<int64_t>();
+        const json& kind = m.at("kind");
+        const json& sig = m.at("signature");
+        wk.current = -1;
+        wk.next = skip_done(index + o.jobs);
+        stats.AddCase(m.at("verdict").get<std::string>(),
+                      kind.is_null() ? "" : kind.get<std::string>(),
+                      sig.is_null() ? "" : sig.get<std::string>(), m.at("duplicate").get<bool>(),
+                      index, previous_seconds + Since(start));
+        for (const auto& [rule, n] : m.at("rewrites").items()) {
+          stats.rule_fires[rule] += n.get<int64_t>();
+        }
+      }
+    } catch (const std::exception& e) {
+      // Workers are ours: this is a fusefuzz bug, not the target's; say so and go on.
+      std::fprintf(stderr, "fusefuzz: internal error: bad worker message (%s): %.200s\n", e.what(),
+                   line.c_str());
     }
-    int64_t index;
-    std::string verdict, kind, sig;
-    int dup = 0;
-    is >> index >> verdict >> kind >> sig >> dup;
-    wk.current = -1;
-    wk.next = index + o.jobs;
-    stats.AddCase(verdict, kind == "-" ? "" : kind, sig == "-" ? "" : sig, dup != 0, index,
-                  Since(start));
   };
 
   // A worker died (or was killed for a stuck case): the case it was on becomes a finding written
@@ -238,7 +490,7 @@ int RunCampaign(const CampaignOptions& in) {
     wk.fd = -1;
     wk.pid = -1;
     bool clean = !killed_for_timeout && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (clean) {
+    if (clean || wk.fatal || !fatal.empty()) {
       wk.done = true;
       return;
     }
@@ -272,11 +524,16 @@ int RunCampaign(const CampaignOptions& in) {
       r.case_index = i;
       r.generator = GenerationProvenance(seed, o.gen);
       std::string sig = Signature(r);
-      std::string dir = findings + "/" + sig;
-      bool dup = ::mkdir(dir.c_str(), 0755) != 0;
-      if (!dup) WriteFindingFolder(dir, r);
-      stats.AddCase(r.verdict, std::string(FindingKindName(r.kind)), sig, dup, i, Since(start));
-      wk.next = i + o.jobs;
+      try {
+        bool fresh = PublishFinding(layout, sig, [&] { return r; });
+        stats.AddCase(r.verdict, std::string(FindingKindName(r.kind)), sig, !fresh, i,
+                      previous_seconds + Since(start));
+      } catch (const OutputError& e) {
+        stop_all(e.what());
+        wk.done = true;
+        return;
+      }
+      wk.next = skip_done(i + o.jobs);
     }
     // Restart after the case, unless the campaign is over or workers keep dying (a target that
     // cannot even start must not be restarted forever).
@@ -339,15 +596,42 @@ int RunCampaign(const CampaignOptions& in) {
     double t = Since(start);
     if (o.status && t - last_status >= 1.0) {
       last_status = t;
-      std::fprintf(stderr, "%s\n", stats.StatusLine(t).c_str());
+      std::fprintf(stderr, "%s\n", stats.StatusLine(previous_seconds + t).c_str());
     }
   }
-  stats.seconds = Since(start);
-  stats.interrupted = g_stop != 0;
+  stats.seconds = previous_seconds + Since(start);
+  stats.interrupted = g_stop != 0 || !fatal.empty();
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  WriteCampaignSummary(o.out_dir, stats, o.junit);
+  // Where a --resume continues: per worker, the first case it has not finished (with the same
+  // --jobs the previous campaign's progress merges exactly; see docs/campaign.md).
+  stats.progress_jobs = o.jobs;
+  stats.progress_next.assign(static_cast<size_t>(o.jobs), 0);
+  for (size_t w = 0; w < workers.size(); ++w) {
+    int64_t next = workers[w].next;
+    if (done.jobs == o.jobs) next = std::max(next, done.next[w]);
+    stats.progress_next[w] = next;
+  }
+  std::error_code ec;
+  fs::remove_all(layout.tmp, ec);  // left by a worker killed mid-finding
+  fs::create_directories(layout.tmp, ec);
+  bool summary_written = true;
+  try {
+    WriteCampaignSummary(o.out_dir, stats, o.junit);
+  } catch (const OutputError& e) {
+    summary_written = false;
+    std::fprintf(stderr, "fusefuzz: error: could not write the summary: %s\n", e.what());
+  }
   std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir).c_str());
+  ::close(lock_fd);
+  if (!fatal.empty()) {
+    std::fprintf(stderr,
+                 "fusefuzz: error: %s\nfusefuzz: the campaign stopped: fusefuzz could not write "
+                 "its output (this is not a finding)%s\n",
+                 fatal.c_str(), summary_written ? "; the summary above covers the cases done" : "");
+    return 2;
+  }
+  if (!summary_written) return 2;
   return stats.findings > 0 ? 1 : 0;
 }
 

@@ -1,8 +1,11 @@
 // The fuzz campaign: generate graphs, check each on the target, blame/minimize/report findings.
-// Runs J worker processes (case i goes to worker i mod J); findings are written atomically by the
-// workers, so a worker that dies loses nothing already written; the parent restarts it after
+// Runs J worker processes (case i goes to worker i mod J) that report to the parent one JSON
+// object per line. A worker writes each new finding into a temporary folder and renames it into
+// place when complete, under a per-signature lock (OUT/.claims/), so a worker that dies loses
+// nothing already written and leaves no half-written folder; the parent restarts it after
 // recording the case it died on as a crash finding, prints a status line about once a second,
-// and writes the summary (also on Ctrl-C).
+// and writes the summary (also on Ctrl-C). OUT is locked (OUT/.lock) for the whole campaign.
+// docs/campaign.md describes the layout.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +32,19 @@ struct CampaignOptions {
   double case_timeout = 60;     // seconds: a worker stuck this long on one case is killed
   std::string junit;            // JUnit XML path, or empty
   bool status = true;           // status line on stderr
+  // A non-empty --out is refused unless one of these is given: `resume` continues the campaign
+  // found there (same seed and target; findings kept, counts extended, cases already checked
+  // skipped), `force` deletes its findings and summary first.
+  bool resume = false;
+  bool force = false;
 };
 
 // Seed of case `index` of a campaign with base seed `seed` (what `fusefuzz gen --seed` takes).
 uint64_t CaseSeed(uint64_t seed, int64_t index);
 
-// Returns the exit status: 0 no findings, 1 findings. Throws InputError for bad options.
+// Returns the exit status: 0 no findings, 1 findings, 2 when fusefuzz could not write its output
+// (the campaign then stops cleanly; the message is on stderr). Throws InputError for bad options
+// and an unusable --out.
 int RunCampaign(const CampaignOptions& opts);
 
 }  // namespace fusefuzz

@@ -104,6 +104,10 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                     {"folder", "findings/" + sig}});
   }
   j["unique_findings"] = list;
+  j["rule_fires"] = s.rule_fires;
+  if (s.progress_jobs > 0) {
+    j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
+  }
   WriteFileAtomic(out_dir + "/summary.json", j.dump(1) + "\n");
 
   std::ostringstream md;

@@ -31,6 +31,10 @@ struct CampaignStats {
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
+  // Where a resumed campaign continues (written to summary.json as "progress"): case i has been
+  // checked iff i < progress_next[i % progress_jobs]. progress_jobs == 0: unknown.
+  int progress_jobs = 0;
+  std::vector<int64_t> progress_next;
 
   void AddCase(const std::string& verdict, const std::string& kind, const std::string& signature,
                bool duplicate, int64_t index, double now_seconds = -1);

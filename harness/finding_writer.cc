@@ -1,33 +1,83 @@
 #include "harness/finding_writer.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <sstream>
 
 #include "harness/finding_report.h"
+#include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"
+
+extern char** environ;
 
 namespace fusefuzz {
 namespace {
 
-bool HaveDot() { return std::system("command -v dot >/dev/null 2>&1") == 0; }
+// A path as one argv element that a program cannot mistake for an option.
+std::string NotAnOption(const std::string& path) {
+  return !path.empty() && path[0] == '-' ? "./" + path : path;
+}
 
-void DotToSvg(const std::string& dot_path, const std::string& svg_path) {
+// Graphviz `dot -Tsvg`, started directly (posix_spawnp searches PATH; no shell ever sees the
+// paths, which contain the --out folder and a signature). SVGs are a convenience: without
+// Graphviz there are none; a failing `dot` is reported on stderr and leaves no file behind.
+// Returns false when `dot` is not installed.
+bool DotToSvg(const std::string& dot_path, const std::string& svg_path) {
   std::string tmp = svg_path + ".tmp";
-  std::string cmd = "dot -Tsvg '" + dot_path + "' -o '" + tmp + "' 2>/dev/null";
-  if (std::system(cmd.c_str()) == 0) std::rename(tmp.c_str(), svg_path.c_str());
+  std::string prog = "dot", format = "-Tsvg", in = NotAnOption(dot_path), o = "-o",
+              out = NotAnOption(tmp);
+  char* argv[] = {prog.data(), format.data(), in.data(), o.data(), out.data(), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, "dot", &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc == ENOENT) return false;
+  std::string why;
+  if (rc != 0) {
+    why = std::string("cannot start: ") + std::strerror(rc);
+  } else {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    struct stat st {};
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      why = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                              : "killed by signal " + std::to_string(WTERMSIG(status));
+    } else if (::stat(tmp.c_str(), &st) != 0 || st.st_size == 0) {
+      why = "it wrote no SVG";
+    } else if (::rename(tmp.c_str(), svg_path.c_str()) != 0) {
+      why = std::string("cannot rename its output: ") + std::strerror(errno);
+    }
+  }
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    std::fprintf(stderr, "fusefuzz: warning: Graphviz dot failed on %s (%s); no SVG\n",
+                 dot_path.c_str(), why.c_str());
+  }
+  return true;
 }
 
 }  // namespace
 
-void WriteFindingFolder(const std::string& dir, const Repro& r) {
-  ::mkdir(dir.c_str(), 0755);
-  WriteFileAtomic(dir + "/repro.json", WriteRepro(r, dir + "/repro.json"));
+void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw OutputError(dir, std::string("cannot create the folder: ") + std::strerror(errno));
+  }
+  WriteFileAtomic(dir + "/repro.json",
+                  WriteRepro(r, (final_dir.empty() ? dir : final_dir) + "/repro.json"));
   WriteFileAtomic(dir + "/report.md", FindingReport(r));
   std::set<std::string> blamed(r.blame.nodes.begin(), r.blame.nodes.end());
   DotOptions before;
@@ -43,9 +93,8 @@ void WriteFindingFolder(const std::string& dir, const Repro& r) {
     a.title = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + r.blame.rule;
     WriteFileAtomic(dir + "/after.dot", ToDot(after, a));
   }
-  if (HaveDot()) {
-    DotToSvg(dir + "/before.dot", dir + "/before.svg");
-    if (has_after) DotToSvg(dir + "/after.dot", dir + "/after.svg");
+  if (DotToSvg(dir + "/before.dot", dir + "/before.svg") && has_after) {
+    DotToSvg(dir + "/after.dot", dir + "/after.svg");
   }
 }
 

@@ -1,6 +1,8 @@
 // Writes one finding folder: repro.json, report.md, before.dot / after.dot (blamed nodes
-// highlighted) and their SVGs when Graphviz's `dot` is on the PATH. Every file is written
-// atomically (temp + rename).
+// highlighted) and their SVGs when Graphviz's `dot` is on the PATH (started directly, never
+// through a shell). Every file is written atomically (temp + rename); a write error throws
+// OutputError. `final_dir`: where the folder will live once complete (the campaign writes into
+// a temporary folder and renames it), for the replay command in repro.json; default `dir`.
 #pragma once
 
 #include <string>
@@ -9,6 +11,6 @@
 
 namespace fusefuzz {
 
-void WriteFindingFolder(const std::string& dir, const Repro& r);
+void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir = "");
 
 }  // namespace fusefuzz

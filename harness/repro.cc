@@ -270,7 +270,17 @@ std::string Signature(const Repro& r) {
   for (unsigned char c : key) h = (h ^ c) * 16777619u;
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", h);
-  std::string slug = std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern;
+  // The rule name comes from the target and node names from a file: the signature is a folder
+  // name, so only [A-Za-z0-9._-] survive (anything else becomes '_'), never a leading dot, and
+  // the hash over the real names keeps distinct findings apart. The real names stay in
+  // repro.json and report.md.
+  std::string slug;
+  for (char c : std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+    slug += safe ? c : '_';
+  }
+  while (!slug.empty() && slug.front() == '.') slug.front() = '_';
   if (slug.size() > 80) slug.resize(80);
   return slug + "-" + hex;
 }

@@ -22,4 +22,11 @@ class InputError : public std::runtime_error {
   std::string what_;
 };
 
+// fusefuzz could not write its own output (disk full, permissions, a file that is not a regular
+// file): exit status 2 like bad input, and never a finding of the target under test.
+class OutputError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 }  // namespace fusefuzz

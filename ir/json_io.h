@@ -46,7 +46,12 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {}
 nlohmann::json ReadJsonFile(const std::string& path);
 nlohmann::json ParseJson(const std::string& text, const std::string& source);
 
-// Writes atomically (temp file + rename) so a crash never leaves half a file.
+// Writes `content` to `path` so that a crash never leaves half a file (ir/write_file.cc):
+// a regular file (or a new one) is replaced atomically (temp file in the same folder, fsync,
+// rename); a symlink is followed and its target replaced, the link kept; a character device or
+// FIFO (/dev/null, /dev/stdout, a pipe) is written directly. Anything else (a folder, a socket,
+// a block device) is refused. Every failure, including close/fsync errors, throws OutputError
+// naming the path and the reason; no temp file is left behind.
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
 }  // namespace fusefuzz

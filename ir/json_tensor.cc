@@ -472,32 +472,4 @@ json ReadJsonFile(const std::string& path) {
   return ParseJson(ss.str(), path);
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmpXXXXXX";
-  int fd = mkstemp(tmp.data());
-  if (fd < 0)
-    throw InputError(path, std::string("cannot create temp file: ") + std::strerror(errno));
-  const char* p = content.data();
-  size_t left = content.size();
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      int err = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      throw InputError(path, std::string("cannot write: ") + std::strerror(err));
-    }
-    p += w;
-    left -= static_cast<size_t>(w);
-  }
-  // mkstemp creates 0600; give the file the usual permissions.
-  fchmod(fd, 0644);
-  if (close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    unlink(tmp.c_str());
-    throw InputError(path, std::string("cannot write: ") + std::strerror(err));
-  }
-}
-
 }  // namespace fusefuzz

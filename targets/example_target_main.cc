@@ -29,6 +29,7 @@ struct Flags {
   std::vector<std::string> crash_on, hang_on, garbage_on, unsupported;
   bool no_capabilities = false;
   bool bad_hello = false;
+  std::string rule_name;  // reported for every rewrite instead of the rule's own name
 };
 
 std::set<Op> OpSet(const std::vector<std::string>& names) {
@@ -111,7 +112,8 @@ class Server {
       if (!f_.no_capabilities) {
         json rw = json::array();
         for (const Rewrite& r : rewrites) {
-          rw.push_back({{"index", r.index}, {"rule", r.rule}, {"nodes", r.nodes}});
+          const std::string& rule = f_.rule_name.empty() ? r.rule : f_.rule_name;
+          rw.push_back({{"index", r.index}, {"rule", rule}, {"nodes", r.nodes}});
         }
         resp["rewrites"] = std::move(rw);
       }
@@ -162,6 +164,8 @@ int Main(int argc, char** argv) {
   app.add_flag("--no-capabilities", f.no_capabilities,
                "announce no capabilities, ignore options, report no rewrites");
   app.add_flag("--bad-hello", f.bad_hello, "announce protocol version 99");
+  // Rule names are the target's to choose: paths, spaces, newlines must not hurt fusefuzz.
+  app.add_option("--rule-name", f.rule_name, "report every rewrite under this rule name");
   CLI11_PARSE(app, argc, argv);
   try {
     Server server(f);

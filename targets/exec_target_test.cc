@@ -212,6 +212,16 @@ TEST(ExecTarget, TimeoutKillsTheWholeProcessGroup) {
   std::remove(pid_file.c_str());
 }
 
+// Issue 11 §2.14: a target whose forked child kept stdout open after the target died was
+// recorded as a timeout: EOF never came. Its exit must be seen on its own.
+TEST(ExecTarget, ExitWhileItsChildHoldsStdoutIsACrashNotATimeout) {
+  auto t = Exec("sleep 300 & exec " + Example("--crash-on Relu"), 120);
+  TargetResult r = RunOnce(*t, ConvBnAct("Relu"));
+  EXPECT_EQ(r.status, RunStatus::kCrash) << r.message;
+  EXPECT_TRUE(Has(r.message, "signal 6")) << r.message;
+  EXPECT_EQ(RunOnce(*t, ConvBnAct("Tanh")).status, RunStatus::kOk);
+}
+
 TEST(ExecTarget, GarbageIsAnErrorAndTheTargetRestarts) {
   auto t = Exec(Example("--garbage-on Sigmoid"));
   TargetResult r = RunOnce(*t, ConvBnAct("Sigmoid"));

@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,53 +24,67 @@ void CloseFd(int* fd) {
 
 void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+// How often a blocked read or write checks whether the program has exited: a program can exit
+// while something it started keeps our pipes open, so EOF alone does not tell.
+constexpr auto kExitPoll = std::chrono::milliseconds(50);
+
 std::string Errno(const char* what) { return std::string(what) + ": " + strerror(errno); }
 
 }  // namespace
 
 std::unique_ptr<Subprocess> Subprocess::Start(const std::string& command, std::string* error) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
-  // O_CLOEXEC: our ends never leak into this or any other child; dup2 onto 0/1/2 clears the
-  // flag on the child's copies.
+  // O_CLOEXEC: our ends never leak into this or any other child; the child's copies on 0/1/2
+  // are made by dup2, which clears the flag.
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     *error = Errno("pipe");
     for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]}) CloseFd(fd);
     return nullptr;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  // Descriptors opened elsewhere without O_CLOEXEC must not reach the target either.
-  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setpgroup(&attr, 0);  // own group: a hang is killed with its children
-  sigset_t defaults, mask;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);  // we ignore SIGPIPE; the target gets the usual behaviour
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  sigemptyset(&mask);
-  posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  // Everything the child needs is prepared before fork(): between fork and exec it may only make
+  // async-signal-safe calls (this process may have threads).
   std::string sh = "sh", dash_c = "-c", cmd = command;
   char* argv[] = {sh.data(), dash_c.data(), cmd.data(), nullptr};
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // fork rather than posix_spawn for this: the target dies with us (SIGKILL when the thread
+    // that started it ends, e.g. a campaign worker killed with its parent); if we died before
+    // prctl took effect, getppid() already differs.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    setpgid(0, 0);  // own group: a hang is killed with its children
+    int fds[3] = {in[0], out[1], err[1]};
+    for (int i = 0; i < 3; ++i) {
+      if (fds[i] == i) {
+        fcntl(i, F_SETFD, 0);  // already in place: only drop close-on-exec
+      } else if (dup2(fds[i], i) < 0) {
+        _exit(127);
+      }
+    }
+    // Descriptors opened elsewhere without O_CLOEXEC must not reach the target either.
+    close_range(3, ~0U, 0);
+    // We ignore SIGPIPE; the target gets the usual behaviour and an empty signal mask.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execve("/bin/sh", argv, environ);
+    _exit(127);
+  }
+  int fork_errno = errno;
   CloseFd(&in[0]);
   CloseFd(&out[1]);
   CloseFd(&err[1]);
-  if (rc != 0) {
-    *error = std::string("cannot start /bin/sh: ") + strerror(rc);
+  if (pid < 0) {
+    *error = std::string("cannot start /bin/sh: fork: ") + strerror(fork_errno);
     for (int* fd : {&in[1], &out[0], &err[0]}) CloseFd(fd);
     return nullptr;
   }
+  // Also in the parent, so that a kill(-pid) right after Start cannot miss the group.
+  setpgid(pid, pid);
   std::unique_ptr<Subprocess> p(new Subprocess());
   p->pid_ = pid;
   p->in_fd_ = in[1];
@@ -141,7 +155,9 @@ Subprocess::Io Subprocess::Write(std::string_view data, Deadline deadline) {
     if (n > 0) {
       off += static_cast<size_t>(n);
     } else if (n < 0 && errno == EAGAIN) {
-      if (!Pump(true, deadline)) return Io::kTimeout;
+      if (HasExited()) return Io::kEof;  // its stdin is held open by something it started
+      if (std::chrono::steady_clock::now() >= deadline) return Io::kTimeout;
+      Pump(true, std::min(deadline, std::chrono::steady_clock::now() + kExitPoll));
     } else if (!(n < 0 && errno == EINTR)) {
       CloseFd(&in_fd_);  // EPIPE: the target closed its stdin or died
       return Io::kEof;
@@ -170,8 +186,35 @@ Subprocess::Io Subprocess::ReadLine(std::string* line, Deadline deadline, size_t
       *line = out_buf_;  // an unterminated last line, for the message
       return Io::kEof;
     }
-    if (!Pump(false, deadline)) return Io::kTimeout;
+    if (HasExited()) {
+      // Gone, while something it started still holds its stdout: what it wrote before exiting
+      // is all there will be, and the case is a crash, not a timeout.
+      if (DrainStdout()) continue;
+      *line = out_buf_;
+      CloseFd(&out_fd_);
+      return Io::kEof;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return Io::kTimeout;
+    Pump(false, std::min(deadline, std::chrono::steady_clock::now() + kExitPoll));
   }
+}
+
+bool Subprocess::DrainStdout() {
+  char buf[1 << 16];
+  bool got_any = false;
+  while (out_fd_ >= 0 && out_buf_.size() <= out_cap_) {
+    ssize_t got = read(out_fd_, buf, sizeof buf);
+    if (got > 0) {
+      out_buf_.append(buf, static_cast<size_t>(got));
+      got_any = true;
+    } else if (got < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (got == 0 || errno != EAGAIN) CloseFd(&out_fd_);
+      break;
+    }
+  }
+  return got_any;
 }
 
 void Subprocess::AppendStderr(const char* data, size_t n) {

@@ -1,8 +1,11 @@
 // A child process behind three pipes, for external targets (targets/exec_target.cc).
 //
 // `/bin/sh -c COMMAND` runs in its own process group, so a hung program is killed together with
-// anything it started. All I/O is non-blocking and multiplexed with poll(): while a request is
-// written, stdout is buffered and stderr drained, so a chatty child can never deadlock us, and
+// anything it started, and dies with the thread that started it (PR_SET_PDEATHSIG), so a
+// campaign worker killed with its parent takes its target along. A program that exits while
+// something it started keeps its stdout open is seen to exit (its status is polled while we
+// wait), not taken for a hang. All I/O is non-blocking and multiplexed with poll(): while a request
+// is written, stdout is buffered and stderr drained, so a chatty child can never deadlock us, and
 // stderr is kept as a bounded tail for crash reports.
 #pragma once
 
@@ -56,6 +59,8 @@ class Subprocess {
   // One poll() round over the open pipes; false when the deadline passed.
   bool Pump(bool want_write, Deadline deadline);
   void DrainStderr();
+  // Reads what stdout holds now without blocking; true when anything arrived.
+  bool DrainStdout();
   void AppendStderr(const char* data, size_t n);
   // Non-blocking check whether the child has exited, leaving it unreaped (a zombie keeps its
   // process group alive, so a later kill(-pgid) cannot hit a recycled id).
