@@ -139,6 +139,7 @@ constexpr ProbField kProbFields[] = {
     {"concat_second_branch", &GenProbabilities::concat_second_branch},
     {"pattern_fused_conv", &GenProbabilities::pattern_fused_conv},
     {"conv_const_act", &GenProbabilities::conv_const_act},
+    {"act_then_add", &GenProbabilities::act_then_add},
     {"act_then_max_pool", &GenProbabilities::act_then_max_pool},
     {"conv_act_pool_fused", &GenProbabilities::conv_act_pool_fused},
 };

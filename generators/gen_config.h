@@ -123,7 +123,8 @@ struct GenProbabilities {
   double concat_second_branch = 0.5;    // concat_branches: both inputs are branches
   double pattern_fused_conv = 0.12;     // a pattern's conv is a FusedConv (where not folded)
   double conv_const_act = 0.25;         // conv_const: an activation between conv and op
-  double act_then_max_pool = 0.5;       // conv_act_pool: MaxPool after the activation
+  double act_then_add = 0.3;            // conv_act_pool: Add of a value after the activation
+  double act_then_max_pool = 0.5;       // conv_act_pool: else MaxPool after the activation
   double conv_act_pool_fused = 0.35;    // conv_act_pool: the conv is a FusedConv
   bool operator==(const GenProbabilities&) const = default;
 };

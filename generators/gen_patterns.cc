@@ -208,16 +208,28 @@ std::string ConvConst(Builder& b, const std::string& x, int64_t budget) {
   return b.EmitBinaryConst(op, y);
 }
 
-// (Fused)Conv -> activation -> [MaxPool], the activation uniform over the allowed ones: every
-// activation fused into a conv or epilogue, and reordered with a max pool (monotone or not).
+// (Fused)Conv -> activation -> [Add(value) | MaxPool], the activation uniform over the allowed
+// ones: every activation fused into a conv or an epilogue; an add that must stay after the
+// activation; a max pool after it (reordered only when the conv output has another use).
 std::string ConvActPool(Builder& b, const std::string& x, int64_t budget) {
-  std::string y = PatternConv(b, x, {}, b.cfg().probabilities.conv_act_pool_fused);
+  const GenProbabilities& p = b.cfg().probabilities;
+  std::string y = PatternConv(b, x, {}, p.conv_act_pool_fused);
   y = b.EmitActivation(*b.PickActivationUniform(), y);
-  if (budget >= 3 && b.Allowed(Op::MaxPool) &&
-      b.src().Bool(b.cfg().probabilities.act_then_max_pool)) {
+  if (budget >= 3 && b.Allowed(Op::Add) && b.src().Bool(p.act_then_add)) {
+    const std::string r = b.ShapeOf(y) == b.ShapeOf(x) ? x : b.AddInput(b.ShapeOf(y));
+    return b.src().Bool(p.swap_operands) ? b.EmitBinaryWith(Op::Add, y, r)
+                                         : b.EmitBinaryWith(Op::Add, r, y);
+  }
+  if (budget >= 3 && b.Allowed(Op::MaxPool) && b.src().Bool(p.act_then_max_pool)) {
     y = b.EmitPool(Op::MaxPool, y);
   }
   return y;
+}
+
+// Activation (uniform over the allowed ones) -> MaxPool on any value: pool-activation-reorder,
+// which is legal only for monotone activations. (After a conv the activation is fused first.)
+std::string ActPool(Builder& b, const std::string& x) {
+  return b.EmitPool(Op::MaxPool, b.EmitActivation(*b.PickActivationUniform(), x));
 }
 
 }  // namespace
@@ -260,6 +272,8 @@ bool PatternEligible(Builder& b, Pattern p) {
              (b.Allowed(Op::Add) || b.Allowed(Op::Sub) || b.Allowed(Op::Mul) || b.Allowed(Op::Div));
     case Pattern::kConvActPool:
       return act && (b.Allowed(Op::Conv) || b.Allowed(Op::FusedConv));
+    case Pattern::kActPool:
+      return act && b.Allowed(Op::MaxPool);
     case Pattern::kRepeat:
       return false;  // decided by the generator
   }
@@ -296,6 +310,8 @@ std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t bud
       return ConvConst(b, x, budget);
     case Pattern::kConvActPool:
       return ConvActPool(b, x, budget);
+    case Pattern::kActPool:
+      return ActPool(b, x);
     case Pattern::kRepeat:
       break;
   }

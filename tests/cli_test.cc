@@ -38,7 +38,7 @@ TEST(Cli, VersionAndHelp) {
   CmdResult v = Fusefuzz("--version");
   EXPECT_EQ(v.status, 0);
   EXPECT_NE(v.out.find("fusefuzz 0."), std::string::npos) << v.out;
-  for (const char* sub : {"run", "show", "list", "gen", "fuzz", "replay"}) {
+  for (const char* sub : {"run", "show", "list", "gen", "coverage", "fuzz", "replay"}) {
     CmdResult h = Fusefuzz(std::string(sub) + " --help");
     EXPECT_EQ(h.status, 0) << sub;
     EXPECT_NE(h.out.find("Usage"), std::string::npos) << sub << ": " << h.out;
@@ -169,6 +169,36 @@ TEST(Cli, GenIsDeterministicAndReadable) {
   EXPECT_EQ(Fusefuzz("gen --seed 42 --config " + c).out, a.out);
   CmdResult bad = Fusefuzz("gen --config " + WriteFile(dir, "bad.json", R"({"no_such_key": 1})"));
   EXPECT_EQ(bad.status, 2) << bad.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, CoverageTableAndJson) {
+  CmdResult md = Fusefuzz("coverage --graphs 30 --seed 5");
+  ASSERT_EQ(md.status, 0) << md.out;
+  EXPECT_NE(md.out.find("Generator coverage over 30 graphs"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| `motif/conv_bn` |"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out, Fusefuzz("coverage --graphs 30 --seed 5").out);  // deterministic
+  CmdResult js = Fusefuzz("coverage --graphs 30 --seed 5 --json --min-share 0.5 --only-flagged");
+  ASSERT_EQ(js.status, 0) << js.out;
+  nlohmann::json j = nlohmann::json::parse(js.out);
+  EXPECT_EQ(j["graphs"], 30);
+  ASSERT_FALSE(j["classes"].empty());
+  for (const auto& c : j["classes"]) {
+    EXPECT_TRUE(c["flagged"].get<bool>()) << c.dump();
+    EXPECT_LT(c["share"].get<double>(), 0.5) << c.dump();
+  }
+  // A config that allows only Relu reaches no conv class.
+  fs::path dir = TempDir("coverage");
+  std::string cfg = WriteFile(dir, "relu.json", R"({"allowed_ops": ["Relu"]})");
+  CmdResult relu = Fusefuzz("coverage --graphs 10 --json --config " + cfg);
+  ASSERT_EQ(relu.status, 0) << relu.out;
+  for (const auto& c : nlohmann::json::parse(relu.out)["classes"]) {
+    if (c["id"].get<std::string>().rfind("attr/Conv/", 0) == 0) {
+      EXPECT_EQ(c["count"], 0) << c.dump();
+    }
+  }
+  EXPECT_EQ(Fusefuzz("coverage --min-share 2").status, 2);
+  EXPECT_EQ(Fusefuzz("coverage --config " + WriteFile(dir, "bad.json", "{\"x\": 1}")).status, 2);
   fs::remove_all(dir);
 }
 
