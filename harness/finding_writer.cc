@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <set>
 #include <sstream>
 
 #include "harness/finding_report.h"
@@ -28,21 +27,11 @@ void DotToSvg(const std::string& dot_path, const std::string& svg_path) {
 void WriteFindingFolder(const std::string& dir, const Repro& r) {
   ::mkdir(dir.c_str(), 0755);
   WriteFileAtomic(dir + "/repro.json", WriteRepro(r, dir + "/repro.json"));
-  WriteFileAtomic(dir + "/report.md", FindingReport(r));
-  std::set<std::string> blamed(r.blame.nodes.begin(), r.blame.nodes.end());
-  DotOptions before;
-  before.highlight = blamed;
-  before.title = "before: " + std::string(FindingKindName(r.kind)) + " " + r.blame.rule;
-  WriteFileAtomic(dir + "/before.dot", ToDot(r.graph, before));
-  Graph after;
-  bool has_after = AfterGraph(r, &after);
-  if (has_after) {
-    DotOptions a;
-    for (const auto& n : after.nodes)
-      if (blamed.count(n.name)) a.highlight.insert(n.name);
-    a.title = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + r.blame.rule;
-    WriteFileAtomic(dir + "/after.dot", ToDot(after, a));
-  }
+  WriteFileAtomic(dir + "/report.md", FindingReport(r, dir));
+  const FindingDots dots = MakeFindingDots(r);
+  WriteFileAtomic(dir + "/before.dot", dots.before);
+  const bool has_after = !dots.after.empty();
+  if (has_after) WriteFileAtomic(dir + "/after.dot", dots.after);
   if (HaveDot()) {
     DotToSvg(dir + "/before.dot", dir + "/before.svg");
     if (has_after) DotToSvg(dir + "/after.dot", dir + "/after.svg");
