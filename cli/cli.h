@@ -15,6 +15,7 @@ namespace fusefuzz {
 struct Cli {
   CLI::App app{"fusefuzz: differential testing and fuzzing of operator fusion", "fusefuzz"};
   int exit_code = 0;
+  std::string command_line;  // argv, shell-quoted where needed (for summaries)
 };
 
 void RegisterRun(Cli& cli);

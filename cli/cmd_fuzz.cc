@@ -70,6 +70,7 @@ void RegisterFuzz(Cli& cli) {
     c.minimize = !o->no_minimize;
     c.check.kernel_check = !o->no_kernel_check;
     c.status = !o->quiet;
+    c.command_line = cli.command_line;
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;
     cli.exit_code = RunCampaign(c);
   });

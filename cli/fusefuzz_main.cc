@@ -111,6 +111,14 @@ bool ExplainUnknown(CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   fusefuzz::Cli cli;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                   "0123456789/._-+=:,@%") == std::string::npos;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cli.command_line += (i ? " " : "") + (plain ? a : q + "'");
+  }
   CLI::App& app = cli.app;
   app.set_version_flag("--version", std::string("fusefuzz ") + FUSEFUZZ_VERSION);
   app.require_subcommand(1);

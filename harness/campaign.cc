@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -169,7 +170,8 @@ int RunCampaign(const CampaignOptions& in) {
     if (allowed.empty()) throw InputError("--target", "the target supports none of the ops");
     o.gen.allowed_ops = allowed;
   }
-  ::mkdir(o.out_dir.c_str(), 0755);
+  std::error_code mkdir_error;  // --out a/b/c: parents too (checked below)
+  std::filesystem::create_directories(o.out_dir, mkdir_error);
   const std::string findings = o.out_dir + "/findings";
   ::mkdir(findings.c_str(), 0755);
   struct stat st;
@@ -187,6 +189,7 @@ int RunCampaign(const CampaignOptions& in) {
   const Clock::time_point start = Clock::now();
   CampaignStats stats;
   stats.seed = o.seed;
+  stats.command_line = o.command_line;
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
   stats.oracle = std::string(OracleKindName(o.check.oracle.kind));

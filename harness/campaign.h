@@ -29,6 +29,7 @@ struct CampaignOptions {
   double case_timeout = 60;     // seconds: a worker stuck this long on one case is killed
   std::string junit;            // JUnit XML path, or empty
   bool status = true;           // status line on stderr
+  std::string command_line;     // how the campaign was started, for summary.md ("" = unknown)
 };
 
 // Seed of case `index` of a campaign with base seed `seed` (what `fusefuzz gen --seed` takes).
