@@ -322,8 +322,7 @@ int Bench(const BenchArgs& a) {
     }
     if (fusion_json.empty() && harness_json.empty()) {
       std::cerr << "fusefuzz: error: --filter " << a.filter
-                << " matches no benchmark (list them: " << fusion
-                << " --benchmark_list_tests)\n";
+                << " matches no benchmark (list them: " << fusion << " --benchmark_list_tests)\n";
       return 2;
     }
     if (debug_warning) {

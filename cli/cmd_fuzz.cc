@@ -2,9 +2,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "generators/gen_config.h"
 #include "harness/campaign.h"
-#include "cli/cli.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {
@@ -32,8 +32,7 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("--graphs", o->c.graphs,
                   "stop after this many graphs (with --seconds too: whichever comes first)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->c.seed,
-                  "base seed (case I is `fusefuzz gen --seed SEED --case I`)")
+  cmd->add_option("--seed", o->c.seed, "base seed (case I is `fusefuzz gen --seed SEED --case I`)")
       ->capture_default_str();
   cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")
       ->check(CLI::Range(1, 256))

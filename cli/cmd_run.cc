@@ -99,8 +99,7 @@ void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts) {
   list("--disable", opts.disable, "remove these rules from the pipeline");
   list("--only", opts.only, "keep only these rules");
   list("--inject", opts.inject, "deliberately wrong rule variants (see `fusefuzz list faults`)");
-  cmd.add_option("--bisect-limit", opts.bisect_limit,
-                 "apply only the first N rewrites (-1: all)")
+  cmd.add_option("--bisect-limit", opts.bisect_limit, "apply only the first N rewrites (-1: all)")
       ->capture_default_str();
 }
 

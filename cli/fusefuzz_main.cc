@@ -84,7 +84,8 @@ bool ExplainUnknown(CLI::App& app, int argc, char** argv) {
   }
   CLI::App* cmd = sub ? sub : &app;
   std::vector<std::string> known;
-  for (const CLI::App* level : {static_cast<const CLI::App*>(cmd), static_cast<const CLI::App*>(&app)}) {
+  for (const CLI::App* level :
+       {static_cast<const CLI::App*>(cmd), static_cast<const CLI::App*>(&app)}) {
     for (const CLI::Option* o : level->get_options()) {
       for (const auto& l : o->get_lnames()) known.push_back("--" + l);
       for (const auto& s : o->get_snames()) known.push_back("-" + s);
@@ -113,8 +114,9 @@ int main(int argc, char** argv) {
   fusefuzz::Cli cli;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                   "0123456789/._-+=:,@%") == std::string::npos;
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789/._-+=:,@%") == std::string::npos;
     std::string q = "'";
     for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     cli.command_line += (i ? " " : "") + (plain ? a : q + "'");

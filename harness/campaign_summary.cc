@@ -40,8 +40,9 @@ std::string CampaignStats::StatusLine(double elapsed) const {
 std::string VerdictMeaning(const std::string& verdict) {
   static const std::map<std::string, std::string> kMeanings = {
       {"PASS", "every output within the oracle's bound of the reference"},
-      {"MISMATCH", "an output outside the bound: a finding (fusion if only the optimized run "
-                   "fails, kernel if the unoptimized one fails too)"},
+      {"MISMATCH",
+       "an output outside the bound: a finding (fusion if only the optimized run "
+       "fails, kernel if the unoptimized one fails too)"},
       {"MISTRUSTED",
        "nothing failed, but the data cannot tell (e.g. all zeros, too few finite values): "
        "not judged, not a finding"},

@@ -18,8 +18,8 @@ struct SignatureStats {
 // When the first finding of a kind came (one per kind: fusion, kernel, crash, ...).
 struct FirstFinding {
   int64_t case_index = -1;
-  int64_t graphs = -1;   // cases finished by then
-  double seconds = -1;   // since the campaign started
+  int64_t graphs = -1;  // cases finished by then
+  double seconds = -1;  // since the campaign started
 };
 
 struct CampaignStats {

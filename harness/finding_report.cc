@@ -1,5 +1,6 @@
 #include "harness/finding_report.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -98,8 +99,8 @@ std::string Quote(const std::string& s) {
 // A shell word: quoted only when it needs to be.
 std::string Word(const std::string& s) {
   for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("/._-+=:,").find(c) !=
-                                                            std::string::npos)) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string("/._-+=:,").find(c) != std::string::npos)) {
       return Quote(s);
     }
   }
@@ -232,7 +233,8 @@ FindingDots MakeFindingDots(const Repro& r) {
   }
   DotOptions before;
   before.highlight = blamed;
-  before.title = "minimized graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
+  before.title = std::string(r.minimization.is_null() ? "" : "minimized ") +
+                 "graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
                  (r.blame.rule.empty() ? "" : " blamed on " + r.blame.rule + " (red nodes)");
   before.failing_output = r.worst.output;
   before.failing_note = note;
@@ -278,10 +280,10 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     auto it = shapes.find(v);
     return it == shapes.end() ? Shape{} : it->second;
   };
-  const std::string where = r.worst.output.empty()
-                                ? ""
-                                : "`" + r.worst.output + "` at " +
-                                      Coordinates(r.worst.index, shape_of(r.worst.output));
+  const std::string where =
+      r.worst.output.empty()
+          ? ""
+          : "`" + r.worst.output + "` at " + Coordinates(r.worst.index, shape_of(r.worst.output));
 
   md << "# Finding: " << FindingKindName(r.kind)
      << (r.blame.rule.empty() ? "" : " in `" + r.blame.rule + "`") << "\n\n";
@@ -308,14 +310,15 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   md << "\n\n";
   if (!r.worst.output.empty()) {
     md << "Worst element: output " << where << ": reference " << Fmt(r.worst.reference)
-       << ", target " << Fmt(r.worst.candidate) << "; the oracle allows |target - reference| <= "
-       << Fmt(r.worst.bound) << ", this is " << Fmt(r.worst.ratio) << " times "
+       << ", target " << Fmt(r.worst.candidate)
+       << "; the oracle allows |target - reference| <= " << Fmt(r.worst.bound) << ", this is "
+       << Fmt(r.worst.ratio) << " times "
        << (r.oracle.kind == OracleKind::kBound ? "u*magnitude" : "the tolerance") << ".\n\n";
   }
 
   if (!r.target_log.empty()) {
-    md << "## Target's stderr (last lines)\n\n```\n" << r.target_log
-       << (r.target_log.back() == '\n' ? "" : "\n") << "```\n\n";
+    md << "## Target's stderr (last lines)\n\n```\n"
+       << r.target_log << (r.target_log.back() == '\n' ? "" : "\n") << "```\n\n";
   }
 
   md << "## Blamed rewrite\n\n";
@@ -336,6 +339,9 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     md << "Blame unavailable (method: " << r.blame.method << ").\n\n";
   }
 
+  // What r.graph is: the minimizer's result, or the case as generated (crashes, --no-minimize).
+  const std::string graph_name =
+      r.minimization.is_null() ? "graph, unoptimized" : "minimized graph, unoptimized";
   Graph after;
   const bool has_after = AfterGraph(r, &after);
   const bool small = TotalElements(r) <= kMaxValuesReported;
@@ -365,15 +371,15 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
         }
         md << " |\n";
       }
-      md << "\nThe target's own result at " << where << " (all rewrites, float32 kernels): "
-         << Fmt(r.worst.candidate) << ".\n\n";
+      md << "\nThe target's own result at " << where
+         << " (all rewrites, float32 kernels): " << Fmt(r.worst.candidate) << ".\n\n";
     }
   }
 
   if (small) {
     md << "## Input values\n\n";
     for (const auto& [name, t] : r.inputs) md << "- `" << name << "` = " << Values(t) << "\n";
-    md << "\n## Parameters, minimized graph\n\n";
+    md << "\n## Parameters, " << graph_name << "\n\n";
     for (const auto& n : r.graph.nodes) {
       if (!n.params.empty()) NodeParams(n, md);
     }
@@ -393,7 +399,9 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     }
   }
 
-  md << "## Minimized graph, unoptimized\n\n```\n" << ToText(r.graph) << "```\n\n";
+  md << "## " << static_cast<char>(std::toupper(graph_name[0])) << graph_name.substr(1)
+     << "\n\n```\n"
+     << ToText(r.graph) << "```\n\n";
   if (has_after) {
     md << "## Graph right after rewrite (" << r.blame.rewrite_index << ") `" << r.blame.rule
        << "`\n\n```\n"

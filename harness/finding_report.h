@@ -24,11 +24,11 @@ std::string Coordinates(int64_t index, const Shape& shape);
 struct PathValue {
   std::string value, producer, op;  // producer/op empty for a graph input
   Shape shape;
-  bool at_worst = false;       // shape equals the failing output's: values at the worst element
+  bool at_worst = false;         // shape equals the failing output's: values at the worst element
   double before = 0, after = 0;  // reference values at the worst element's coordinates
-  double max_diff = 0;         // largest |after - before| over the tensor
+  double max_diff = 0;           // largest |after - before| over the tensor
   int64_t max_diff_index = -1;
-  bool diverges = false;       // beyond what double rounding can explain
+  bool diverges = false;  // beyond what double rounding can explain
 };
 
 // Runs the reference on the original graph and on `after` (the graph right after the blamed

@@ -169,15 +169,13 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     h << "<h2>Rewrites applied, per rule</h2>\n<p>A rule that never fired was not tested by "
          "this campaign.</p>\n<table id=\"rule-fires\">\n<tr><th>rule</th><th>rewrites</th></tr>\n";
     for (const auto& [rule, n] : s.rule_fires) {
-      h << "<tr><td><code>" << Esc(rule) << "</code></td><td class=\"num\">" << n
-        << "</td></tr>\n";
+      h << "<tr><td><code>" << Esc(rule) << "</code></td><td class=\"num\">" << n << "</td></tr>\n";
     }
     h << "</table>\n";
   }
 
   for (const Loaded& l : loaded) {
-    h << "<section class=\"finding\" id=\"" << Esc(l.sig) << "\">\n<h2>" << Esc(l.sig)
-      << "</h2>\n";
+    h << "<section class=\"finding\" id=\"" << Esc(l.sig) << "\">\n<h2>" << Esc(l.sig) << "</h2>\n";
     if (!l.ok) {
       h << "<p>Cannot read the reproducer: " << Esc(l.error) << "</p>\n</section>\n";
       continue;
@@ -200,7 +198,7 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     if (!before.empty() || !after.empty()) {
       h << "<div class=\"pics\">\n";
       if (!before.empty())
-        h << "<figure>" << before << "<figcaption>minimized graph, unoptimized</figcaption>"
+        h << "<figure>" << before << "<figcaption>before the optimizer</figcaption>"
           << "</figure>\n";
       if (!after.empty())
         h << "<figure>" << after << "<figcaption>right after the blamed rewrite</figcaption>"

@@ -46,7 +46,8 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {}
 nlohmann::json ReadJsonFile(const std::string& path);
 nlohmann::json ParseJson(const std::string& text, const std::string& source);
 
-// Writes atomically (temp file + rename) so a crash never leaves half a file.
+// Writes atomically (temp file + rename) so a crash never leaves half a file. Creates missing
+// parent folders.
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
 }  // namespace fusefuzz

@@ -148,7 +148,8 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
   }
   auto edge_label = [&](const std::string& v) {
     auto it = shapes.find(v);
-    std::string label = DotEscape(v) + (it == shapes.end() ? "" : "\\n" + ShapeToString(it->second));
+    std::string label =
+        DotEscape(v) + (it == shapes.end() ? "" : "\\n" + ShapeToString(it->second));
     if (opts.values) {
       auto t = opts.values->find(v);
       if (t != opts.values->end()) {
@@ -175,8 +176,10 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     std::string id = std::string("out").append(std::to_string(i));
     if (g.outputs[i] == opts.failing_output) {
-      out += "  " + id + " [shape=ellipse, color=\"#d00000\", penwidth=3, fontcolor=\"#d00000\", "
-             "label=\"" + DotEscape(g.outputs[i]) + " (fails)" +
+      out += "  " + id +
+             " [shape=ellipse, color=\"#d00000\", penwidth=3, fontcolor=\"#d00000\", "
+             "label=\"" +
+             DotEscape(g.outputs[i]) + " (fails)" +
              (opts.failing_note.empty() ? "" : "\\n" + DotEscape(opts.failing_note)) + "\"];\n";
     } else {
       out += "  " + id + " [shape=ellipse, label=\"" + DotEscape(g.outputs[i]) + "\"];\n";

@@ -19,8 +19,10 @@ TEST(CliUsage, ListOptionsDoNotSwallowThePositionalFile) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("REWRITE: (1) through-activation"), std::string::npos) << r.out;
   // Repeated flags and comma lists add up.
-  CmdResult both = Fusefuzz("show --disable conv-bn-fold,conv-activation-fuse --disable "
-                            "identity-elim " + g + " --optimized");
+  CmdResult both = Fusefuzz(
+      "show --disable conv-bn-fold,conv-activation-fuse --disable "
+      "identity-elim " +
+      g + " --optimized");
   EXPECT_EQ(both.status, 0) << both.out;
   CmdResult bad = Fusefuzz("show --disable conv-bn-fold --disable nope " + g + " --optimized");
   EXPECT_EQ(bad.status, 2) << bad.out;
@@ -30,9 +32,10 @@ TEST(CliUsage, ListOptionsDoNotSwallowThePositionalFile) {
 TEST(CliUsage, HelpShowsDefaults) {
   CmdResult h = Fusefuzz("fuzz --help");
   ASSERT_EQ(h.status, 0);
-  for (const char* s : {"--seed UINT=1", "--jobs INT:INT in [1 - 256]=1", "--timeout FLOAT:POSITIVE=10",
-                        "--minimize-budget FLOAT:POSITIVE=10", "--rtol FLOAT:NONNEGATIVE=1e-05",
-                        "--atol FLOAT:NONNEGATIVE=1e-06", "with neither --seconds nor --graphs"}) {
+  for (const char* s :
+       {"--seed UINT=1", "--jobs INT:INT in [1 - 256]=1", "--timeout FLOAT:POSITIVE=10",
+        "--minimize-budget FLOAT:POSITIVE=10", "--rtol FLOAT:NONNEGATIVE=1e-05",
+        "--atol FLOAT:NONNEGATIVE=1e-06", "with neither --seconds nor --graphs"}) {
     EXPECT_NE(h.out.find(s), std::string::npos) << s << "\n" << h.out;
   }
 }

@@ -127,8 +127,8 @@ TEST_F(Report, HtmlRendersInHeadlessChromium) {
   ASSERT_TRUE(fs::exists(png));
   // A blank 1200x900 page compresses to a few kB; tables, text and graphs do not.
   EXPECT_GT(fs::file_size(png), 20000u);
-  if (const char* keep = std::getenv("FUSEFUZZ_KEEP_SCREENSHOT")) fs::copy_file(png, keep,
-      fs::copy_options::overwrite_existing);
+  if (const char* keep = std::getenv("FUSEFUZZ_KEEP_SCREENSHOT"))
+    fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
 }
 
 }  // namespace
