@@ -10,7 +10,7 @@ echo "$out"
 fail() { echo "bench_cli: $*"; exit 1; }
 [ $status -eq 0 ] || fail "exit $status"
 grep -q 'Failed to match' <<<"$out" && fail "a binary ran with a filter that matches none of its rows"
-grep -q 'built as DEBUG' <<<"$out" && fail "the library's DEBUG warning was passed on"
+grep -q 'Library was built as DEBUG' <<<"$out" && fail "the library's DEBUG warning was passed on"
 grep -q '/s=' <<<"$out" && fail "a counter prints its unit twice"
 grep -q 'graphs=' <<<"$out" || fail "no graphs counter"
 "$1" bench --filter 'no_such_row' --out "$2" >/dev/null 2>&1
