@@ -35,6 +35,10 @@ void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts);
 void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind);
 void ResolveOracleKind(OracleOptions& o, const std::string& kind);
 
+// Creates the missing parent folders of an output file the user named (`-o out/x.json` in a
+// fresh clone); a failure is left to the write, which names the path.
+void MakeParentFolders(const std::string& path);
+
 // Prints "REWRITE: (N) <rule> at <node>,<node>" for each applied rewrite (stdout).
 void PrintRewrites(const std::vector<Rewrite>& rewrites);
 

@@ -1,6 +1,7 @@
 // `fusefuzz run GRAPH.json [--inputs T.json | --seed S] [--output OUT.json] [--engine E] ...`
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -83,6 +84,7 @@ void RegisterRun(Cli& cli) {
     if (!o->output.empty()) {
       WriteOptions w;
       w.plain = o->plain;
+      MakeParentFolders(o->output);
       WriteFileAtomic(o->output, WriteTensors(outputs, w));
     }
   });
@@ -101,6 +103,12 @@ void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts) {
   list("--inject", opts.inject, "deliberately wrong rule variants (see `fusefuzz list faults`)");
   cmd.add_option("--bisect-limit", opts.bisect_limit, "apply only the first N rewrites (-1: all)")
       ->capture_default_str();
+}
+
+void MakeParentFolders(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
 }
 
 void PrintRewrites(const std::vector<Rewrite>& rewrites) {

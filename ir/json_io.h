@@ -46,8 +46,7 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {}
 nlohmann::json ReadJsonFile(const std::string& path);
 nlohmann::json ParseJson(const std::string& text, const std::string& source);
 
-// Writes atomically (temp file + rename) so a crash never leaves half a file. Creates missing
-// parent folders.
+// Writes atomically (temp file + rename) so a crash never leaves half a file.
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
 }  // namespace fusefuzz

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -474,10 +473,6 @@ json ReadJsonFile(const std::string& path) {
 }
 
 void WriteFileAtomic(const std::string& path, const std::string& content) {
-  // `-o out/x.json` in a fresh clone: the parent folder is created (a failure shows below).
-  std::error_code parent_error;
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, parent_error);
   std::string tmp = path + ".tmpXXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0)

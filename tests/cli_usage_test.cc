@@ -2,6 +2,7 @@
 // --help, did-you-mean for unknown options and commands.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/cli_util.h"
@@ -27,6 +28,16 @@ TEST(CliUsage, ListOptionsDoNotSwallowThePositionalFile) {
   CmdResult bad = Fusefuzz("show --disable conv-bn-fold --disable nope " + g + " --optimized");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_NE(bad.out.find("nope"), std::string::npos) << bad.out;
+}
+
+TEST(CliUsage, OutputFileFoldersAreCreated) {
+  // `-o out/run.json` in a fresh clone, where out/ does not exist yet.
+  const auto dir = fusefuzz::testing::TempDir("outdirs");
+  const std::string out = (dir / "a" / "b" / "run.json").string();
+  CmdResult r = Fusefuzz("run " + Src("corpus/seeds/op-conv.json") + " -o " + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(out));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliUsage, HelpShowsDefaults) {
