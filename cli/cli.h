@@ -15,6 +15,7 @@ namespace fusefuzz {
 struct Cli {
   CLI::App app{"fusefuzz: differential testing and fuzzing of operator fusion", "fusefuzz"};
   int exit_code = 0;
+  std::string command_line;  // argv, shell-quoted where needed (for summaries)
 };
 
 void RegisterRun(Cli& cli);
@@ -34,6 +35,10 @@ void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts);
 // --oracle/--k/--rtol/--atol/--max-ulp; call ResolveOracleKind after parsing.
 void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind);
 void ResolveOracleKind(OracleOptions& o, const std::string& kind);
+
+// Creates the missing parent folders of an output file the user named (`-o out/x.json` in a
+// fresh clone); a failure is left to the write, which names the path.
+void MakeParentFolders(const std::string& path);
 
 // Prints "REWRITE: (N) <rule> at <node>,<node>" for each applied rewrite (stdout).
 void PrintRewrites(const std::vector<Rewrite>& rewrites);

@@ -3,6 +3,7 @@
 // a thin front over the Google Benchmark binaries built beside fusefuzz (bench/fusion_bench,
 // bench/harness_bench). Runs them with JSON output into DIR, then writes DIR/benchmarks.md (fused
 // vs unfused vs oneDNN table, medians when --benchmark_repetitions is given) and DIR/speedup.svg.
+#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,14 +56,51 @@ std::string FindBench(const std::string& name) {
   return "";
 }
 
-// Runs one benchmark binary; returns its exit status.
-int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json_out) {
+// Names of the benchmarks of `bin` that `filter` selects (Google Benchmark's own matching).
+std::vector<std::string> ListBenchmarks(const std::string& bin, const std::string& filter) {
+  std::string cmd = ShellQuote(bin) + " --benchmark_list_tests=true " +
+                    ShellQuote("--benchmark_filter=" + filter) + " 2>/dev/null";
+  std::vector<std::string> names;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return names;
+  char buf[1024];
+  while (std::fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) names.push_back(line);
+  }
+  ::pclose(p);
+  return names;
+}
+
+// Debian's libbenchmark is compiled without NDEBUG, so every binary prints this warning. It
+// concerns the library's own bookkeeping around the timed loop, not our kernels (built with
+// the project's flags), so `bench` replaces it with one explanatory note.
+constexpr char kDebugWarning[] = "Library was built as DEBUG";
+
+// Runs one benchmark binary; returns its exit status. Its stderr is passed on, except the
+// library's DEBUG warning (see kDebugWarning), which sets *saw_debug_warning.
+int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json_out,
+             bool* saw_debug_warning) {
+  const std::string err_path = json_out + ".stderr";
   std::string cmd = "OMP_NUM_THREADS=" + std::to_string(a.threads) + " " + ShellQuote(bin) + " " +
                     ShellQuote("--benchmark_out=" + json_out) + " --benchmark_out_format=json";
   if (!a.filter.empty()) cmd += " " + ShellQuote("--benchmark_filter=" + a.filter);
   for (const std::string& e : a.extra) cmd += " " + ShellQuote(e);
   std::cerr << "fusefuzz bench: " << cmd << "\n";
-  const int rc = std::system(cmd.c_str());
+  std::fflush(nullptr);
+  const int rc = std::system((cmd + " 2>" + ShellQuote(err_path)).c_str());
+  std::ifstream err(err_path);
+  for (std::string line; std::getline(err, line);) {
+    if (line.find(kDebugWarning) != std::string::npos) {
+      *saw_debug_warning = true;
+      continue;
+    }
+    std::cerr << line << "\n";
+  }
+  err.close();
+  std::error_code ec;
+  fs::remove(err_path, ec);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
 }
 
@@ -113,7 +151,7 @@ Rows ReadRows(const json& doc, bool cpu_time) {
     r.micros =
         ToMicros(b.value(cpu_time ? "cpu_time" : "real_time", 0.0), b.value("time_unit", "ns"));
     for (const auto& [k, v] : b.items()) {
-      if (v.is_number() && k.find('/') != std::string::npos) r.counters[k] = v.get<double>();
+      if (v.is_number()) r.counters[k] = v.get<double>();
     }
     auto [it, fresh] = index.emplace(run, rows.size());
     if (fresh) {
@@ -145,7 +183,10 @@ std::vector<TableLine> Table(const Rows& rows) {
     auto [it, fresh] = index.emplace(key, lines.size());
     if (fresh) lines.push_back({parts[1], parts[2], parts[3]});
     TableLine& l = lines[it->second];
-    const double gflops = row.counters.count("GFLOP/s") ? row.counters.at("GFLOP/s") : 0;
+    // "FLOP" is a rate in FLOP/s; files from before the rename carry "GFLOP/s".
+    const double gflops = row.counters.count("FLOP")      ? row.counters.at("FLOP") / 1e9
+                          : row.counters.count("GFLOP/s") ? row.counters.at("GFLOP/s")
+                                                          : 0;
     if (parts[4] == "unfused") l.unfused = row.micros;
     if (parts[4] == "fused") l.fused = row.micros, l.fused_gflops = gflops;
     if (parts[4] == "onednn_fused") l.dnnl_fused = row.micros, l.dnnl_gflops = gflops;
@@ -189,7 +230,8 @@ std::string Markdown(const std::vector<TableLine>& lines, const json& fusion_doc
   if (!harness.empty()) {
     o << "\n## Harness throughput\n\n| stage | graphs/s |\n|---|---:|\n";
     for (const auto& [name, row] : harness) {
-      auto it = row.counters.find("graphs/s");
+      auto it = row.counters.find("graphs");
+      if (it == row.counters.end()) it = row.counters.find("graphs/s");
       if (it != row.counters.end()) o << "| " << name << " | " << Fixed(it->second, 0) << " |\n";
     }
   }
@@ -263,17 +305,35 @@ int Bench(const BenchArgs& a) {
                    "(build with -DFUSEFUZZ_BENCH=ON and Google Benchmark installed)\n";
       return 2;
     }
-    fusion_json = (out / "benchmarks.json").string();
-    if (RunBench(fusion, a, fusion_json) != 0) return 1;
+    // --filter selects among the rows of both binaries: a binary none of whose rows match is
+    // not run (Google Benchmark would print "Failed to match any benchmarks").
+    bool debug_warning = false;
+    const bool filtered = !a.filter.empty();
+    if (filtered && ListBenchmarks(fusion, a.filter).empty()) {
+      std::cerr << "fusefuzz bench: no fusion_bench row matches --filter " << a.filter << "\n";
+    } else {
+      fusion_json = (out / "benchmarks.json").string();
+      if (RunBench(fusion, a, fusion_json, &debug_warning) != 0) return 1;
+    }
     const std::string harness = FindBench("harness_bench");
-    if (!harness.empty()) {
+    if (!harness.empty() && (!filtered || !ListBenchmarks(harness, a.filter).empty())) {
       harness_json = (out / "harness.json").string();
-      if (RunBench(harness, a, harness_json) != 0) return 1;
+      if (RunBench(harness, a, harness_json, &debug_warning) != 0) return 1;
+    }
+    if (fusion_json.empty() && harness_json.empty()) {
+      std::cerr << "fusefuzz: error: --filter " << a.filter
+                << " matches no benchmark (list them: " << fusion << " --benchmark_list_tests)\n";
+      return 2;
+    }
+    if (debug_warning) {
+      std::cerr << "fusefuzz bench: note: the benchmark library says it \"was built as DEBUG\": "
+                   "Debian builds libbenchmark without NDEBUG. That affects the library's "
+                   "bookkeeping outside the timed loop, not the kernels measured here.\n";
     }
   } else if (fs::exists(fs::path(fusion_json).parent_path() / "harness.json")) {
     harness_json = (fs::path(fusion_json).parent_path() / "harness.json").string();
   }
-  const json doc = ReadJson(fusion_json);
+  const json doc = fusion_json.empty() ? json::object() : ReadJson(fusion_json);
   const std::vector<TableLine> lines = Table(ReadRows(doc, a.threads == 1));
   Rows harness;
   if (!harness_json.empty()) harness = ReadRows(ReadJson(harness_json), a.threads == 1);

@@ -2,9 +2,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "generators/gen_config.h"
 #include "harness/campaign.h"
-#include "cli/cli.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {
@@ -25,32 +25,42 @@ void RegisterFuzz(Cli& cli) {
   auto o = std::make_shared<FuzzOptions>();
   auto* cmd = cli.app.add_subcommand(
       "fuzz", "Generate graphs, check them on a target, report fusions that change numerics");
-  cmd->add_option("--seconds", o->c.seconds, "stop after this many seconds")
+  cmd->add_option("--seconds", o->c.seconds,
+                  "stop after this many seconds (with neither --seconds nor --graphs: "
+                  "60 seconds)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--graphs", o->c.graphs, "stop after this many graphs")
+  cmd->add_option("--graphs", o->c.graphs,
+                  "stop after this many graphs (with --seconds too: whichever comes first)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->c.seed, "base seed (case i uses CaseSeed(seed, i))");
-  cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")->check(CLI::Range(1, 256));
-  cmd->add_option("--target", o->c.target, "embedded (default) | exec:CMD");
+  cmd->add_option("--seed", o->c.seed, "base seed (case I is `fusefuzz gen --seed SEED --case I`)")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--target", o->c.target, "embedded | exec:CMD")->capture_default_str();
   cmd->add_option("--timeout", o->c.target_settings.timeout_seconds,
                   "seconds per case for an external target")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--case-timeout", o->c.case_timeout,
                   "seconds before a stuck worker is killed (the case becomes a TIMEOUT finding)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   AddOptimizerOptions(*cmd, o->c.check.opt);
   AddOracleOptions(*cmd, o->c.check.oracle, o->oracle);
   cmd->add_option("--config", o->config,
                   "generator config JSON (see `fusefuzz gen --dump-config`)");
-  cmd->add_option("-o,--out", o->c.out_dir, "output folder (default fusefuzz-out)");
+  cmd->add_option("-o,--out", o->c.out_dir, "output folder")->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "do not minimize new findings");
   cmd->add_option("--minimize-budget", o->c.minimize_budget, "seconds per finding")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--no-kernel-check", o->no_kernel_check,
                 "skip the unoptimized run (faster; kernel bugs then look like fusion bugs)");
   cmd->add_option("--junit", o->c.junit, "also write JUnit XML here");
   cmd->add_option("--threads", o->c.check.threads, "threads of the fast kernels per worker")
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "no status line");
   auto* resume = cmd->add_flag(
       "--resume", o->c.resume,
@@ -66,6 +76,7 @@ void RegisterFuzz(Cli& cli) {
     c.minimize = !o->no_minimize;
     c.check.kernel_check = !o->no_kernel_check;
     c.status = !o->quiet;
+    c.command_line = cli.command_line;
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;
     cli.exit_code = RunCampaign(c);
   });

@@ -3,9 +3,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "generators/generator.h"
 #include "harness/campaign.h"
-#include "cli/cli.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {
@@ -44,7 +44,10 @@ void RegisterGen(Cli& cli) {
     nlohmann::json j = GraphToJson(c.graph, w);
     j["provenance"] = GenerationProvenance(seed, cfg);
     std::cout << j.dump(1) << "\n";
-    if (!o->inputs.empty()) WriteFileAtomic(o->inputs, WriteTensors(c.inputs, w));
+    if (!o->inputs.empty()) {
+      MakeParentFolders(o->inputs);
+      WriteFileAtomic(o->inputs, WriteTensors(c.inputs, w));
+    }
   });
 }
 

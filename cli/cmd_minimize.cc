@@ -75,6 +75,7 @@ void RegisterMinimize(Cli& cli) {
       out = o->folder + "/repro.json";
     } else {
       out = o->output.empty() ? DefaultOutput(o->repro) : o->output;
+      MakeParentFolders(out);
       WriteFileAtomic(out, WriteRepro(m, out));
     }
     std::printf("nodes %lld -> %lld\n", static_cast<long long>(st.nodes_before),

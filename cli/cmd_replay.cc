@@ -17,6 +17,7 @@ struct ReplayOptions {
   bool without_faults = false;
   std::string target;
   TargetSettings target_settings;
+  std::vector<std::string> disable;
   bool verbose = false;
 };
 
@@ -57,6 +58,12 @@ void RegisterReplay(Cli& cli) {
   cmd->add_option("--timeout", o->target_settings.timeout_seconds,
                   "seconds per case for an external target (default 10)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--disable", o->disable,
+                  "also disable these rules (or faults): `--disable RULE --expect pass` confirms "
+                  "a blamed rule")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("NAME,...");
   cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
   cmd->callback([o, &cli] {
     std::vector<std::string> files;
@@ -69,7 +76,18 @@ void RegisterReplay(Cli& cli) {
       Repro r = ReadReproFile(f);
       if (o->without_faults) r.opt.inject.clear();
       if (!o->target.empty()) r.target = o->target;
-      std::unique_ptr<Target> target = MakeTarget(r.target, o->target_settings);
+      r.opt.disable.insert(r.opt.disable.end(), o->disable.begin(), o->disable.end());
+      std::unique_ptr<Target> target;
+      try {
+        target = MakeTarget(r.target, o->target_settings);
+      } catch (const InputError& e) {
+        // A relative program in an exec: target resolves only from where the campaign ran.
+        std::error_code ec;
+        if (r.working_dir.empty() || r.working_dir == std::filesystem::current_path(ec).string())
+          throw;
+        throw InputError(e.where(), e.problem() + " (the reproducer " + f + " was recorded in '" +
+                                        r.working_dir + "': run from there, or give --target)");
+      }
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
       bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
       met += ok;

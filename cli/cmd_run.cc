@@ -1,6 +1,7 @@
 // `fusefuzz run GRAPH.json [--inputs T.json | --seed S] [--output OUT.json] [--engine E] ...`
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -53,7 +54,9 @@ void RegisterRun(Cli& cli) {
   auto* cmd = cli.app.add_subcommand("run", "Run a graph and write/print its outputs");
   cmd->add_option("graph", o->graph, "graph JSON file")->required();
   auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every graph input");
-  cmd->add_option("--seed", o->seed, "generate inputs from this seed (default 1)")->excludes(in);
+  cmd->add_option("--seed", o->seed, "generate inputs from this seed")
+      ->capture_default_str()
+      ->excludes(in);
   cmd->add_option("-o,--output", o->output, "write the output tensors to this JSON file");
   cmd->add_option("--engine", o->engine,
                   "reference (double, default) | fast (float32 kernels) | optimized (embedded "
@@ -81,19 +84,31 @@ void RegisterRun(Cli& cli) {
     if (!o->output.empty()) {
       WriteOptions w;
       w.plain = o->plain;
+      MakeParentFolders(o->output);
       WriteFileAtomic(o->output, WriteTensors(outputs, w));
     }
   });
 }
 
 void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts) {
-  cmd.add_option("--pipeline", opts.pipeline, "rules in order (default pipeline when absent)")
-      ->delimiter(',');
-  cmd.add_option("--disable", opts.disable, "rules to remove from the pipeline")->delimiter(',');
-  cmd.add_option("--only", opts.only, "keep only these rules")->delimiter(',');
-  cmd.add_option("--inject", opts.inject, "deliberately wrong rule variants (see `list faults`)")
-      ->delimiter(',');
-  cmd.add_option("--bisect-limit", opts.bisect_limit, "apply only the first N rewrites");
+  // One value per flag (repeat the flag or give a comma list): a vector option that takes any
+  // number of values would swallow the positional file that follows it
+  // (`run --inject through-activation graph.json`).
+  auto list = [&](const char* name, std::vector<std::string>& v, const char* help) {
+    cmd.add_option(name, v, help)->delimiter(',')->allow_extra_args(false)->type_name("NAME,...");
+  };
+  list("--pipeline", opts.pipeline, "rules in this order instead of the default pipeline");
+  list("--disable", opts.disable, "remove these rules from the pipeline");
+  list("--only", opts.only, "keep only these rules");
+  list("--inject", opts.inject, "deliberately wrong rule variants (see `fusefuzz list faults`)");
+  cmd.add_option("--bisect-limit", opts.bisect_limit, "apply only the first N rewrites (-1: all)")
+      ->capture_default_str();
+}
+
+void MakeParentFolders(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
 }
 
 void PrintRewrites(const std::vector<Rewrite>& rewrites) {

@@ -1,11 +1,126 @@
 // Entry point of the `fusefuzz` tool: parses the command line and maps errors to exit status 2.
+#include <algorithm>
+#include <cctype>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "ir/error.h"
 
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `names` to `typed`, or "" when none is close enough to be a plausible typo or
+// abbreviation (`--secs` -> `--seconds`, `--inejct` -> `--inject`).
+std::string Closest(const std::string& typed, const std::vector<std::string>& names) {
+  auto bare = [](const std::string& s) {
+    return s.substr(std::min(s.find_first_not_of('-'), s.size()));
+  };
+  // An abbreviation: same first letter, the typed letters in order (`secs` in `seconds`).
+  auto abbreviates = [&](const std::string& t, const std::string& n) {
+    if (t.empty() || n.empty() || t[0] != n[0]) return false;
+    size_t k = 0;
+    for (char c : n) k += k < t.size() && c == t[k];
+    return k == t.size();
+  };
+  const std::string t = bare(typed);
+  std::string best;
+  size_t best_d = std::string::npos;
+  bool best_abbrev = false;
+  for (const auto& n : names) {
+    const size_t d = EditDistance(typed, n);
+    const bool abbrev = abbreviates(t, bare(n));
+    if ((abbrev && !best_abbrev) || (abbrev == best_abbrev && d < best_d)) {
+      best_d = d, best = n, best_abbrev = abbrev;
+    }
+  }
+  return best_abbrev || best_d <= std::max<size_t>(2, t.size() / 2 + 1) ? best : "";
+}
+
+bool LooksNumeric(const std::string& s) {
+  return s.size() > 1 && s[0] == '-' &&
+         (std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == '.');
+}
+
+// Explains a parse error CLI11 words poorly: an unknown option (CLI11 reports it as
+// "The following arguments were not expected: 10 --secs", listing values before names) or an
+// unknown subcommand. Prints the message and returns true when it found such a word.
+bool ExplainUnknown(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  CLI::App* sub = nullptr;
+  std::vector<std::string> sub_names;
+  for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
+    sub_names.push_back(s->get_name());
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (!a.empty() && a[0] == '-') continue;
+    for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
+      if (s->get_name() == a) sub = s;
+    if (!sub) {
+      std::string near = Closest(a, sub_names);
+      std::cerr << "fusefuzz: error: unknown command '" << a << "'"
+                << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\n"
+                << "Commands:";
+      for (const auto& n : sub_names) std::cerr << " " << n;
+      std::cerr << "\nRun with --help for more information.\n";
+      return true;
+    }
+    break;
+  }
+  CLI::App* cmd = sub ? sub : &app;
+  std::vector<std::string> known;
+  for (const CLI::App* level :
+       {static_cast<const CLI::App*>(cmd), static_cast<const CLI::App*>(&app)}) {
+    for (const CLI::Option* o : level->get_options()) {
+      for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+      for (const auto& s : o->get_snames()) known.push_back("-" + s);
+    }
+  }
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || LooksNumeric(a)) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (a[1] != '-' && name.size() > 2) continue;  // -j4 style: CLI11 handles these
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string near = Closest(name, known);
+    std::cerr << "fusefuzz: error: unknown option '" << name << "'"
+              << (sub ? " for `fusefuzz " + sub->get_name() + "`" : std::string())
+              << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\n"
+              << "Run `fusefuzz " << (sub ? sub->get_name() + " " : std::string())
+              << "--help` for the options.\n";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   fusefuzz::Cli cli;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789/._-+=:,@%") == std::string::npos;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cli.command_line += (i ? " " : "") + (plain ? a : q + "'");
+  }
   CLI::App& app = cli.app;
   app.set_version_flag("--version", std::string("fusefuzz ") + FUSEFUZZ_VERSION);
   app.require_subcommand(1);
@@ -27,7 +142,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (!ExplainUnknown(app, argc, argv)) app.exit(e);
     return 2;
   } catch (const fusefuzz::InputError& e) {
     std::cerr << "fusefuzz: error: " << e.what() << "\n";

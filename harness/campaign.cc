@@ -132,8 +132,11 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
   r.verdict = std::string(VerdictName(out.verdict));
   r.worst = out.oracle.worst;
   r.detail = out.run.status == RunStatus::kOk ? out.oracle.detail : out.run.message;
+  r.target_log = out.run.log;
   r.has_seed = true;
   r.seed = seed;
+  r.has_campaign_seed = true;
+  r.campaign_seed = o.seed;
   r.case_index = index;
   r.generator = GenerationProvenance(seed, o.gen);
   if (out.kind == FindingKind::kFusion)
@@ -412,6 +415,7 @@ int RunCampaign(const CampaignOptions& in) {
 
   const Clock::time_point start = Clock::now();
   stats.seed = o.seed;
+  stats.command_line = o.command_line;
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
   stats.oracle = std::string(OracleKindName(o.check.oracle.kind));
@@ -521,6 +525,8 @@ int RunCampaign(const CampaignOptions& in) {
                            "; its message is on stderr above)";
       r.has_seed = true;
       r.seed = seed;
+      r.has_campaign_seed = true;
+      r.campaign_seed = o.seed;
       r.case_index = i;
       r.generator = GenerationProvenance(seed, o.gen);
       std::string sig = Signature(r);

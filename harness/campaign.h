@@ -37,6 +37,7 @@ struct CampaignOptions {
   // skipped), `force` deletes its findings and summary first.
   bool resume = false;
   bool force = false;
+  std::string command_line;  // how the campaign was started, for summary.md ("" = unknown)
 };
 
 // Seed of case `index` of a campaign with base seed `seed` (what `fusefuzz gen --seed` takes).

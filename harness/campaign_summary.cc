@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "harness/html_report.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {
@@ -19,6 +20,8 @@ void CampaignStats::AddCase(const std::string& verdict, const std::string& kind,
     first_finding_graphs = graphs;
     first_finding_seconds = now_seconds;
   }
+  FirstFinding& first = first_by_kind[kind];
+  if (first.graphs < 0) first = {index, graphs, now_seconds};
   SignatureStats& u = unique[signature];
   u.kind = kind;
   ++u.count;
@@ -34,6 +37,24 @@ std::string CampaignStats::StatusLine(double elapsed) const {
   return buf;
 }
 
+std::string VerdictMeaning(const std::string& verdict) {
+  static const std::map<std::string, std::string> kMeanings = {
+      {"PASS", "every output within the oracle's bound of the reference"},
+      {"MISMATCH",
+       "an output outside the bound: a finding (fusion if only the optimized run "
+       "fails, kernel if the unoptimized one fails too)"},
+      {"MISTRUSTED",
+       "nothing failed, but the data cannot tell (e.g. all zeros, too few finite values): "
+       "not judged, not a finding"},
+      {"TARGET_ERROR", "the target answered with an error instead of outputs: a finding"},
+      {"CRASH", "the target (or a worker) died on the case: a finding"},
+      {"TIMEOUT", "the target (or a worker) took longer than the timeout: a finding"},
+      {"UNSUPPORTED", "the target declined the graph: not judged, not a finding"},
+  };
+  auto it = kMeanings.find(verdict);
+  return it == kMeanings.end() ? "" : it->second;
+}
+
 std::string CampaignStats::SummaryText(const std::string& out_dir) const {
   std::ostringstream s;
   s << (interrupted ? "fuzz: interrupted. " : "fuzz: done. ") << StatusLine(seconds) << "\n";
@@ -43,11 +64,18 @@ std::string CampaignStats::SummaryText(const std::string& out_dir) const {
   for (const auto& [sig, u] : unique) {
     s << "  " << u.kind << "  x" << u.count << "  " << out_dir << "/findings/" << sig << "/\n";
   }
-  s << "summary: " << out_dir << "/summary.json\n";
+  if (worker_errors > 0) s << "worker errors: " << worker_errors << " (see summary.md)\n";
+  s << "summary: " << out_dir << "/summary.md, " << out_dir << "/summary.html\n";
   return s.str();
 }
 
 namespace {
+
+std::string Secs(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
 
 std::string XmlEscape(const std::string& in) {
   std::string out;
@@ -74,12 +102,63 @@ std::string XmlEscape(const std::string& in) {
 
 }  // namespace
 
+std::string SummaryMarkdown(const CampaignStats& s) {
+  std::ostringstream md;
+  md << "# fusefuzz campaign\n\n";
+  md << (s.interrupted ? "**Interrupted** (Ctrl-C or SIGTERM) after " : "Finished after ")
+     << s.graphs << " graphs in " << Secs(s.seconds) << " s ("
+     << Secs(s.seconds > 0 ? s.graphs / s.seconds : 0.0) << " graphs/s): " << s.findings
+     << " findings, " << s.unique.size() << " unique.\n\n";
+  md << "Target `" << s.target << "`, oracle `" << s.oracle << "`, seed " << s.seed;
+  if (!s.inject.empty()) {
+    md << ", injected faults:";
+    for (const auto& f : s.inject) md << " `" << f << "`";
+  }
+  md << ".\n\n";
+  if (!s.command_line.empty()) {
+    md << "Rerun it (same cases in the same order; with `--graphs` the same findings):\n\n```sh\n"
+       << s.command_line << "\n```\n\n";
+  }
+  md << "## Verdicts\n\n| verdict | cases | meaning |\n|---|---:|---|\n";
+  for (const auto& [v, n] : s.verdicts) {
+    md << "| " << v << " | " << n << " | " << VerdictMeaning(v) << " |\n";
+  }
+  md << "\n";
+  if (s.worker_errors > 0) {
+    md << "**Worker errors: " << s.worker_errors
+       << "**: a worker process died or was killed; the case it was on is a crash or timeout "
+          "finding below, and its message went to stderr.\n\n";
+  }
+  if (!s.unique.empty()) {
+    md << "## Findings\n\n| kind | first found | at case | after |\n|---|---|---:|---|\n";
+    for (const auto& [kind, f] : s.first_by_kind) {
+      md << "| " << kind << " | " << (f.seconds >= 0 ? Secs(f.seconds) + " s" : "-") << " | "
+         << f.case_index << " | " << f.graphs << " graphs |\n";
+    }
+    md << "\n| kind | cases | first case | report |\n|---|---:|---:|---|\n";
+    for (const auto& [sig, u] : s.unique) {
+      md << "| " << u.kind << " | " << u.count << " | " << u.first_case << " | [findings/" << sig
+         << "](findings/" << sig << "/report.md) |\n";
+    }
+    md << "\nCase I of this campaign is `fusefuzz gen --seed " << s.seed << " --case I`.\n\n";
+  }
+  if (!s.rule_fires.empty()) {
+    md << "## Rewrites applied, per rule\n\nHow often each rule fired in the optimized runs: a "
+          "rule that never fired was not tested by this campaign.\n\n"
+          "| rule | rewrites |\n|---|---:|\n";
+    for (const auto& [rule, n] : s.rule_fires) md << "| `" << rule << "` | " << n << " |\n";
+    md << "\n";
+  }
+  return md.str();
+}
+
 void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                           const std::string& junit_path) {
   nlohmann::json j;
   j["format"] = "fusefuzz-summary";
   j["version"] = 1;
   j["fusefuzz_version"] = FUSEFUZZ_VERSION;
+  if (!s.command_line.empty()) j["command_line"] = s.command_line;
   j["seed"] = s.seed;
   j["target"] = s.target;
   j["inject"] = s.inject;
@@ -94,6 +173,13 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   if (s.first_finding_graphs >= 0) {
     j["first_finding"] = {{"graphs", s.first_finding_graphs}, {"seconds", s.first_finding_seconds}};
   }
+  if (!s.first_by_kind.empty()) {
+    nlohmann::json first = nlohmann::json::object();
+    for (const auto& [kind, f] : s.first_by_kind)
+      first[kind] = {{"case", f.case_index}, {"graphs", f.graphs}, {"seconds", f.seconds}};
+    j["first_finding_by_kind"] = first;
+  }
+  j["rule_fires"] = s.rule_fires;
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [sig, u] : s.unique) {
     list.push_back({{"signature", sig},
@@ -110,26 +196,8 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   }
   WriteFileAtomic(out_dir + "/summary.json", j.dump(1) + "\n");
 
-  std::ostringstream md;
-  md << "# fusefuzz campaign\n\n"
-     << "| graphs | seconds | graphs/s | findings | unique |\n|---|---|---|---|---|\n"
-     << "| " << s.graphs << " | " << s.seconds << " | "
-     << (s.seconds > 0 ? s.graphs / s.seconds : 0.0) << " | " << s.findings << " | "
-     << s.unique.size() << " |\n\n"
-     << "Target `" << s.target << "`, oracle `" << s.oracle << "`, seed " << s.seed;
-  if (!s.inject.empty()) {
-    md << ", injected:";
-    for (const auto& f : s.inject) md << " `" << f << "`";
-  }
-  md << ".\n\n";
-  if (!s.unique.empty()) {
-    md << "| kind | count | first case | reproducer |\n|---|---|---|---|\n";
-    for (const auto& [sig, u] : s.unique) {
-      md << "| " << u.kind << " | " << u.count << " | " << u.first_case << " | [findings/" << sig
-         << "](findings/" << sig << "/report.md) |\n";
-    }
-  }
-  WriteFileAtomic(out_dir + "/summary.md", md.str());
+  WriteFileAtomic(out_dir + "/summary.md", SummaryMarkdown(s));
+  WriteHtmlReport(out_dir, s);
 
   if (!junit_path.empty()) {
     std::ostringstream x;

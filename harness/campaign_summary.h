@@ -15,7 +15,15 @@ struct SignatureStats {
   int64_t first_case = -1;  // lowest case index seen
 };
 
+// When the first finding of a kind came (one per kind: fusion, kernel, crash, ...).
+struct FirstFinding {
+  int64_t case_index = -1;
+  int64_t graphs = -1;  // cases finished by then
+  double seconds = -1;  // since the campaign started
+};
+
 struct CampaignStats {
+  std::string command_line;  // the exact command that reruns the campaign, or ""
   uint64_t seed = 0;
   std::string target, oracle;
   std::vector<std::string> inject;
@@ -28,6 +36,7 @@ struct CampaignStats {
   int64_t first_finding_graphs = -1;
   std::map<std::string, int64_t> verdicts;  // "PASS" -> count
   std::map<std::string, SignatureStats> unique;
+  std::map<std::string, FirstFinding> first_by_kind;
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
@@ -42,6 +51,14 @@ struct CampaignStats {
   std::string SummaryText(const std::string& out_dir) const;
 };
 
+// One line on what a verdict means ("" for an unknown name).
+std::string VerdictMeaning(const std::string& verdict);
+
+// summary.md's text (also the top of summary.html).
+std::string SummaryMarkdown(const CampaignStats& s);
+
+// summary.json, summary.md, summary.html (harness/html_report.h) and, when junit_path is set,
+// JUnit XML.
 void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                           const std::string& junit_path);
 

@@ -1,12 +1,27 @@
 #include "harness/finding_report.h"
 
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "ir/printers.h"
+#include "ir/verifier.h"
+#include "kernels/reference/reference.h"
 
 namespace fusefuzz {
 namespace {
+
+// Tensors up to this many elements are printed in full in the report and labeled in pictures;
+// a minimized case is usually far below it, an unminimized one far above.
+constexpr int64_t kSmallTensor = 32;
+// Above this many elements in total (inputs + params), the report does not print values at
+// all: a reader cannot use them, and the reference runs for the path would cost time.
+constexpr int64_t kMaxValuesReported = 4096;
+constexpr int64_t kMaxElementsRun = 1 << 22;
 
 std::string Fmt(double v) {
   char buf[64];
@@ -14,7 +29,110 @@ std::string Fmt(double v) {
   return buf;
 }
 
+std::string Short(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Nested brackets per dimension: [[0, 1], [2, 3]].
+void Nested(const std::vector<float>& d, const Shape& s, size_t dim, int64_t& pos,
+            std::ostringstream& o) {
+  if (dim == s.size()) {
+    o << Short(d[static_cast<size_t>(pos++)]);
+    return;
+  }
+  o << "[";
+  for (int64_t i = 0; i < s[dim]; ++i) {
+    if (i) o << ", ";
+    Nested(d, s, dim + 1, pos, o);
+  }
+  o << "]";
+}
+
+// A tensor's values when small, else a summary.
+std::string Values(const Tensor& t) {
+  std::ostringstream o;
+  o << ShapeToString(t.shape) << " ";
+  if (t.size() <= kSmallTensor) {
+    int64_t pos = 0;
+    if (t.shape.empty()) {
+      o << Short(t.data.empty() ? 0.0 : t.data[0]);
+    } else {
+      Nested(t.data, t.shape, 0, pos, o);
+    }
+    return o.str();
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (float v : t.data) lo = std::min<double>(lo, v), hi = std::max<double>(hi, v);
+  o << "(" << t.size() << " values in [" << Short(lo) << ", " << Short(hi) << "])";
+  return o.str();
+}
+
+int64_t TotalElements(const Repro& r) {
+  int64_t n = 0;
+  for (const auto& [name, t] : r.inputs) n += t.size();
+  for (const auto& node : r.graph.nodes) {
+    for (const auto& [name, t] : node.params) n += t.size();
+  }
+  return n;
+}
+
+void NodeParams(const Node& n, std::ostringstream& md) {
+  md << "- `" << n.name << "` (" << OpName(n.op) << ")";
+  if (n.params.empty() && n.epilogue.empty()) md << ": no parameters";
+  md << "\n";
+  for (const auto& [name, t] : n.params) md << "  - " << name << " = " << Values(t) << "\n";
+  for (size_t i = 0; i < n.epilogue.size(); ++i) {
+    for (const auto& [name, t] : n.epilogue[i].params) {
+      md << "  - epilogue step " << i << " " << name << " = " << Values(t) << "\n";
+    }
+  }
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A shell word: quoted only when it needs to be.
+std::string Word(const std::string& s) {
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string("/._-+=:,").find(c) != std::string::npos)) {
+      return Quote(s);
+    }
+  }
+  return s.empty() ? "''" : s;
+}
+
+// The program of an exec: target's command, when it is a relative path (then it only resolves
+// from the folder the campaign ran in).
+std::string RelativeProgram(const std::string& target) {
+  if (target.rfind("exec:", 0) != 0) return "";
+  std::istringstream is(target.substr(5));
+  std::string prog;
+  is >> prog;
+  if (prog.empty() || prog[0] == '/' || prog.find('/') == std::string::npos) return "";
+  return prog;
+}
+
 }  // namespace
+
+std::string Coordinates(int64_t index, const Shape& shape) {
+  const int64_t n = NumElements(shape);
+  if (shape.empty() || index < 0 || index >= n) return "[" + std::to_string(index) + "]";
+  std::vector<int64_t> c(shape.size());
+  int64_t rest = index;
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = rest % shape[d];
+    rest /= shape[d];
+  }
+  std::string out = "(";
+  for (size_t d = 0; d < c.size(); ++d) out += (d ? ", " : "") + std::to_string(c[d]);
+  return out + ")";
+}
 
 // The graph right after the blamed rewrite (embedded target only: external targets do not give
 // us their graphs).
@@ -30,8 +148,143 @@ bool AfterGraph(const Repro& r, Graph* out) {
   }
 }
 
-std::string FindingReport(const Repro& r) {
+std::vector<PathValue> DivergencePath(const Repro& r, const Graph& after) {
+  std::vector<PathValue> path;
+  if (r.worst.output.empty()) return path;
+  ShapeMap shapes;
+  RefTensorMap before_vals, after_vals;
+  try {
+    shapes = VerifyGraph(r.graph);
+    int64_t total = 0;
+    for (const auto& [v, s] : shapes) total += NumElements(s);
+    if (total > kMaxElementsRun) return path;
+    before_vals = RunReference(r.graph, r.inputs, /*all_values=*/true);
+    after_vals = RunReference(after, r.inputs, /*all_values=*/true);
+  } catch (const std::exception&) {
+    return {};
+  }
+  // Values the failing output depends on, walking producers back from it.
+  std::set<std::string> needed = {r.worst.output};
+  for (size_t i = r.graph.nodes.size(); i-- > 0;) {
+    const Node& n = r.graph.nodes[i];
+    if (!needed.count(n.output)) continue;
+    for (const auto& in : n.inputs) needed.insert(in);
+  }
+  const Shape& out_shape = shapes[r.worst.output];
+  auto add = [&](const std::string& v, const Node* producer) {
+    if (!needed.count(v)) return;
+    auto b = before_vals.find(v);
+    auto a = after_vals.find(v);
+    if (b == before_vals.end() || a == after_vals.end() || a->second.shape != b->second.shape) {
+      return;
+    }
+    PathValue p;
+    p.value = v;
+    if (producer) p.producer = producer->name, p.op = std::string(OpName(producer->op));
+    p.shape = b->second.shape;
+    p.at_worst = p.shape == out_shape && r.worst.index >= 0 &&
+                 static_cast<size_t>(r.worst.index) < b->second.value.size();
+    if (p.at_worst) {
+      p.before = b->second.value[static_cast<size_t>(r.worst.index)];
+      p.after = a->second.value[static_cast<size_t>(r.worst.index)];
+    }
+    for (size_t i = 0; i < b->second.value.size(); ++i) {
+      const double x = b->second.value[i], y = a->second.value[i];
+      const double d = std::isnan(x) != std::isnan(y) ? INFINITY : std::fabs(x - y);
+      if (!(d <= p.max_diff)) {
+        if (std::isnan(x) && std::isnan(y)) continue;
+        p.max_diff = d;
+        p.max_diff_index = static_cast<int64_t>(i);
+      }
+      // Both runs are the double-precision reference, so legitimate reassociation moves a value
+      // by a few double ulps of its magnitude; a change of the semantics moves it by far more.
+      if (d > 0x1p-30 * b->second.mag[i] + 1e-300) p.diverges = true;
+    }
+    path.push_back(std::move(p));
+  };
+  for (const auto& in : r.graph.inputs) add(in.name, nullptr);
+  for (const auto& n : r.graph.nodes) add(n.output, &n);
+  return path;
+}
+
+FindingDots MakeFindingDots(const Repro& r) {
+  FindingDots dots;
+  ShapeMap shapes;
+  try {
+    shapes = VerifyGraph(r.graph);
+  } catch (const std::exception&) {
+    shapes.clear();
+  }
+  const std::set<std::string> blamed(r.blame.nodes.begin(), r.blame.nodes.end());
+  std::string note;
+  if (!r.worst.output.empty()) {
+    auto it = shapes.find(r.worst.output);
+    note = "worst " + Coordinates(r.worst.index, it == shapes.end() ? Shape{} : it->second) +
+           ": reference " + Short(r.worst.reference) + ", target " + Short(r.worst.candidate);
+  }
+  // Intermediate values label the edges too when they are tiny (reference, rounded to float).
+  TensorMap values = r.inputs;
+  try {
+    if (TotalElements(r) <= kMaxValuesReported) {
+      for (const auto& [name, t] : RunReference(r.graph, r.inputs, true))
+        values.emplace(name, ToFloatTensor(t));
+    }
+  } catch (const std::exception&) {
+  }
+  DotOptions before;
+  before.highlight = blamed;
+  before.title = std::string(r.minimization.is_null() ? "" : "minimized ") +
+                 "graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
+                 (r.blame.rule.empty() ? "" : " blamed on " + r.blame.rule + " (red nodes)");
+  before.failing_output = r.worst.output;
+  before.failing_note = note;
+  before.small_tensor = kSmallTensor;
+  before.values = &values;
+  dots.before = ToDot(r.graph, before);
+  Graph after;
+  if (AfterGraph(r, &after)) {
+    TensorMap after_values = r.inputs;
+    try {
+      if (TotalElements(r) <= kMaxValuesReported) {
+        for (const auto& [name, t] : RunReference(after, r.inputs, true))
+          after_values.emplace(name, ToFloatTensor(t));
+      }
+    } catch (const std::exception&) {
+    }
+    DotOptions a;
+    // In the after-graph, the blamed rewrite's result: nodes keeping a blamed name, and nodes
+    // that did not exist before (a fused node gets a new name).
+    for (const auto& n : after.nodes) {
+      if (blamed.count(n.name) || !r.graph.FindNode(n.name)) a.highlight.insert(n.name);
+    }
+    a.title = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + r.blame.rule +
+              " (red: its result)";
+    a.failing_output = r.worst.output;
+    a.failing_note = note;
+    a.small_tensor = kSmallTensor;
+    a.values = &after_values;
+    dots.after = ToDot(after, a);
+  }
+  return dots;
+}
+
+std::string FindingReport(const Repro& r, const std::string& folder) {
   std::ostringstream md;
+  ShapeMap shapes;
+  try {
+    shapes = VerifyGraph(r.graph);
+  } catch (const std::exception&) {
+    shapes.clear();
+  }
+  auto shape_of = [&](const std::string& v) {
+    auto it = shapes.find(v);
+    return it == shapes.end() ? Shape{} : it->second;
+  };
+  const std::string where =
+      r.worst.output.empty()
+          ? ""
+          : "`" + r.worst.output + "` at " + Coordinates(r.worst.index, shape_of(r.worst.output));
+
   md << "# Finding: " << FindingKindName(r.kind)
      << (r.blame.rule.empty() ? "" : " in `" + r.blame.rule + "`") << "\n\n";
   md << "- verdict: **" << r.verdict << "**\n";
@@ -42,23 +295,32 @@ std::string FindingReport(const Repro& r) {
   }
   md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`\n";
   if (!r.detail.empty()) md << "- detail: " << r.detail << "\n";
-  md << "\n## What changed\n\n";
+
+  md << "\n## What went wrong\n\n";
   if (r.kind == FindingKind::kFusion) {
     md << "The graph computes different values after the optimizer than before it; the "
           "unoptimized run on the same target agrees with the reference, so a rewrite changed "
-          "the semantics.\n\n";
+          "the semantics.";
   } else if (r.kind == FindingKind::kKernel) {
     md << "The target disagrees with the reference even without optimization: a kernel bug, "
-          "not a fusion bug.\n\n";
+          "not a fusion bug.";
   } else {
-    md << "The target failed to produce outputs (" << FindingKindName(r.kind) << ").\n\n";
+    md << "The target failed to produce outputs (" << FindingKindName(r.kind) << ").";
   }
+  md << "\n\n";
   if (!r.worst.output.empty()) {
-    md << "Worst element: output `" << r.worst.output << "` index " << r.worst.index
-       << ": reference " << Fmt(r.worst.reference) << ", candidate " << Fmt(r.worst.candidate)
-       << ", allowed |difference| " << Fmt(r.worst.bound) << " (ratio " << Fmt(r.worst.ratio)
-       << ").\n\n";
+    md << "Worst element: output " << where << ": reference " << Fmt(r.worst.reference)
+       << ", target " << Fmt(r.worst.candidate)
+       << "; the oracle allows |target - reference| <= " << Fmt(r.worst.bound) << ", this is "
+       << Fmt(r.worst.ratio) << " times "
+       << (r.oracle.kind == OracleKind::kBound ? "u*magnitude" : "the tolerance") << ".\n\n";
   }
+
+  if (!r.target_log.empty()) {
+    md << "## Target's stderr (last lines)\n\n```\n"
+       << r.target_log << (r.target_log.back() == '\n' ? "" : "\n") << "```\n\n";
+  }
+
   md << "## Blamed rewrite\n\n";
   if (r.blame.known()) {
     md << "Rewrite (" << r.blame.rewrite_index << ") `" << r.blame.rule << "` at";
@@ -76,15 +338,120 @@ std::string FindingReport(const Repro& r) {
   } else {
     md << "Blame unavailable (method: " << r.blame.method << ").\n\n";
   }
+
+  // What r.graph is: the minimizer's result, or the case as generated (crashes, --no-minimize).
+  const std::string graph_name =
+      r.minimization.is_null() ? "graph, unoptimized" : "minimized graph, unoptimized";
+  Graph after;
+  const bool has_after = AfterGraph(r, &after);
+  const bool small = TotalElements(r) <= kMaxValuesReported;
+  if (has_after && small) {
+    const std::vector<PathValue> path = DivergencePath(r, after);
+    if (!path.empty()) {
+      md << "## Where the values diverge\n\n"
+         << "Each value on the way to " << where
+         << " that exists in both graphs, computed by the double-precision reference on the "
+            "unoptimized graph and on the graph right after rewrite ("
+         << r.blame.rewrite_index
+         << "). Values at the worst element's coordinates when the shape allows; the last "
+            "column is the largest difference anywhere in the tensor. The first value that "
+            "diverges is the output of the rewritten nodes.\n\n"
+         << "| value | produced by | shape | unoptimized | after rewrite | largest difference "
+            "|\n|---|---|---|---:|---:|---|\n";
+      bool first = true;
+      for (const PathValue& p : path) {
+        md << "| `" << p.value << "` | "
+           << (p.producer.empty() ? "graph input" : "`" + p.producer + "` " + p.op) << " | "
+           << ShapeToString(p.shape) << " | " << (p.at_worst ? Fmt(p.before) : "-") << " | "
+           << (p.at_worst ? Fmt(p.after) : "-") << " | " << Short(p.max_diff);
+        if (p.max_diff > 0) md << " at " << Coordinates(p.max_diff_index, p.shape);
+        if (p.diverges && first) {
+          md << " **first divergence**";
+          first = false;
+        }
+        md << " |\n";
+      }
+      md << "\nThe target's own result at " << where
+         << " (all rewrites, float32 kernels): " << Fmt(r.worst.candidate) << ".\n\n";
+    }
+  }
+
+  if (small) {
+    md << "## Input values\n\n";
+    for (const auto& [name, t] : r.inputs) md << "- `" << name << "` = " << Values(t) << "\n";
+    md << "\n## Parameters, " << graph_name << "\n\n";
+    for (const auto& n : r.graph.nodes) {
+      if (!n.params.empty()) NodeParams(n, md);
+    }
+    md << "\n";
+    if (has_after) {
+      md << "## Parameters of the rewritten nodes, after rewrite (" << r.blame.rewrite_index
+         << ")\n\n";
+      bool any = false;
+      for (const auto& n : after.nodes) {
+        const Node* old = r.graph.FindNode(n.name);
+        if (old && *old == n) continue;  // untouched by the rewrites so far
+        NodeParams(n, md);
+        any = true;
+      }
+      if (!any) md << "No node changed.\n";
+      md << "\n";
+    }
+  }
+
+  md << "## " << static_cast<char>(std::toupper(graph_name[0])) << graph_name.substr(1)
+     << "\n\n```\n"
+     << ToText(r.graph) << "```\n\n";
+  if (has_after) {
+    md << "## Graph right after rewrite (" << r.blame.rewrite_index << ") `" << r.blame.rule
+       << "`\n\n```\n"
+       << ToText(after) << "```\n\n";
+  }
   if (!r.minimization.is_null()) {
     md << "## Minimization\n\n```json\n" << r.minimization.dump(1) << "\n```\n\n";
   }
-  md << "## Before\n\n```\n" << ToText(r.graph) << "```\n\n";
-  Graph after;
-  if (AfterGraph(r, &after)) {
-    md << "## After the blamed rewrite\n\n```\n" << ToText(after) << "```\n\n";
+
+  // Commands that work from any folder: absolute paths to the reproducer.
+  std::string repro = "repro.json";
+  if (!folder.empty()) {
+    std::error_code ec;
+    repro = (std::filesystem::absolute(folder, ec) / "repro.json").lexically_normal().string();
   }
-  md << "## Replay\n\n```sh\n" << r.Command("repro.json") << "\n```\n";
+  const std::string rq = Word(repro);
+  md << "## Commands\n\n";
+  if (folder.empty()) md << "From the finding folder.\n\n";
+  const std::string rel = RelativeProgram(r.target);
+  if (!rel.empty()) {
+    md << "The target's program `" << rel << "` is a relative path: run these from "
+       << (r.working_dir.empty() ? "the folder the campaign ran in"
+                                 : "`" + r.working_dir + "`, where the campaign ran")
+       << ", or replay with `--target` and an absolute path.\n\n";
+  }
+  md << "```sh\n";
+  if (!rel.empty() && !r.working_dir.empty()) md << "cd " << Word(r.working_dir) << "\n";
+  md << "# replay: exit 0 when the same finding happens again\n"
+     << "fusefuzz replay " << rq << "\n";
+  if (!r.opt.inject.empty()) {
+    md << "# confirm: without the injected faults the case passes\n"
+       << "fusefuzz replay " << rq << " --without-faults --expect pass\n";
+  } else if (!r.blame.rule.empty()) {
+    md << "# confirm: with the blamed rule disabled the case passes\n"
+       << "fusefuzz replay " << rq << " --disable " << Word(r.blame.rule) << " --expect pass\n";
+  }
+  if (r.case_index >= 0 && (r.has_campaign_seed || r.has_seed)) {
+    md << "# the original case, before minimization (add the campaign's --config if it had "
+          "one)\n";
+    if (r.has_campaign_seed) {
+      md << "fusefuzz gen --seed " << r.campaign_seed << " --case " << r.case_index << "\n";
+    } else {
+      md << "fusefuzz gen --seed " << r.seed << "\n";
+    }
+  }
+  md << "# the graph and its inputs as plain files, to run or edit\n"
+     << "jq .graph " << rq << " > graph.json && jq .inputs " << rq << " > inputs.json\n"
+     << "fusefuzz run graph.json --inputs inputs.json --engine optimized";
+  for (const auto& f : r.opt.inject) md << " --inject " << Word(f);
+  md << "\n```\n";
   return md.str();
 }
 

@@ -8,8 +8,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <set>
 #include <sstream>
 
 #include "harness/finding_report.h"
@@ -76,23 +76,13 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     throw OutputError(dir, std::string("cannot create the folder: ") + std::strerror(errno));
   }
-  WriteFileAtomic(dir + "/repro.json",
-                  WriteRepro(r, (final_dir.empty() ? dir : final_dir) + "/repro.json"));
-  WriteFileAtomic(dir + "/report.md", FindingReport(r));
-  std::set<std::string> blamed(r.blame.nodes.begin(), r.blame.nodes.end());
-  DotOptions before;
-  before.highlight = blamed;
-  before.title = "before: " + std::string(FindingKindName(r.kind)) + " " + r.blame.rule;
-  WriteFileAtomic(dir + "/before.dot", ToDot(r.graph, before));
-  Graph after;
-  bool has_after = AfterGraph(r, &after);
-  if (has_after) {
-    DotOptions a;
-    for (const auto& n : after.nodes)
-      if (blamed.count(n.name)) a.highlight.insert(n.name);
-    a.title = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + r.blame.rule;
-    WriteFileAtomic(dir + "/after.dot", ToDot(after, a));
-  }
+  const std::string where = final_dir.empty() ? dir : final_dir;
+  WriteFileAtomic(dir + "/repro.json", WriteRepro(r, where + "/repro.json"));
+  WriteFileAtomic(dir + "/report.md", FindingReport(r, where));
+  const FindingDots dots = MakeFindingDots(r);
+  WriteFileAtomic(dir + "/before.dot", dots.before);
+  const bool has_after = !dots.after.empty();
+  if (has_after) WriteFileAtomic(dir + "/after.dot", dots.after);
   if (DotToSvg(dir + "/before.dot", dir + "/before.svg") && has_after) {
     DotToSvg(dir + "/after.dot", dir + "/after.svg");
   }

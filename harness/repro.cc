@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "ir/error.h"
@@ -104,9 +105,16 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
                     {"candidate", Num(r.worst.candidate)},
                     {"bound", Num(r.worst.bound)},
                     {"ratio", Num(r.worst.ratio)}}}};
+  if (!r.target_log.empty()) finding["target_log"] = r.target_log;
   json prov = {{"fusefuzz_version", r.fusefuzz_version}};
   if (r.has_seed) prov["seed"] = r.seed;
   if (r.case_index >= 0) prov["case_index"] = r.case_index;
+  if (r.has_campaign_seed) prov["campaign_seed"] = r.campaign_seed;
+  // An exec: target's command may be relative to where the campaign ran: record that folder.
+  std::string wd = r.working_dir;
+  std::error_code ec;
+  if (wd.empty() && r.target.rfind("exec:", 0) == 0) wd = std::filesystem::current_path(ec).string();
+  if (!wd.empty()) prov["working_dir"] = wd;
   if (!r.generator.is_null()) prov["generator"] = r.generator;
   if (!r.minimization.is_null()) prov["minimization"] = r.minimization;
   return {
@@ -200,6 +208,8 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     if (!v.is_null()) r.verdict = v.get<std::string>();
     const json& d = rd.Field(f, "/finding", "detail", false, json::value_t::string);
     if (!d.is_null()) r.detail = d.get<std::string>();
+    const json& tl = rd.Field(f, "/finding", "target_log", false, json::value_t::string);
+    if (!tl.is_null()) r.target_log = tl.get<std::string>();
     const json& b = rd.Field(f, "/finding", "blame", false, json::value_t::object);
     if (!b.is_null()) {
       const std::string p = "/finding/blame";
@@ -239,6 +249,14 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     const json& ci =
         rd.Field(prov, "/provenance", "case_index", false, json::value_t::number_integer);
     if (!ci.is_null()) r.case_index = ci.get<int64_t>();
+    const json& cs =
+        rd.Field(prov, "/provenance", "campaign_seed", false, json::value_t::number_unsigned);
+    if (!cs.is_null()) {
+      r.has_campaign_seed = true;
+      r.campaign_seed = cs.get<uint64_t>();
+    }
+    const json& wd = rd.Field(prov, "/provenance", "working_dir", false, json::value_t::string);
+    if (!wd.is_null()) r.working_dir = wd.get<std::string>();
     if (prov.contains("generator")) r.generator = prov["generator"];
     if (prov.contains("minimization")) r.minimization = prov["minimization"];
   }

@@ -28,12 +28,19 @@ struct Repro {
   Blame blame;          // rule, rewrite index, nodes, ablation, method
   WorstElement worst;
   std::string detail;  // oracle detail or target message
+  std::string target_log;  // stderr tail of an external target that crashed or hung, or ""
 
   // Provenance.
   std::string fusefuzz_version = FUSEFUZZ_VERSION;
   bool has_seed = false;
   uint64_t seed = 0;
   int64_t case_index = -1;
+  // Base seed of the campaign: `fusefuzz gen --seed campaign_seed --case case_index` prints the
+  // original (unminimized) case; `seed` is that case's own seed (`gen --seed seed`, no --case).
+  bool has_campaign_seed = false;
+  uint64_t campaign_seed = 0;
+  // Where the reproducer was written, for exec: targets whose command may be a relative path.
+  std::string working_dir;
   nlohmann::json generator;     // GenerationProvenance, or null
   nlohmann::json minimization;  // stats, or null
 

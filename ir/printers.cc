@@ -58,6 +58,14 @@ std::string StepText(const EpilogueStep& s, const Node& n, bool dot) {
   return "?";
 }
 
+// "{0.5, -1, 2}" for a tensor of at most `limit` elements, "" otherwise.
+std::string SmallValues(const Tensor& t, int64_t limit) {
+  if (limit <= 0 || t.size() > limit) return "";
+  std::string out = "{";
+  for (size_t i = 0; i < t.data.size(); ++i) out += (i ? ", " : "") + FormatDouble(t.data[i]);
+  return out + "}";
+}
+
 // Escapes a string for a double-quoted DOT string.
 std::string DotEscape(const std::string& s) {
   std::string out;
@@ -127,7 +135,11 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
     std::string id = std::string("n").append(std::to_string(i));
     producer[n.output] = id;
     std::string label = DotEscape(n.name) + "\\n" + std::string(OpName(n.op));
-    for (const auto& [name, t] : n.params) label += "\\n" + name + ShapeToString(t.shape);
+    for (const auto& [name, t] : n.params) {
+      label += "\\n" + name + ShapeToString(t.shape);
+      const std::string vals = SmallValues(t, opts.small_tensor);
+      if (!vals.empty()) label += " = " + DotEscape(vals);
+    }
     for (const auto& [name, v] : n.attrs) label += "\\n" + name + "=" + DotEscape(AttrToString(v));
     for (const auto& s : n.epilogue) label += "\\n+ " + DotEscape(StepText(s, n, true));
     out += "  " + id + " [shape=box, label=\"" + label + "\"";
@@ -136,7 +148,16 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
   }
   auto edge_label = [&](const std::string& v) {
     auto it = shapes.find(v);
-    return DotEscape(v) + (it == shapes.end() ? "" : "\\n" + ShapeToString(it->second));
+    std::string label =
+        DotEscape(v) + (it == shapes.end() ? "" : "\\n" + ShapeToString(it->second));
+    if (opts.values) {
+      auto t = opts.values->find(v);
+      if (t != opts.values->end()) {
+        const std::string vals = SmallValues(t->second, opts.small_tensor);
+        if (!vals.empty()) label += "\\n" + DotEscape(vals);
+      }
+    }
+    return label;
   };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -154,7 +175,15 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     std::string id = std::string("out").append(std::to_string(i));
-    out += "  " + id + " [shape=ellipse, label=\"" + DotEscape(g.outputs[i]) + "\"];\n";
+    if (g.outputs[i] == opts.failing_output) {
+      out += "  " + id +
+             " [shape=ellipse, color=\"#d00000\", penwidth=3, fontcolor=\"#d00000\", "
+             "label=\"" +
+             DotEscape(g.outputs[i]) + " (fails)" +
+             (opts.failing_note.empty() ? "" : "\\n" + DotEscape(opts.failing_note)) + "\"];\n";
+    } else {
+      out += "  " + id + " [shape=ellipse, label=\"" + DotEscape(g.outputs[i]) + "\"];\n";
+    }
     auto it = producer.find(g.outputs[i]);
     if (it != producer.end()) {
       out += "  " + it->second + " -> " + id + " [label=\"" + edge_label(g.outputs[i]) + "\"];\n";

@@ -13,6 +13,14 @@ namespace fusefuzz {
 struct DotOptions {
   std::set<std::string> highlight;  // node names drawn highlighted (blamed rewrites)
   std::string title;
+  // A graph output drawn as failing (red border), with `failing_note` under its name (e.g. the
+  // worst element and its reference and candidate values).
+  std::string failing_output;
+  std::string failing_note;
+  // Tiny tensors are labeled with their values: params of at most `small_tensor` elements in
+  // the node boxes, and edges whose value is in `values` (inputs, intermediate values).
+  int64_t small_tensor = 0;
+  const TensorMap* values = nullptr;
 };
 std::string ToDot(const Graph& g, const DotOptions& opts = {});
 

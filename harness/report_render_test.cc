@@ -1,0 +1,146 @@
+// Rendering of what a user reads: report.md, summary.md/json, summary.html, from hand-built
+// reproducers and campaign statistics (no campaign run).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/campaign_summary.h"
+#include "harness/finding_report.h"
+#include "harness/html_report.h"
+#include "harness/repro.h"
+#include "ir/json_io.h"
+
+namespace fusefuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// x[1,2,1,2] -> Relu -> y: a tiny graph with a known output shape.
+Repro TinyRepro() {
+  Repro r;
+  r.graph.inputs = {{"x", {1, 2, 1, 2}}};
+  Node n;
+  n.name = "act";
+  n.op = Op::Relu;
+  n.inputs = {"x"};
+  n.output = "y";
+  r.graph.nodes = {n};
+  r.graph.outputs = {"y"};
+  r.inputs["x"] = Tensor({1, 2, 1, 2}, {0.f, -1.f, 2.f, 3.f});
+  return r;
+}
+
+TEST(Coordinates, FlatIndexAsNchw) {
+  EXPECT_EQ(Coordinates(0, {1, 2, 3, 4}), "(0, 0, 0, 0)");
+  EXPECT_EQ(Coordinates(23, {1, 2, 3, 4}), "(0, 1, 2, 3)");
+  EXPECT_EQ(Coordinates(5, {2, 3}), "(1, 2)");
+  EXPECT_EQ(Coordinates(7, {}), "[7]");
+  EXPECT_EQ(Coordinates(99, {2, 2}), "[99]");
+}
+
+TEST(FindingReport, CrashCarriesTheTargetLogThroughTheReproducer) {
+  Repro r = TinyRepro();
+  r.target = "exec:./my-target --fast";
+  r.kind = FindingKind::kCrash;
+  r.verdict = "CRASH";
+  r.detail = "target exited with signal 11";
+  r.target_log = "my-target: segfault in fuse_conv_bn\n";
+  r.has_seed = true;
+  r.seed = 99;
+  r.has_campaign_seed = true;
+  r.campaign_seed = 7;
+  r.case_index = 12;
+  r.working_dir = "/home/me/project";
+  Repro back = ReadRepro(ReproToJson(r), "test");
+  EXPECT_EQ(back.target_log, r.target_log);
+  EXPECT_TRUE(back.has_campaign_seed);
+  EXPECT_EQ(back.campaign_seed, 7u);
+  EXPECT_EQ(back.working_dir, "/home/me/project");
+  const std::string md = FindingReport(back, "/tmp/findings/x");
+  EXPECT_NE(md.find("segfault in fuse_conv_bn"), std::string::npos) << md;
+  EXPECT_NE(md.find("fusefuzz gen --seed 7 --case 12"), std::string::npos) << md;
+  // A relative target program only resolves from where the campaign ran: the report says so.
+  EXPECT_NE(md.find("cd /home/me/project"), std::string::npos) << md;
+  EXPECT_NE(md.find("fusefuzz replay /tmp/findings/x/repro.json"), std::string::npos) << md;
+}
+
+TEST(FindingReport, SmallCaseShowsInputValues) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kKernel;
+  r.verdict = "MISMATCH";
+  r.worst = {"y", 3, 3.0, 0.0, 1e-6, 1e7};
+  const std::string md = FindingReport(r);
+  EXPECT_NE(md.find("`x` = [1,2,1,2] [[[[0, -1]], [[2, 3]]]]"), std::string::npos) << md;
+  EXPECT_NE(md.find("`y` at (0, 1, 0, 1)"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Graph, unoptimized"), std::string::npos) << md;  // not minimized
+  // Only the reference-on-both-graphs table needs an after-graph; there is none here.
+  EXPECT_EQ(md.find("first divergence"), std::string::npos) << md;
+}
+
+TEST(FindingDots, MarkFailingOutputAndLabelTinyValues) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kKernel;
+  r.worst = {"y", 3, 3.0, 0.0, 1e-6, 1e7};
+  const FindingDots d = MakeFindingDots(r);
+  EXPECT_NE(d.before.find("y (fails)"), std::string::npos) << d.before;
+  EXPECT_NE(d.before.find("worst (0, 1, 0, 1)"), std::string::npos) << d.before;
+  EXPECT_NE(d.before.find("{0, -1, 2, 3}"), std::string::npos) << d.before;  // input values
+  EXPECT_TRUE(d.after.empty());
+}
+
+CampaignStats HandFilledStats() {
+  CampaignStats s;
+  s.command_line = "fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x";
+  s.seed = 3;
+  s.target = "embedded";
+  s.oracle = "bound";
+  s.inject = {"eps-dropped"};
+  s.AddCase("PASS", "", "", false, 0, 0.1);
+  s.AddCase("MISTRUSTED", "", "", false, 1, 0.2);
+  s.AddCase("MISMATCH", "fusion", "fusion-eps-dropped-BatchNorm-00000000", false, 2, 0.3);
+  s.AddCase("MISMATCH", "fusion", "fusion-eps-dropped-BatchNorm-00000000", true, 3, 0.4);
+  s.seconds = 1.5;
+  s.interrupted = true;
+  s.worker_errors = 1;
+  s.rule_fires = {{"conv-bn-fold", 17}, {"conv-activation-fuse", 4}};
+  return s;
+}
+
+TEST(CampaignSummary, MarkdownSaysWhatItMeans) {
+  const std::string md = SummaryMarkdown(HandFilledStats());
+  EXPECT_NE(md.find("**Interrupted**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| MISTRUSTED | 1 | nothing failed, but the data cannot tell"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x"),
+            std::string::npos);
+  EXPECT_NE(md.find("| fusion | 0.3 s | 2 | 3 graphs |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `conv-bn-fold` | 17 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Worker errors: 1"), std::string::npos) << md;
+}
+
+TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
+  fs::path dir = fs::temp_directory_path() / ("fusefuzz-summary-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "findings");
+  WriteCampaignSummary(dir.string(), HandFilledStats(), "");
+  nlohmann::json j = ReadJsonFile((dir / "summary.json").string());
+  EXPECT_EQ(j["rule_fires"]["conv-bn-fold"], 17);
+  EXPECT_EQ(j["command_line"], "fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x");
+  EXPECT_EQ(j["first_finding_by_kind"]["fusion"]["case"], 2);
+  ASSERT_TRUE(fs::exists(dir / "summary.html"));
+  std::ifstream in(dir / "summary.html");
+  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("id=\"rule-fires\""), std::string::npos);
+  EXPECT_NE(html.find("conv-bn-fold"), std::string::npos);
+  // The finding folder does not exist: the page says so instead of failing.
+  EXPECT_NE(html.find("Cannot read the reproducer"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fusefuzz
