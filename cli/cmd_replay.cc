@@ -1,4 +1,5 @@
-// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T]`
+// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T |
+// --trust-target]`
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,7 @@ struct ReplayOptions {
   std::string expect = "fail";
   bool without_faults = false;
   std::string target;
+  bool trust_target = false;
   bool verbose = false;
 };
 
@@ -51,6 +53,9 @@ void RegisterReplay(Cli& cli) {
   cmd->add_flag("--without-faults", o->without_faults,
                 "drop the reproducer's injected faults (a fault's case must then pass)");
   cmd->add_option("--target", o->target, "run on this target instead of the recorded one");
+  cmd->add_flag("--trust-target", o->trust_target,
+                "run a recorded exec: target (a shell command from the file); without it or "
+                "--target such a reproducer is refused");
   cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
   cmd->callback([o, &cli] {
     std::vector<std::string> files;
@@ -62,7 +67,7 @@ void RegisterReplay(Cli& cli) {
     for (const auto& f : files) {
       Repro r = ReadReproFile(f);
       if (o->without_faults) r.opt.inject.clear();
-      if (!o->target.empty()) r.target = o->target;
+      r.target = ReproTargetSpec(r, f, o->target, o->trust_target);
       std::unique_ptr<Target> target = MakeTarget(r.target);
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
       bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
