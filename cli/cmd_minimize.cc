@@ -1,5 +1,6 @@
-// `fusefuzz minimize REPRO.json [-o OUT.json | --folder DIR] [--budget SECONDS] [-v]`: shrinks a
-// reproducer while it keeps failing with the same kind and blamed rule (docs/minimizer.md).
+// `fusefuzz minimize REPRO.json [-o OUT.json | --folder DIR] [--budget SECONDS] [--target T |
+// --trust-target] [-v]`: shrinks a reproducer while it keeps failing with the same kind and
+// blamed rule (docs/minimizer.md).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -19,6 +20,8 @@ struct MinimizeCmdOptions {
   std::string folder;
   double budget = 10;
   int64_t max_tests = 0;
+  std::string target;
+  bool trust_target = false;
   bool verbose = false;
 };
 
@@ -50,9 +53,15 @@ void RegisterMinimize(Cli& cli) {
   cmd->add_option("--max-tests", o->max_tests,
                   "stop after this many candidate replays (0: no limit; deterministic)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--target", o->target, "run on this target instead of the recorded one");
+  cmd->add_flag("--trust-target", o->trust_target,
+                "run a recorded exec: target (a shell command from the file); without it or "
+                "--target such a reproducer is refused");
   cmd->add_flag("-v,--verbose", o->verbose, "one line per accepted reduction on stderr");
   cmd->callback([o, &cli] {
     Repro r = ReadReproFile(o->repro);
+    // The minimized reproducer records the target it was minimized on.
+    r.target = ReproTargetSpec(r, o->repro, o->target, o->trust_target);
     std::unique_ptr<Target> target = MakeTarget(r.target);
     MinimizeOptions mo;
     mo.budget_seconds = o->budget;

@@ -1,4 +1,5 @@
-// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T] [--timeout S]`
+// `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T |
+// --trust-target] [--timeout S] [--disable RULE]`
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +19,7 @@ struct ReplayOptions {
   std::string target;
   TargetSettings target_settings;
   std::vector<std::string> disable;
+  bool trust_target = false;
   bool verbose = false;
 };
 
@@ -64,6 +66,9 @@ void RegisterReplay(Cli& cli) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->type_name("NAME,...");
+  cmd->add_flag("--trust-target", o->trust_target,
+                "run a recorded exec: target (a shell command from the file); without it or "
+                "--target such a reproducer is refused");
   cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
   cmd->callback([o, &cli] {
     std::vector<std::string> files;
@@ -75,7 +80,7 @@ void RegisterReplay(Cli& cli) {
     for (const auto& f : files) {
       Repro r = ReadReproFile(f);
       if (o->without_faults) r.opt.inject.clear();
-      if (!o->target.empty()) r.target = o->target;
+      r.target = ReproTargetSpec(r, f, o->target, o->trust_target);
       r.opt.disable.insert(r.opt.disable.end(), o->disable.begin(), o->disable.end());
       std::unique_ptr<Target> target;
       try {

@@ -69,6 +69,8 @@ void RegisterRun(Cli& cli) {
   cmd->callback([o] {
     Graph g = ReadGraphFile(o->graph);
     TensorMap inputs = o->inputs.empty() ? InputsFromSeed(g, o->seed) : ReadTensorsFile(o->inputs);
+    // Here, while the file's name is known: a missing, misshapen or extra tensor names it.
+    if (!o->inputs.empty()) CheckTensorsForGraph(g, inputs, o->inputs);
     TensorMap outputs;
     if (o->engine == "reference") {
       for (auto& [name, t] : RunReference(g, inputs)) outputs[name] = ToFloatTensor(t);

@@ -1,8 +1,10 @@
-// libFuzzer target: bytes -> ParseJson -> ReadRepro (for "format": "fusefuzz-repro") or
-// ReadGraph (which verifies), with tight Limits. InputError is the expected answer to bad input;
-// anything else — another exception, a crash, a leak, an allocation beyond the limits (run with
-// -malloc_limit_mb) — is a bug. An accepted graph must also survive write -> read -> write
-// bit-identically, and an accepted reproducer must read back after writing.
+// libFuzzer target: bytes -> ParseJson -> ReadRepro (for "format": "fusefuzz-repro"), ReadTensors
+// (an object without "format": a tensors file) or ReadGraph (which verifies), with tight Limits.
+// The mode follows from the document, so every seed (graph, reproducer, tensors file) keeps its
+// meaning under mutation. InputError is the expected answer to bad input; anything else — another
+// exception, a crash, a leak, an allocation beyond the limits (run with -malloc_limit_mb) — is a
+// bug. An accepted graph or tensors file must also survive write -> read -> write bit-identically,
+// and an accepted reproducer must read back after writing.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,7 @@ Limits FuzzLimits() {
   l.max_nodes = 256;
   l.max_total_bytes = int64_t{1} << 22;
   l.max_dim = int64_t{1} << 16;
+  l.max_json_values = int64_t{1} << 18;
   return l;
 }
 
@@ -42,13 +45,26 @@ void CheckGraphRoundTrip(const Graph& g) {
   if (first != second) Fail("write -> read -> write is not identical", first + "\n--\n" + second);
 }
 
+void CheckTensorsRoundTrip(const TensorMap& t, const Limits& limits) {
+  std::string first = WriteTensors(t);
+  std::string second;
+  try {
+    second = WriteTensors(ReadTensors(ParseJson(first, "rewritten", limits), "rewritten", limits));
+  } catch (const InputError& e) {
+    Fail("a tensors file that was read cannot be read back after writing", e.what());
+  }
+  if (first != second) Fail("tensors: write -> read -> write is not identical", first);
+}
+
 void OneInput(const std::string& text) {
   const Limits limits = FuzzLimits();
   try {
-    nlohmann::json j = ParseJson(text, "fuzz");
+    nlohmann::json j = ParseJson(text, "fuzz", limits);
     auto format = j.is_object() ? j.find("format") : j.end();
-    if (j.is_object() && format != j.end() && format->is_string() &&
-        format->get<std::string>() == "fusefuzz-repro") {
+    if (j.is_object() && format == j.end()) {
+      CheckTensorsRoundTrip(ReadTensors(j, "fuzz", limits), limits);
+    } else if (j.is_object() && format->is_string() &&
+               format->get<std::string>() == "fusefuzz-repro") {
       Repro r = ReadRepro(j, "fuzz", limits);
       CheckGraphRoundTrip(r.graph);
       try {

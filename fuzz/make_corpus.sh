@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpora of the fuzz targets, deterministically (never edit them by hand):
 #   corpus/fuzz/graph_json_fuzzer/  the JSON corpus: corpus/seeds/*.json, corpus/faults/*.repro.json
-#                                   (if any), and small `fusefuzz gen --seed N` graphs (b64, plain)
+#                                   (if any), small `fusefuzz gen --seed N` graphs (b64, plain)
+#                                   and tensors files (`fusefuzz run ... -o`)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
@@ -28,6 +29,13 @@ for n in 1 2 3 4 5 6 7 8; do
 done
 for n in 9 10 11 12; do
   "$build/fusefuzz" gen --seed "$n" --config "$cfg" --plain >"$gj/gen-seed$n-plain.json"
+done
+# Tensors files (the fuzzer reads an object without "format" as one): outputs of a few seeds,
+# exact base64 and plain data arrays.
+for s in op-conv op-pools op-binary; do
+  "$build/fusefuzz" run "corpus/seeds/$s.json" --seed 1 -o "$gj/tensors-$s.json" >/dev/null
+  "$build/fusefuzz" run "corpus/seeds/$s.json" --seed 2 --plain \
+    -o "$gj/tensors-$s-plain.json" >/dev/null
 done
 
 # Byte strings: the generator reads them from the end (BytesSource), so longer strings decide

@@ -1,5 +1,6 @@
 #include "harness/repro.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,8 @@
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"
+#include "optimizer/pipeline.h"
+#include "optimizer/registry.h"
 
 namespace fusefuzz {
 namespace {
@@ -44,7 +47,7 @@ json Num(double v) {
 struct Reader {
   std::string source;
   [[noreturn]] void Fail(const std::string& ptr, const std::string& what) const {
-    throw InputError(source + ": " + ptr, what);
+    throw InputError(source + ": " + (ptr.empty() ? "/" : ptr), what);
   }
   const json& Field(const json& obj, const std::string& ptr, const char* key, bool required,
                     json::value_t type) const {
@@ -67,6 +70,36 @@ struct Reader {
       out.push_back(a[i].get<std::string>());
     }
     return out;
+  }
+  // Only `allowed` keys: a misspelt option ("injects") would otherwise be ignored silently.
+  void Keys(const json& obj, const std::string& ptr,
+            std::initializer_list<std::string_view> allowed) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Fail(ptr + "/" + it.key(), "unknown key (expected " + list + ")");
+    }
+  }
+  // Rule and fault names: the same names the command line accepts, refused here with the
+  // pointer of the entry instead of failing later as a target error.
+  std::vector<std::string> Names(const json& obj, const std::string& ptr, const char* key,
+                                 bool faults_only) const {
+    std::vector<std::string> names = Strings(obj, ptr, key);
+    for (size_t i = 0; i < names.size(); ++i) {
+      bool known = faults_only ? FindFault(names[i]) != nullptr
+                               : FindRule(names[i]) != nullptr ||
+                                     (std::string_view(key) != "pipeline" && FindFault(names[i]));
+      if (!known) {
+        Fail(ptr + "/" + key + "/" + std::to_string(i),
+             std::string("unknown ") +
+                 (faults_only                           ? "fault"
+                  : std::string_view(key) == "pipeline" ? "rule"
+                                                        : "rule or fault") +
+                 " \"" + names[i] + "\"; known " + KnownNamesText());
+      }
+    }
+    return names;
   }
   double Number(const json& v, const std::string& ptr) const {
     if (v.is_number()) return v.get<double>();
@@ -154,56 +187,82 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
       ReadGraph(rd.Field(j, "", "graph", true, json::value_t::object), source + " /graph", limits);
   r.inputs = ReadTensors(rd.Field(j, "", "inputs", true, json::value_t::object),
                          source + " /inputs", limits);
-  for (const auto& in : r.graph.inputs) {
-    auto it = r.inputs.find(in.name);
-    if (it == r.inputs.end())
-      rd.Fail("/inputs", "missing tensor for graph input '" + in.name + "'");
-    if (it->second.shape != in.shape) {
-      rd.Fail("/inputs/" + in.name, "shape " + ShapeToString(it->second.shape) +
-                                        " differs from the graph input's " +
-                                        ShapeToString(in.shape));
-    }
-  }
+  // Every graph input has its tensor, and every tensor is a graph input.
+  CheckTensorsForGraph(r.graph, r.inputs, source, "/inputs");
   const json& t = rd.Field(j, "", "target", false, json::value_t::object);
   if (!t.is_null()) {
+    rd.Keys(t, "/target", {"spec", "options", "kernel_check"});
     const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
-    if (!spec.is_null()) r.target = spec.get<std::string>();
+    if (!spec.is_null()) {
+      r.target = spec.get<std::string>();
+      if (r.target != "embedded" && !(r.target.rfind("exec:", 0) == 0 && r.target.size() > 5)) {
+        rd.Fail("/target/spec",
+                "unknown target \"" + r.target + "\" (expected embedded or exec:CMD)");
+      }
+    }
     const json& kc = rd.Field(t, "/target", "kernel_check", false, json::value_t::boolean);
     if (!kc.is_null()) r.kernel_check = kc.get<bool>();
     const json& o = rd.Field(t, "/target", "options", false, json::value_t::object);
     if (!o.is_null()) {
-      r.opt.pipeline = rd.Strings(o, "/target/options", "pipeline");
-      r.opt.disable = rd.Strings(o, "/target/options", "disable");
-      r.opt.only = rd.Strings(o, "/target/options", "only");
-      r.opt.inject = rd.Strings(o, "/target/options", "inject");
-      const json& bl =
-          rd.Field(o, "/target/options", "bisect_limit", false, json::value_t::number_integer);
-      if (!bl.is_null()) r.opt.bisect_limit = bl.get<int64_t>();
+      const std::string p = "/target/options";
+      rd.Keys(o, p, {"pipeline", "disable", "only", "inject", "bisect_limit"});
+      r.opt.pipeline = rd.Names(o, p, "pipeline", false);
+      r.opt.disable = rd.Names(o, p, "disable", false);
+      r.opt.only = rd.Names(o, p, "only", false);
+      r.opt.inject = rd.Names(o, p, "inject", true);
+      const json& bl = rd.Field(o, p, "bisect_limit", false, json::value_t::number_integer);
+      if (!bl.is_null()) {
+        if (bl.is_number_unsigned() && bl.get<uint64_t>() > uint64_t{INT64_MAX}) {
+          rd.Fail(p + "/bisect_limit", "out of range");
+        }
+        r.opt.bisect_limit = bl.get<int64_t>();
+        if (r.opt.bisect_limit < -1) {
+          rd.Fail(p + "/bisect_limit", "must be -1 (no limit) or >= 0, got " + bl.dump());
+        }
+      }
     }
   }
   const json& orc = rd.Field(j, "", "oracle", false, json::value_t::object);
   if (!orc.is_null()) {
+    rd.Keys(orc, "/oracle", {"kind", "k", "rtol", "atol", "max_ulp"});
     const json& kind = rd.Field(orc, "/oracle", "kind", true, json::value_t::string);
     auto k = OracleKindFromName(kind.get<std::string>());
-    if (!k) rd.Fail("/oracle/kind", "unknown oracle \"" + kind.get<std::string>() + "\"");
-    r.oracle.kind = *k;
-    if (orc.contains("k")) r.oracle.k = rd.Number(orc["k"], "/oracle/k");
-    if (orc.contains("rtol")) r.oracle.rtol = rd.Number(orc["rtol"], "/oracle/rtol");
-    if (orc.contains("atol")) r.oracle.atol = rd.Number(orc["atol"], "/oracle/atol");
-    const json& mu = rd.Field(orc, "/oracle", "max_ulp", false, json::value_t::number_integer);
-    if (!mu.is_null()) r.oracle.max_ulp = mu.get<int64_t>();
-  }
-  const json& f = rd.Field(j, "", "finding", false, json::value_t::object);
-  if (!f.is_null()) {
-    const json& kind = rd.Field(f, "/finding", "kind", false, json::value_t::string);
-    if (!kind.is_null()) {
-      std::optional<FindingKind> k = ParseFindingKind(kind.get<std::string>());
-      if (!k) {
-        rd.Fail("/finding/kind", "unknown finding kind \"" + kind.get<std::string>() +
-                                     "\" (fusion, kernel, crash, timeout, target_error)");
-      }
-      r.kind = *k;
+    if (!k) {
+      rd.Fail("/oracle/kind",
+              "unknown oracle \"" + kind.get<std::string>() + "\" (bound, allclose, ulp)");
     }
+    r.oracle.kind = *k;
+    // The command line's rules for the same parameters (OracleParamProblem).
+    auto param = [&](const char* name) {
+      std::string p = std::string("/oracle/") + name;
+      const json& v = orc[name];
+      if (!v.is_number()) rd.Fail(p, "must be a number, got " + std::string(v.type_name()));
+      double d = v.get<double>();
+      std::string problem = OracleParamProblem(name, d);
+      if (!problem.empty()) rd.Fail(p, problem + ", got " + v.dump());
+      return d;
+    };
+    if (orc.contains("k")) r.oracle.k = param("k");
+    if (orc.contains("rtol")) r.oracle.rtol = param("rtol");
+    if (orc.contains("atol")) r.oracle.atol = param("atol");
+    if (orc.contains("max_ulp")) {
+      if (!orc["max_ulp"].is_number_integer()) {
+        rd.Fail("/oracle/max_ulp",
+                OracleParamProblem("max_ulp", 0.5) + ", got " + orc["max_ulp"].dump());
+      }
+      r.oracle.max_ulp = static_cast<int64_t>(param("max_ulp"));
+    }
+  }
+  // A reproducer is a finding: without one, replay would have nothing to expect.
+  const json& f = rd.Field(j, "", "finding", true, json::value_t::object);
+  {
+    const json& kind = rd.Field(f, "/finding", "kind", true, json::value_t::string);
+    std::optional<FindingKind> k = ParseFindingKind(kind.get<std::string>());
+    if (!k) {
+      rd.Fail("/finding/kind", "unknown finding kind \"" + kind.get<std::string>() +
+                                   "\" (fusion, kernel, crash, timeout, target_error)");
+    }
+    r.kind = *k;
     const json& v = rd.Field(f, "/finding", "verdict", false, json::value_t::string);
     if (!v.is_null()) r.verdict = v.get<std::string>();
     const json& d = rd.Field(f, "/finding", "detail", false, json::value_t::string);
@@ -264,7 +323,21 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
 }
 
 Repro ReadReproFile(const std::string& path, const Limits& limits) {
-  return ReadRepro(ReadJsonFile(path), path, limits);
+  return ReadRepro(ReadJsonFile(path, limits), path, limits);
+}
+
+std::string ReproTargetSpec(const Repro& r, const std::string& source,
+                            const std::string& cli_target, bool trust_target) {
+  if (!cli_target.empty()) return cli_target;
+  if (r.target.rfind("exec:", 0) != 0 || trust_target) return r.target;
+  // The command is a shell command line written by whoever wrote the file.
+  std::string cmd = r.target.substr(5);
+  if (cmd.size() > 200) cmd = cmd.substr(0, 200) + "...";
+  throw InputError(source + ": /target/spec",
+                   "this reproducer's target runs the shell command '" + cmd +
+                       "', and commands read from files are not run unless you say so: give "
+                       "--target on the command line (e.g. --target embedded, or the exec: "
+                       "command you mean), or --trust-target to run the recorded command");
 }
 
 std::string Signature(const Repro& r) {

@@ -54,6 +54,13 @@ std::string WriteRepro(const Repro& r, const std::string& path_for_command = "re
 Repro ReadRepro(const nlohmann::json& j, const std::string& source, const Limits& limits = {});
 Repro ReadReproFile(const std::string& path, const Limits& limits = {});
 
+// The target spec to run a reproducer read from `source` on: the command line's --target when
+// given; else the recorded spec, except that a recorded `exec:` command (a shell command from a
+// file) runs only with `trust_target` (--trust-target): otherwise InputError explaining both
+// options. Every command that runs a reproducer's target goes through here.
+std::string ReproTargetSpec(const Repro& r, const std::string& source,
+                            const std::string& cli_target, bool trust_target);
+
 // The finding's signature for dedup: target, kind, blamed rule, op pattern of the blamed nodes
 // (or of the whole graph when nothing is blamed). A short readable slug plus a hash, usable as
 // a folder name: "fusion-conv-bn-fold-Conv.BatchNorm-1a2b3c4d".

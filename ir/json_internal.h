@@ -44,4 +44,10 @@ std::string Pretty(const OJson& j, int indent);
 
 std::string Base64Encode(const std::vector<float>& data);
 
+// ir/json_file.cc. The text of a file for ReadJsonFile (see there for what is refused).
+std::string ReadJsonText(const std::string& path, const Limits& limits);
+// A parser callback that refuses duplicate keys and more than limits.max_json_values values,
+// naming `source` and the JSON pointer.
+nlohmann::json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits);
+
 }  // namespace fusefuzz::json_detail

@@ -401,11 +401,40 @@ Graph ReadGraph(const json& j, const std::string& source, const Limits& limits) 
 }
 
 Graph ReadGraphFile(const std::string& path, const Limits& limits) {
-  return ReadGraph(ReadJsonFile(path), path, limits);
+  return ReadGraph(ReadJsonFile(path, limits), path, limits);
 }
 
 Graph ParseGraph(const std::string& text, const std::string& source, const Limits& limits) {
-  return ReadGraph(ParseJson(text, source), source, limits);
+  return ReadGraph(ParseJson(text, source, limits), source, limits);
+}
+
+void CheckTensorsForGraph(const Graph& g, const TensorMap& tensors, const std::string& source,
+                          const std::string& prefix) {
+  const Limits limits;
+  ReadCtx c{source, limits};
+  std::string names;
+  for (const auto& in : g.inputs) names += (names.empty() ? "" : ", ") + in.name;
+  for (const auto& in : g.inputs) {
+    auto it = tensors.find(in.name);
+    if (it == tensors.end()) {
+      Fail(c, prefix.empty() ? "/" : prefix, "no tensor for graph input " + Quote(in.name));
+    }
+    if (it->second.shape != in.shape) {
+      Fail(c, prefix + "/" + Escape(in.name) + "/shape",
+           "shape " + ShapeToString(it->second.shape) + " differs from graph input " +
+               Quote(in.name) + " " + ShapeToString(in.shape));
+    }
+  }
+  for (const auto& entry : tensors) {
+    const std::string& name = entry.first;  // not a structured binding: lambdas capture it
+    bool is_input = std::any_of(g.inputs.begin(), g.inputs.end(),
+                                [&](const ValueInfo& in) { return in.name == name; });
+    if (!is_input) {
+      Fail(c, prefix + "/" + Escape(name),
+           "tensor " + Quote(name) +
+               " is not an input of the graph (inputs: " + (names.empty() ? "none" : names) + ")");
+    }
+  }
 }
 
 namespace {

@@ -43,8 +43,21 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts = {}
 
 // Reads a whole file, or throws InputError naming it. Parses JSON with a clear message
 // (line/byte of a syntax error).
-nlohmann::json ReadJsonFile(const std::string& path);
-nlohmann::json ParseJson(const std::string& text, const std::string& source);
+// Files: only regular files (a FIFO or device is refused without reading: it could block or never
+// end), at most limits.max_file_bytes (checked before reading), and a byte that cannot occur in
+// a fusefuzz file (a control character such as NUL, or a first character other than '{') is
+// refused as soon as it is read, not after reading the rest.
+// Documents: nesting at most 64 deep, at most limits.max_json_values values, and no object may
+// repeat a key (JSON's "last one wins" would silently drop the first).
+nlohmann::json ReadJsonFile(const std::string& path, const Limits& limits = {});
+nlohmann::json ParseJson(const std::string& text, const std::string& source,
+                         const Limits& limits = {});
+
+// Every graph input has a tensor of its shape and every tensor is a graph input (an extra tensor
+// is refused: it is usually a misspelt or stale input). Errors name `source` and the JSON pointer
+// `prefix + "/" + name` of the tensor ("in.json: /x", "r.json: /inputs/x").
+void CheckTensorsForGraph(const Graph& g, const TensorMap& tensors, const std::string& source,
+                          const std::string& prefix = "");
 
 // Writes `content` to `path` so that a crash never leaves half a file (ir/write_file.cc):
 // a regular file (or a new one) is replaced atomically (temp file in the same folder, fsync,

@@ -428,7 +428,7 @@ TensorMap ReadTensors(const json& j, const std::string& source, const Limits& li
 }
 
 TensorMap ReadTensorsFile(const std::string& path, const Limits& limits) {
-  return ReadTensors(ReadJsonFile(path), path, limits);
+  return ReadTensors(ReadJsonFile(path, limits), path, limits);
 }
 
 std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts) {
@@ -437,10 +437,10 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts) {
   return Pretty(j, opts.indent) + "\n";
 }
 
-json ParseJson(const std::string& text, const std::string& source) {
+json ParseJson(const std::string& text, const std::string& source, const Limits& limits) {
   CheckDepth(text, source);
   try {
-    return json::parse(text);
+    return json::parse(text, DocumentChecker(source, limits));
   } catch (const json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
     std::string msg = e.what();
@@ -455,21 +455,8 @@ json ParseJson(const std::string& text, const std::string& source) {
   }
 }
 
-json ReadJsonFile(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot read file: is a directory");
-  // A JSON document holding the largest allowed tensors as text is well under this.
-  constexpr int64_t kMaxFileBytes = int64_t{4} << 30;
-  if (st.st_size > kMaxFileBytes) throw InputError(path, "file is larger than 4 GiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, "cannot read file");
-  return ParseJson(ss.str(), path);
+json ReadJsonFile(const std::string& path, const Limits& limits) {
+  return ParseJson(ReadJsonText(path, limits), path, limits);
 }
 
 }  // namespace fusefuzz

@@ -42,8 +42,8 @@ std::vector<AttrSpec> PoolAttrSpecs(bool avg) {
       IntsReq("kernel_shape", "[kH, kW], each >= 1"), Ints("strides", {1, 1}, "[sH, sW]"),
       Ints("pads", {0, 0, 0, 0}, "[top, left, bottom, right]; each < kernel size"),
       Int("ceil_mode", 0,
-          "1: output size rounds up (ONNX; windows starting in right pad dropped)")};
-  if (avg) a.push_back(Int("count_include_pad", 0, "1: divide by kernel area incl. pads"));
+          "0 or 1; 1: output size rounds up (ONNX; windows starting in right pad dropped)")};
+  if (avg) a.push_back(Int("count_include_pad", 0, "0 or 1; 1: divide by kernel area incl. pads"));
   return a;
 }
 

@@ -66,12 +66,25 @@ std::string SmallValues(const Tensor& t, int64_t limit) {
   return out + "}";
 }
 
-// Escapes a string for a double-quoted DOT string.
+// Escapes a string for a double-quoted DOT label. Names come from files and may hold any
+// character: a quote or backslash would end or change the string, and a control character (NUL,
+// newline) makes Graphviz refuse the file, so they are shown as \" \\ and \xNN ("\\x00" in
+// the DOT text is the four characters \x00 in the drawing).
 std::string DotEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (b < 0x20 || b == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\\\x%02x", b);
+      out += buf;
+    } else {
+      out += c;
+    }
   }
   return out;
 }

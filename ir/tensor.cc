@@ -1,12 +1,17 @@
 #include "ir/tensor.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace fusefuzz {
 
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    // Shapes from files are checked against the limits first; should an unchecked one get here,
+    // it saturates (and then fails every size comparison) instead of overflowing.
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+  }
   return n;
 }
 

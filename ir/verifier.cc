@@ -1,6 +1,7 @@
 #include "ir/verifier.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -115,8 +116,20 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
     ExpectParamShape(n, "B", it->second.shape, {m});
     CheckAllFinite(n, "B", it->second);
   }
-  int64_t oh = ConvOutputSize(x[2], kh, a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom);
-  int64_t ow = ConvOutputSize(x[3], kw, a.stride_w, a.dilation_w, a.pad_left, a.pad_right);
+  std::optional<int64_t> ch =
+      CheckedConvOutputSize(x[2], kh, a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom);
+  std::optional<int64_t> cw =
+      CheckedConvOutputSize(x[3], kw, a.stride_w, a.dilation_w, a.pad_left, a.pad_right);
+  if (!ch || !cw) {
+    Fail(n, std::string(!ch ? "height" : "width") +
+                ": the dilated kernel or the padded input does not fit in a 64-bit integer "
+                "(dilations " +
+                std::to_string(!ch ? a.dilation_h : a.dilation_w) + ", kernel " +
+                std::to_string(!ch ? kh : kw) + ", pads " +
+                std::to_string(!ch ? a.pad_top : a.pad_left) + "+" +
+                std::to_string(!ch ? a.pad_bottom : a.pad_right) + ")");
+  }
+  int64_t oh = *ch, ow = *cw;
   if (oh < 1 || ow < 1) {
     Fail(n, "kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
                 " (with dilation and pads) does not fit input " + ShapeToString(x));
@@ -299,8 +312,24 @@ Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
       a.pad_right >= a.kernel_w) {
     Fail(n, "pads must be smaller than the kernel (a window of padding only is undefined)");
   }
-  int64_t oh = PoolOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom, a.ceil_mode);
-  int64_t ow = PoolOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right, a.ceil_mode);
+  // Booleans: any other integer would be read as "true" by some code and "false" by none, and
+  // written back unchanged, so a file could say 2 and mean 1.
+  for (const char* flag : {"ceil_mode", "count_include_pad"}) {
+    if (!FindAttrSpec(n.op, flag)) continue;
+    int64_t v = AttrInt(n, flag);
+    if (v != 0 && v != 1) Fail(n, std::string(flag) + " must be 0 or 1, got " + std::to_string(v));
+  }
+  std::optional<int64_t> ch =
+      CheckedPoolOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom, a.ceil_mode);
+  std::optional<int64_t> cw =
+      CheckedPoolOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right, a.ceil_mode);
+  if (!ch || !cw) {
+    Fail(n, std::string(!ch ? "height" : "width") +
+                ": the padded input does not fit in a 64-bit integer (pads " +
+                std::to_string(!ch ? a.pad_top : a.pad_left) + "+" +
+                std::to_string(!ch ? a.pad_bottom : a.pad_right) + ")");
+  }
+  int64_t oh = *ch, ow = *cw;
   if (oh < 1 || ow < 1) {
     Fail(n, "kernel " + std::to_string(a.kernel_h) + "x" + std::to_string(a.kernel_w) +
                 " does not fit input " + ShapeToString(x));
@@ -320,7 +349,10 @@ Shape ConcatShape(const Node& n, const std::vector<Shape>& in) {
       Fail(n, "input " + std::to_string(i) + ": expected shape " + ShapeToString(out) +
                   " except dim 1, got " + ShapeToString(s));
     }
-    out[1] += s[1];
+    // Many inputs of 2^24 channels each: the sum is checked (the element limit comes later).
+    if (__builtin_add_overflow(out[1], s[1], &out[1])) {
+      Fail(n, "the channel count of the concatenation does not fit in a 64-bit integer");
+    }
   }
   return out;
 }
@@ -340,22 +372,49 @@ bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
   return true;
 }
 
-int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                       int64_t pad_begin, int64_t pad_end) {
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t avail = in + pad_begin + pad_end - span;
+std::optional<int64_t> CheckedConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                             int64_t dilation, int64_t pad_begin, int64_t pad_end) {
+  if (stride < 1 || kernel < 1 || dilation < 1) return 0;
+  // Attributes come from files: every step is checked, as INT64_MAX dilations are a real input.
+  int64_t span = 0, padded = 0, avail = 0;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
+      __builtin_add_overflow(span, 1, &span) || __builtin_add_overflow(in, pad_begin, &padded) ||
+      __builtin_add_overflow(padded, pad_end, &padded) ||
+      __builtin_sub_overflow(padded, span, &avail)) {
+    return std::nullopt;
+  }
   if (avail < 0) return 0;
   return avail / stride + 1;
 }
 
+std::optional<int64_t> CheckedPoolOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
+  if (stride < 1 || kernel < 1) return 0;
+  int64_t padded = 0, avail = 0, start = 0;
+  if (__builtin_add_overflow(in, pad_begin, &padded) ||
+      __builtin_add_overflow(padded, pad_end, &padded) ||
+      __builtin_sub_overflow(padded, kernel, &avail)) {
+    return std::nullopt;
+  }
+  if (avail < 0) return 0;
+  // Rounding up as quotient + (remainder != 0): (avail + stride - 1) would overflow.
+  int64_t out = avail / stride + (ceil_mode && avail % stride != 0 ? 1 : 0) + 1;
+  // ONNX/PyTorch: in ceil mode a last window that starts inside the end padding is dropped. A
+  // start beyond int64 is certainly inside it.
+  if (ceil_mode && (__builtin_mul_overflow(out - 1, stride, &start) || start >= in + pad_begin)) {
+    --out;
+  }
+  return out;
+}
+
+int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                       int64_t pad_begin, int64_t pad_end) {
+  return CheckedConvOutputSize(in, kernel, stride, dilation, pad_begin, pad_end).value_or(0);
+}
+
 int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                        int64_t pad_end, bool ceil_mode) {
-  int64_t avail = in + pad_begin + pad_end - kernel;
-  if (avail < 0) return 0;
-  int64_t out = (ceil_mode ? (avail + stride - 1) / stride : avail / stride) + 1;
-  // ONNX/PyTorch: in ceil mode a last window that starts inside the end padding is dropped.
-  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
-  return out;
+  return CheckedPoolOutputSize(in, kernel, stride, pad_begin, pad_end, ceil_mode).value_or(0);
 }
 
 Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
 
 // Output spatial size of a conv or pool window sweep (ONNX formulas); may be <= 0 when the
 // window does not fit, which callers report.
+// The Checked forms return std::nullopt when an intermediate (dilated kernel span, padded
+// extent) does not fit in int64, which hostile attributes make happen; the plain forms, for
+// verified nodes, return 0 then.
+std::optional<int64_t> CheckedConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                             int64_t dilation, int64_t pad_begin, int64_t pad_end);
+std::optional<int64_t> CheckedPoolOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode);
 int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                        int64_t pad_begin, int64_t pad_end);
 int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,

@@ -73,6 +73,11 @@ double DeriveBoundFactor(const Graph& g, const std::string& output);
 inline constexpr double kUnitRoundoff = 0x1.0p-24;
 inline constexpr double kTinyFloor = 0x1.0p-126;
 
+// Why `value` is not acceptable for the oracle parameter `name` ("k", "rtol", "atol",
+// "max_ulp"), e.g. "must be a finite number > 0"; empty when it is. Shared by the command line
+// and reproducer files so both refuse the same values (oracles/oracle_params.cc).
+std::string OracleParamProblem(std::string_view name, double value);
+
 // Distance in float32 ulps between two finite floats (0 for +0 vs -0).
 int64_t UlpDistance(float a, float b);
 
