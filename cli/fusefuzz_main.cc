@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterReplay(cli);
   fusefuzz::RegisterMinimize(cli);
   fusefuzz::RegisterBench(cli);
+  fusefuzz::RegisterExport(cli);
+  fusefuzz::RegisterCompare(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,16 @@
+// Validation of exported models with Debian's libonnx (ONNX 1.12): its checker, then its shape
+// inference in strict mode, which also compares the output shapes we declare with the ones ONNX
+// infers. Built only when CMake finds ONNX (FUSEFUZZ_HAVE_ONNX); otherwise OnnxCheckerAvailable()
+// is false and CheckOnnxModel says so.
+#pragma once
+
+#include <string>
+
+namespace fusefuzz {
+
+bool OnnxCheckerAvailable();
+
+// "" when the serialized ModelProto passes, else the checker's message.
+std::string CheckOnnxModel(const std::string& model_bytes);
+
+}  // namespace fusefuzz
