@@ -580,6 +580,26 @@ OnnxModel ExportOnnx(const Graph& g, const OnnxExportOptions& opts) {
   return Exporter(g, opts).Run();
 }
 
+bool PoolShapesPredateLibonnx(const Graph& g) {
+  ShapeMap shapes = VerifyGraph(g);
+  // libonnx 1.12: ceil((in + pads - k) / s) + 1, no window dropped.
+  auto old_size = [](int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe) {
+    return (in + pb + pe - k + s - 1) / s + 1;
+  };
+  for (const Node& n : g.nodes) {
+    if (n.op != Op::MaxPool && n.op != Op::AvgPool) continue;
+    PoolAttrs a = GetPoolAttrs(n);
+    if (!a.ceil_mode) continue;
+    const Shape& x = shapes.at(n.inputs[0]);
+    const Shape& y = shapes.at(n.output);
+    if (old_size(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom) != y[2] ||
+        old_size(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right) != y[3]) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void WriteBackendTestData(const std::string& dir, const Graph& g, const TensorMap& inputs,
                           const TensorMap& outputs, int set) {
   namespace fs = std::filesystem;

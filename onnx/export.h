@@ -34,6 +34,12 @@ struct OnnxModel {
 // "<node>/<step>" and their values get fresh names that collide with nothing.
 OnnxModel ExportOnnx(const Graph& g, const OnnxExportOptions& opts = {});
 
+// True when a ceil_mode pool of `g` drops a last window that would start in the end padding.
+// ONNX Runtime (and ONNX since 1.16, and PyTorch) drop it, as fusefuzz does; the shape inference
+// of Debian's libonnx 1.12 still counts it, so it would reject the output shape we declare. Such
+// models are validated with the checker only.
+bool PoolShapesPredateLibonnx(const Graph& g);
+
 // ONNX's backend-test layout: DIR/test_data_set_<set>/input_<i>.pb in the order of g.inputs and
 // output_<i>.pb in the order of g.outputs (TensorProtos named after the values). Creates the
 // folders. Throws InputError naming a missing tensor or an unwritable path.

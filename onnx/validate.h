@@ -10,7 +10,8 @@ namespace fusefuzz {
 
 bool OnnxCheckerAvailable();
 
-// "" when the serialized ModelProto passes, else the checker's message.
-std::string CheckOnnxModel(const std::string& model_bytes);
+// "" when the serialized ModelProto passes, else the checker's message. `shape_inference`
+// false runs the checker only (see PoolShapesPredateLibonnx in onnx/export.h).
+std::string CheckOnnxModel(const std::string& model_bytes, bool shape_inference = true);
 
 }  // namespace fusefuzz
