@@ -580,6 +580,23 @@ OnnxModel ExportOnnx(const Graph& g, const OnnxExportOptions& opts) {
   return Exporter(g, opts).Run();
 }
 
+std::string Base64Bytes(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 2]));
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
 bool PoolShapesPredateLibonnx(const Graph& g) {
   ShapeMap shapes = VerifyGraph(g);
   // libonnx 1.12: ceil((in + pads - k) / s) + 1, no window dropped.

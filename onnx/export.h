@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct OnnxModel {
 // outputs have the names of the fusefuzz graph; nodes a decomposition adds are named
 // "<node>/<step>" and their values get fresh names that collide with nothing.
 OnnxModel ExportOnnx(const Graph& g, const OnnxExportOptions& opts = {});
+
+// Standard base64 (RFC 4648, with padding) of bytes, e.g. of OnnxModel::bytes.
+std::string Base64Bytes(std::string_view bytes);
 
 // True when a ceil_mode pool of `g` drops a last window that would start in the end padding.
 // ONNX Runtime (and ONNX since 1.16, and PyTorch) drop it, as fusefuzz does; the shape inference
