@@ -104,8 +104,8 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
 
 json StringArray(const std::vector<std::string>& v) { return json(v); }
 
-std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs,
-                        const RunRequest& req, bool with_onnx) {
+std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, const RunRequest& req,
+                        bool with_onnx) {
   json in = json::object();
   for (const auto& [name, t] : inputs) in[name] = TensorToJson(t);
   json options = {{"optimize", req.optimize},
