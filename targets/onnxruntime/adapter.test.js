@@ -62,6 +62,14 @@ test('hello declares every op and the onnx capability; --skip-ops leaves ops out
   await t.close();
 });
 
+test('the op list matches the protocol schema (kept in sync with ir/ops.def)', async () => {
+  const schema = JSON.parse(fs.readFileSync(
+      path.join(src, 'docs', 'target-protocol.schema.json'), 'utf8'));
+  const t = await start([]);
+  assert.deepStrictEqual(t.hello.ops, schema.$defs.op.enum);
+  await t.close();
+});
+
 test('level all fuses Conv+Relu and says so; disable switches the transformer off', async () => {
   const t = await start(['--level', 'all']);
   const fused = await t.ask(request('glow-conv-relu-bn', 1, {}));
