@@ -2,6 +2,7 @@
 // the graph as an ONNX model (docs/onnx.md), and its inputs with the reference outputs as
 // TensorProto files in ONNX's backend-test layout.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -43,6 +44,11 @@ void RegisterExport(Cli& cli) {
   cmd->add_flag("--no-check", o->no_check, "skip libonnx's checker and shape inference");
   cmd->callback([o, &cli] {
     LoadedCase c = LoadGraphOrRepro(o->input, o->inputs, o->seed);
+    // The model usually goes into the backend-test folder itself (DIR/model.onnx).
+    std::filesystem::path parent = std::filesystem::path(o->onnx).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) throw InputError(parent.string(), "cannot create folder: " + ec.message());
     OnnxExportOptions opts;
     opts.doc = "exported by fusefuzz from " + o->input;
     OnnxModel m = ExportOnnx(c.graph, opts);
