@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterBench(cli);
   fusefuzz::RegisterExport(cli);
   fusefuzz::RegisterCompare(cli);
+  fusefuzz::RegisterImport(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
