@@ -36,4 +36,14 @@ touch "$work/a-file"
 mkdir -p "$work/empty"
 "$ff" compare "$src/corpus/seeds/op-conv.json" --outputs "$work/empty" 2>/dev/null
 [ $? -eq 2 ] || fail "a folder without output_0.pb must exit 2"
+# import: back to a graph that runs; an op outside the vocabulary is exit 2 naming the node
+set -e
+"$ff" import "$work/g/model.onnx" -o "$work/imported.json" >/dev/null
+"$ff" run "$work/imported.json" >/dev/null
+"$ff" export "$src/corpus/seeds/op-norms.json" --onnx "$work/norms.onnx" >/dev/null
+set +e
+msg=$("$ff" import "$work/norms.onnx" -o "$work/norms.json" 2>&1)
+[ $? -eq 2 ] || fail "import of an unknown op must exit 2"
+case "$msg" in *"node 'gn/group' (op type Reshape): not in fusefuzz's vocabulary"*) ;;
+  *) fail "import error message: $msg" ;; esac
 echo "onnx_export_cli: ok"
