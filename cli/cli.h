@@ -27,6 +27,9 @@ void RegisterCoverage(Cli& cli);
 void RegisterReplay(Cli& cli);
 void RegisterMinimize(Cli& cli);
 void RegisterBench(Cli& cli);
+void RegisterExport(Cli& cli);
+void RegisterCompare(Cli& cli);
+void RegisterImport(Cli& cli);
 
 // Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
 // --bisect-limit. Values are stored in `opts`, which must outlive the app.

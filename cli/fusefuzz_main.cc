@@ -133,6 +133,9 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterReplay(cli);
   fusefuzz::RegisterMinimize(cli);
   fusefuzz::RegisterBench(cli);
+  fusefuzz::RegisterExport(cli);
+  fusefuzz::RegisterCompare(cli);
+  fusefuzz::RegisterImport(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

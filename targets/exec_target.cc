@@ -14,6 +14,7 @@
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/verifier.h"
+#include "onnx/export.h"
 
 namespace fusefuzz {
 namespace {
@@ -85,7 +86,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     }
     caps->ops.insert(*op);
   }
-  caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = false;
+  caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
   if (auto c = j.find("capabilities"); c != j.end()) {
     if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
     for (const json& cap : *c) {
@@ -95,6 +96,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       if (cap == "disable") caps->disable = true;
       if (cap == "inject") caps->inject = true;
       if (cap == "rewrites") caps->reports_rewrites = true;
+      if (cap == "onnx") caps->onnx = true;
     }
   }
   return "";
@@ -102,8 +104,8 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
 
 json StringArray(const std::vector<std::string>& v) { return json(v); }
 
-std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs,
-                        const RunRequest& req) {
+std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, const RunRequest& req,
+                        bool with_onnx) {
   json in = json::object();
   for (const auto& [name, t] : inputs) in[name] = TensorToJson(t);
   json options = {{"optimize", req.optimize},
@@ -117,6 +119,15 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs,
             {"graph", GraphToJson(g)},
             {"inputs", std::move(in)},
             {"options", std::move(options)}};
+  if (with_onnx) {
+    // The same graph as an ONNX model, so that every ONNX-speaking engine gets one exact
+    // translation (docs/onnx.md); value names are kept, so inputs and outputs match by name.
+    OnnxModel m = ExportOnnx(g);
+    j["onnx"] = {{"model", Base64Bytes(m.bytes)},
+                 {"opset", kOnnxOpset},
+                 {"inputs", m.input_names},
+                 {"outputs", m.output_names}};
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -180,7 +191,7 @@ class ExecTarget : public Target {
     }
     const int64_t id = next_id_++;
     Deadline deadline = Now() + Timeout();
-    Subprocess::Io io = proc_->Write(RequestLine(id, g, inputs, req), deadline);
+    Subprocess::Io io = proc_->Write(RequestLine(id, g, inputs, req, caps_.onnx), deadline);
     std::string line;
     if (io == Subprocess::Io::kOk) io = proc_->ReadLine(&line, deadline, max_line_);
     switch (io) {

@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "generators/seeded_inputs.h"
-#include "targets/subprocess.h"
-#include "targets/target.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "targets/subprocess.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 namespace {
@@ -284,6 +284,27 @@ TEST(ExecTarget, ResponseKinds) {
   ASSERT_EQ(r.rewrites.size(), 1u);
   EXPECT_EQ(r.rewrites[0].rule, "my-fold");
   EXPECT_EQ(r.rewrites[0].nodes, (std::vector<std::string>{"conv", "bn"}));
+}
+
+// Capability "onnx": the request also carries the exported model (base64 of a ModelProto, which
+// starts with ir_version 8: bytes 08 08 -> "CAg") and the input and output names.
+TEST(ExecTarget, OnnxCapabilityAddsTheModelToRequests) {
+  Graph g = ConvBnAct("Relu");
+  auto target = [](const std::string& caps) {
+    std::string hello =
+        R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":)" +
+        caps + "}";
+    return "echo '" + hello + R"('; read -r l; case "$l" in)" +
+           R"( *'"onnx":{"inputs":["x"],"model":"CAg'*'"opset":17,"outputs":["y"]}'*))" +
+           R"( echo '{"id":1,"error":"onnx"}';; *'"onnx"'*) echo '{"id":1,"error":"bad onnx"}';;)" +
+           R"( *) echo '{"id":1,"error":"no onnx"}';; esac; read -r l)";
+  };
+  auto with = Exec(target(R"(["onnx"])"));
+  EXPECT_TRUE(with->caps().onnx);
+  EXPECT_EQ(RunOnce(*with, g).message, "target error: onnx");
+  auto without = Exec(target("[]"));
+  EXPECT_FALSE(without->caps().onnx);
+  EXPECT_EQ(RunOnce(*without, g).message, "target error: no onnx");
 }
 
 TEST(ExecTarget, BadResponsesAreErrors) {

@@ -24,6 +24,7 @@ struct TargetCaps {
   bool disable = false;       // honours OptimizeOptions::disable
   bool inject = false;        // knows fusefuzz's fault names
   bool reports_rewrites = false;
+  bool onnx = false;  // wants each graph also as an ONNX model (onnx/export.h) in the request
 };
 
 struct RunRequest {

@@ -1,0 +1,658 @@
+// ONNX export (docs/onnx.md has the op mapping table and the reasoning behind each choice).
+#include "onnx/export.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "ir/verifier.h"
+#include "onnx/onnx_fields.h"
+#include "onnx/proto_writer.h"
+#include "onnx/tensor_proto.h"
+
+namespace fusefuzz {
+namespace {
+
+namespace f = onnxf;
+
+// The float32 an ONNX float attribute holds. fusefuzz stores attributes as doubles; the
+// generator already rounds them to float32, and the fast kernels round them the same way.
+float ToF32(double v) { return static_cast<float>(v); }
+
+std::string RawFloats(const std::vector<float>& v) {
+  std::string raw(v.size() * 4, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &v[i], 4);
+    for (int b = 0; b < 4; ++b) raw[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return raw;
+}
+
+std::string RawInt64s(const std::vector<int64_t>& v) {
+  std::string raw(v.size() * 8, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto bits = static_cast<uint64_t>(v[i]);
+    for (int b = 0; b < 8; ++b) raw[8 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return raw;
+}
+
+// One ONNX node under construction.
+class NodeBuilder {
+ public:
+  NodeBuilder(std::string op_type, std::string name)
+      : op_type_(std::move(op_type)), name_(std::move(name)) {}
+  NodeBuilder& In(const std::string& v) {
+    w_.Bytes(f::kNodeInput, v);
+    return *this;
+  }
+  NodeBuilder& Out(const std::string& v) {
+    outputs_.push_back(v);
+    return *this;
+  }
+  NodeBuilder& AttrF(const std::string& name, double v) {
+    pb::Writer a;
+    a.Bytes(f::kAttrName, name);
+    a.Float(f::kAttrF, ToF32(v));
+    a.Varint(f::kAttrType, f::kAttrTypeFloat);
+    attrs_.Message(f::kNodeAttribute, a);
+    return *this;
+  }
+  NodeBuilder& AttrI(const std::string& name, int64_t v) {
+    pb::Writer a;
+    a.Bytes(f::kAttrName, name);
+    a.Int64(f::kAttrI, v);
+    a.Varint(f::kAttrType, f::kAttrTypeInt);
+    attrs_.Message(f::kNodeAttribute, a);
+    return *this;
+  }
+  NodeBuilder& AttrInts(const std::string& name, const std::vector<int64_t>& v) {
+    pb::Writer a;
+    a.Bytes(f::kAttrName, name);
+    for (int64_t x : v) a.Int64(f::kAttrInts, x);
+    a.Varint(f::kAttrType, f::kAttrTypeInts);
+    attrs_.Message(f::kNodeAttribute, a);
+    return *this;
+  }
+  NodeBuilder& AttrS(const std::string& name, const std::string& v) {
+    pb::Writer a;
+    a.Bytes(f::kAttrName, name);
+    a.Bytes(f::kAttrS, v);
+    a.Varint(f::kAttrType, f::kAttrTypeString);
+    attrs_.Message(f::kNodeAttribute, a);
+    return *this;
+  }
+  // Inputs first, then outputs, name, op type, attributes (field order does not matter to
+  // protobuf; a fixed one keeps the bytes deterministic).
+  pb::Writer Finish() const {
+    pb::Writer n = w_;
+    for (const auto& o : outputs_) n.Bytes(f::kNodeOutput, o);
+    n.Bytes(f::kNodeName, name_);
+    n.Bytes(f::kNodeOpType, op_type_);
+    n.Raw(attrs_.data());
+    return n;
+  }
+
+ private:
+  std::string op_type_;
+  std::string name_;
+  pb::Writer w_;
+  std::vector<std::string> outputs_;
+  pb::Writer attrs_;
+};
+
+class Exporter {
+ public:
+  Exporter(const Graph& g, const OnnxExportOptions& opts) : g_(g), opts_(opts) {
+    shapes_ = VerifyGraph(g);
+    for (const auto& in : g.inputs) used_values_.insert(in.name);
+    for (const Node& n : g.nodes) {
+      used_values_.insert(n.output);
+      used_nodes_.insert(n.name);
+    }
+  }
+
+  OnnxModel Run() {
+    for (const Node& n : g_.nodes) EmitNode(n);
+    OnnxModel m;
+    pb::Writer graph;
+    for (const auto& n : nodes_) graph.Message(f::kGraphNode, n);
+    graph.Bytes(f::kGraphName, opts_.graph_name);
+    for (const auto& t : initializers_) graph.Message(f::kGraphInitializer, t);
+    for (const auto& in : g_.inputs) {
+      graph.Message(f::kGraphInput, ValueInfo(in.name, in.shape));
+      m.input_names.push_back(in.name);
+    }
+    for (const auto& out : g_.outputs) {
+      graph.Message(f::kGraphOutput, ValueInfo(out, shapes_.at(out)));
+      m.output_names.push_back(out);
+    }
+    m.metadata.emplace_back("fusefuzz:format", "fusefuzz-onnx-export 1 (docs/onnx.md)");
+    m.metadata.emplace_back("fusefuzz:version", FUSEFUZZ_VERSION);
+    for (auto& kv : decompositions_) m.metadata.push_back(std::move(kv));
+
+    pb::Writer model;
+    model.Int64(f::kModelIrVersion, kOnnxIrVersion);
+    model.Bytes(f::kModelProducerName, "fusefuzz");
+    model.Bytes(f::kModelProducerVersion, FUSEFUZZ_VERSION);
+    if (!opts_.doc.empty()) model.Bytes(f::kModelDocString, opts_.doc);
+    model.Message(f::kModelGraph, graph);
+    pb::Writer opset;
+    opset.Bytes(f::kOpsetDomain, "");
+    opset.Int64(f::kOpsetVersion, kOnnxOpset);
+    model.Message(f::kModelOpsetImport, opset);
+    for (const auto& [k, v] : m.metadata) {
+      pb::Writer e;
+      e.Bytes(f::kEntryKey, k);
+      e.Bytes(f::kEntryValue, v);
+      model.Message(f::kModelMetadataProps, e);
+    }
+    m.bytes = model.data();
+    return m;
+  }
+
+ private:
+  static pb::Writer ValueInfo(const std::string& name, const Shape& shape) {
+    pb::Writer dims;
+    for (int64_t d : shape) {
+      pb::Writer dim;
+      dim.Int64(f::kDimValue, d);
+      dims.Message(f::kShapeDim, dim);
+    }
+    pb::Writer tensor;
+    tensor.Varint(f::kTypeTensorElemType, f::kFloat);
+    tensor.Message(f::kTypeTensorShape, dims);
+    pb::Writer type;
+    type.Message(f::kTypeTensorType, tensor);
+    pb::Writer vi;
+    vi.Bytes(f::kValueInfoName, name);
+    vi.Message(f::kValueInfoType, type);
+    return vi;
+  }
+
+  // A name not used by any value of the graph nor by an earlier fresh name.
+  static std::string Fresh(std::set<std::string>* used, const std::string& base) {
+    std::string name = base;
+    for (int i = 1; used->count(name); ++i) name = base + "_" + std::to_string(i);
+    used->insert(name);
+    return name;
+  }
+  std::string Value(const Node& n, const std::string& what) {
+    return Fresh(&used_values_, n.name + "/" + what);
+  }
+  std::string NodeName(const Node& n, const std::string& what) {
+    return Fresh(&used_nodes_, n.name + "/" + what);
+  }
+
+  std::string Initializer(const std::string& name, const Shape& dims,
+                          const std::vector<float>& data) {
+    std::string v = Fresh(&used_values_, name);
+    pb::Writer t;
+    for (int64_t d : dims) t.Int64(f::kTensorDims, d);
+    t.Int64(f::kTensorDataType, f::kFloat);
+    t.Bytes(f::kTensorName, v);
+    t.Bytes(f::kTensorRawData, RawFloats(data));
+    initializers_.push_back(std::move(t));
+    return v;
+  }
+  std::string Int64Initializer(const std::string& name, const std::vector<int64_t>& data) {
+    std::string v = Fresh(&used_values_, name);
+    pb::Writer t;
+    t.Int64(f::kTensorDims, static_cast<int64_t>(data.size()));
+    t.Int64(f::kTensorDataType, f::kInt64);
+    t.Bytes(f::kTensorName, v);
+    t.Bytes(f::kTensorRawData, RawInt64s(data));
+    initializers_.push_back(std::move(t));
+    return v;
+  }
+  // A rank-0 float constant (broadcasts against anything).
+  std::string Scalar(const Node& n, const std::string& what, double value) {
+    return Initializer(n.name + "/" + what, {}, {ToF32(value)});
+  }
+  std::string Param(const Node& n, const std::string& what, const Tensor& t) {
+    return Initializer(n.name + "." + what, t.shape, t.data);
+  }
+  // A per-channel [C] tensor reshaped to [C, 1, ..., 1] so that it broadcasts along dim 1 of a
+  // tensor of rank `rank` (ONNX broadcasting aligns from the right).
+  std::string ChannelParam(const Node& n, const std::string& what, const Tensor& t, size_t rank) {
+    Shape dims = t.shape;
+    if (t.shape.size() == 1) {
+      for (size_t i = 2; i < rank; ++i) dims.push_back(1);
+    }
+    return Initializer(n.name + "." + what, dims, t.data);
+  }
+
+  void Add(const NodeBuilder& b) { nodes_.push_back(b.Finish()); }
+  void Record(const Node& n, const std::string& how) {
+    decompositions_.emplace_back("fusefuzz:decomposition:" + n.name, how);
+  }
+
+  void EmitNode(const Node& n) {
+    const std::string& x = n.inputs.empty() ? std::string() : n.inputs[0];
+    switch (n.op) {
+      case Op::Conv:
+        EmitConv(n, n.output);
+        return;
+      case Op::FusedConv:
+        EmitFusedConv(n);
+        return;
+      case Op::BatchNorm:
+        Add(NodeBuilder("BatchNormalization", n.name)
+                .In(x)
+                .In(Param(n, "scale", n.params.at("scale")))
+                .In(Param(n, "bias", n.params.at("bias")))
+                .In(Param(n, "mean", n.params.at("mean")))
+                .In(Param(n, "var", n.params.at("var")))
+                .Out(n.output)
+                .AttrF("epsilon", AttrFloat(n, "epsilon")));
+        return;
+      case Op::LayerNorm:
+        Add(NodeBuilder("LayerNormalization", n.name)
+                .In(x)
+                .In(Param(n, "scale", n.params.at("scale")))
+                .In(Param(n, "bias", n.params.at("bias")))
+                .Out(n.output)
+                .AttrI("axis", AttrInt(n, "axis"))
+                .AttrF("epsilon", AttrFloat(n, "epsilon"))
+                .AttrI("stash_type", 1));
+        return;
+      case Op::GroupNorm:
+        EmitGroupNorm(n);
+        return;
+      case Op::InstanceNorm:
+        Add(NodeBuilder("InstanceNormalization", n.name)
+                .In(x)
+                .In(Param(n, "scale", n.params.at("scale")))
+                .In(Param(n, "bias", n.params.at("bias")))
+                .Out(n.output)
+                .AttrF("epsilon", AttrFloat(n, "epsilon")));
+        return;
+      case Op::Relu:
+      case Op::Relu6:
+      case Op::Clip:
+      case Op::LeakyRelu:
+      case Op::PRelu:
+      case Op::Elu:
+      case Op::Sigmoid:
+      case Op::HardSigmoid:
+      case Op::Tanh:
+      case Op::Silu:
+      case Op::HardSwish:
+      case Op::Gelu:
+        EmitActivation(n, n.op, n.attrs, n.params, x, n.output, shapes_.at(x).size(), n.name);
+        return;
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+        EmitBinary(n);
+        return;
+      case Op::Pad:
+        EmitPad(n);
+        return;
+      case Op::MaxPool:
+      case Op::AvgPool: {
+        PoolAttrs a = GetPoolAttrs(n);
+        NodeBuilder b(n.op == Op::MaxPool ? "MaxPool" : "AveragePool", n.name);
+        b.In(x).Out(n.output);
+        b.AttrInts("kernel_shape", {a.kernel_h, a.kernel_w});
+        b.AttrInts("strides", {a.stride_h, a.stride_w});
+        b.AttrInts("pads", {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right});
+        b.AttrI("ceil_mode", a.ceil_mode ? 1 : 0);
+        if (n.op == Op::AvgPool) b.AttrI("count_include_pad", a.count_include_pad ? 1 : 0);
+        Add(b);
+        return;
+      }
+      case Op::GlobalAvgPool:
+        Add(NodeBuilder("GlobalAveragePool", n.name).In(x).Out(n.output));
+        return;
+      case Op::Concat: {
+        NodeBuilder b("Concat", n.name);
+        for (const auto& in : n.inputs) b.In(in);
+        Add(b.Out(n.output).AttrI("axis", AttrInt(n, "axis")));
+        return;
+      }
+      case Op::Identity:
+        Add(NodeBuilder("Identity", n.name).In(x).Out(n.output));
+        return;
+    }
+    throw InputError("node '" + n.name + "'", "op without an ONNX export");
+  }
+
+  // Conv of node n (Conv or FusedConv) from n.inputs[0] into `out`.
+  void EmitConv(const Node& n, const std::string& out) {
+    ConvAttrs a = GetConvAttrs(n);
+    const Tensor& w = n.params.at("W");
+    NodeBuilder b("Conv", n.op == Op::Conv ? n.name : NodeName(n, "conv"));
+    b.In(n.inputs[0]).In(Param(n, "W", w));
+    if (auto it = n.params.find("B"); it != n.params.end()) b.In(Param(n, "B", it->second));
+    b.Out(out);
+    b.AttrInts("kernel_shape", {w.shape[2], w.shape[3]});
+    b.AttrInts("strides", {a.stride_h, a.stride_w});
+    b.AttrInts("dilations", {a.dilation_h, a.dilation_w});
+    b.AttrInts("pads", {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right});
+    b.AttrI("group", a.group);
+    Add(b);
+  }
+
+  void EmitFusedConv(const Node& n) {
+    std::string how = "Conv";
+    std::string cur = n.epilogue.empty() ? n.output : Value(n, "conv");
+    EmitConv(n, cur);
+    for (size_t i = 0; i < n.epilogue.size(); ++i) {
+      const EpilogueStep& s = n.epilogue[i];
+      const bool last = i + 1 == n.epilogue.size();
+      const std::string step = "step" + std::to_string(i);
+      std::string next = last ? n.output : Value(n, step);
+      switch (s.kind) {
+        case EpilogueKind::kScaleShift: {
+          std::string scaled = Value(n, step + "/scaled");
+          Add(NodeBuilder("Mul", NodeName(n, step + "/scale"))
+                  .In(cur)
+                  .In(ChannelParam(n, step + ".scale", s.params.at("scale"), 4))
+                  .Out(scaled));
+          Add(NodeBuilder("Add", NodeName(n, step + "/shift"))
+                  .In(scaled)
+                  .In(ChannelParam(n, step + ".shift", s.params.at("shift"), 4))
+                  .Out(next));
+          how += ", Mul(scale[M,1,1]), Add(shift[M,1,1])";
+          break;
+        }
+        case EpilogueKind::kAdd:
+          Add(NodeBuilder("Add", NodeName(n, step + "/add"))
+                  .In(cur)
+                  .In(n.inputs.at(static_cast<size_t>(s.input)))
+                  .Out(next));
+          how += ", Add(input " + std::to_string(s.input) + ")";
+          break;
+        case EpilogueKind::kActivation:
+          EmitActivation(n, s.act, s.attrs, s.params, cur, next, 4, NodeName(n, step));
+          how += ", " + std::string(OpName(s.act));
+          break;
+        case EpilogueKind::kClamp:
+          Add(NodeBuilder("Clip", NodeName(n, step + "/clamp"))
+                  .In(cur)
+                  .In(Scalar(n, step + ".min", AttrFloat(Op::Clip, s.attrs, "min", n.name)))
+                  .In(Scalar(n, step + ".max", AttrFloat(Op::Clip, s.attrs, "max", n.name)))
+                  .Out(next));
+          how += ", Clip";
+          break;
+      }
+      cur = next;
+    }
+    Record(n, "FusedConv = " + how);
+  }
+
+  // Activation `act` from x into y; `rank` of x; `name` of the (first) ONNX node.
+  void EmitActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap& params,
+                      const std::string& x, const std::string& y, size_t rank,
+                      const std::string& name) {
+    auto attr = [&](const char* a) { return AttrFloat(act, attrs, a, n.name); };
+    switch (act) {
+      case Op::Relu:
+        Add(NodeBuilder("Relu", name).In(x).Out(y));
+        return;
+      case Op::Relu6:
+        Add(NodeBuilder("Clip", name)
+                .In(x)
+                .In(Scalar(n, "zero", 0))
+                .In(Scalar(n, "six", 6))
+                .Out(y));
+        if (n.op == Op::Relu6) Record(n, "Relu6 = Clip(x, 0, 6)");
+        return;
+      case Op::Clip:
+        Add(NodeBuilder("Clip", name)
+                .In(x)
+                .In(Scalar(n, "min", attr("min")))
+                .In(Scalar(n, "max", attr("max")))
+                .Out(y));
+        return;
+      case Op::LeakyRelu:
+        Add(NodeBuilder("LeakyRelu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
+        return;
+      case Op::PRelu:
+        // fusefuzz's slope [C] is per channel (dim 1); ONNX would broadcast [C] along the last
+        // dim, so it is exported as [C, 1, 1] (for rank 4).
+        Add(NodeBuilder("PRelu", name)
+                .In(x)
+                .In(ChannelParam(n, "slope", params.at("slope"), rank))
+                .Out(y));
+        return;
+      case Op::Elu:
+        Add(NodeBuilder("Elu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
+        return;
+      case Op::Sigmoid:
+        Add(NodeBuilder("Sigmoid", name).In(x).Out(y));
+        return;
+      case Op::HardSigmoid:
+        Add(NodeBuilder("HardSigmoid", name)
+                .In(x)
+                .Out(y)
+                .AttrF("alpha", attr("alpha"))
+                .AttrF("beta", attr("beta")));
+        return;
+      case Op::Tanh:
+        Add(NodeBuilder("Tanh", name).In(x).Out(y));
+        return;
+      case Op::Silu: {
+        std::string s = Value(n, "sigmoid");
+        Add(NodeBuilder("Sigmoid", name).In(x).Out(s));
+        Add(NodeBuilder("Mul", Fresh(&used_nodes_, name + "/mul")).In(x).In(s).Out(y));
+        if (n.op == Op::Silu) Record(n, "Silu = Mul(x, Sigmoid(x))");
+        return;
+      }
+      case Op::HardSwish:
+        Add(NodeBuilder("HardSwish", name).In(x).Out(y));
+        return;
+      case Op::Gelu:
+        EmitGelu(n, AttrString(act, attrs, "approximate", n.name) == "tanh", x, y, name);
+        return;
+      case Op::Conv:
+      case Op::FusedConv:
+      case Op::BatchNorm:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Pad:
+      case Op::MaxPool:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+      case Op::Concat:
+      case Op::Identity:
+        break;
+    }
+    throw InputError("node '" + n.name + "'", std::string(OpName(act)) + " is not an activation");
+  }
+
+  // GELU as ONNX's own Gelu-20 function body would compute it, in opset-17 ops:
+  //   none: y = 0.5 * x * (1 + erf(x / sqrt(2)))
+  //   tanh: y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+  void EmitGelu(const Node& n, bool tanh_form, const std::string& x, const std::string& y,
+                const std::string& name) {
+    auto node = [&](const std::string& op, const std::string& step) {
+      return NodeBuilder(op, Fresh(&used_nodes_, name + "/" + step));
+    };
+    std::string inner;
+    if (tanh_form) {
+      std::string x2 = Value(n, "x2"), x3 = Value(n, "x3"), cx3 = Value(n, "cx3"),
+                  sum = Value(n, "sum"), arg = Value(n, "arg");
+      Add(node("Mul", "x2").In(x).In(x).Out(x2));
+      Add(node("Mul", "x3").In(x2).In(x).Out(x3));
+      Add(node("Mul", "cx3").In(x3).In(Scalar(n, "c0.044715", 0.044715)).Out(cx3));
+      Add(node("Add", "sum").In(x).In(cx3).Out(sum));
+      Add(node("Mul", "arg")
+              .In(sum)
+              .In(Scalar(n, "sqrt_2_over_pi", 0.79788456080286535588))
+              .Out(arg));
+      inner = Value(n, "tanh");
+      Add(node("Tanh", "tanh").In(arg).Out(inner));
+      Record(n, "Gelu(tanh) = 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x*x*x)))");
+    } else {
+      std::string arg = Value(n, "arg");
+      Add(node("Div", "arg").In(x).In(Scalar(n, "sqrt2", 1.41421356237309504880)).Out(arg));
+      inner = Value(n, "erf");
+      Add(node("Erf", "erf").In(arg).Out(inner));
+      Record(n, "Gelu(none) = 0.5 * x * (1 + Erf(x / sqrt(2)))");
+    }
+    std::string one = Value(n, "one_plus"), half_x = Value(n, "half_x");
+    Add(node("Add", "one_plus").In(inner).In(Scalar(n, "one", 1)).Out(one));
+    Add(node("Mul", "half_x").In(x).In(Scalar(n, "half", 0.5)).Out(half_x));
+    Add(node("Mul", "y").In(half_x).In(one).Out(y));
+  }
+
+  // GroupNormalization with per-channel scale (opset 21) in opset-17 ops: normalize each
+  // (n, group) as one instance of InstanceNormalization over [N, G, C/G*H*W], then apply the
+  // per-channel scale and bias.
+  void EmitGroupNorm(const Node& n) {
+    const Shape& s = shapes_.at(n.inputs[0]);
+    int64_t groups = AttrInt(n, "num_groups");
+    std::string grouped = Value(n, "grouped"), normed = Value(n, "normed"),
+                back = Value(n, "ungrouped"), scaled = Value(n, "scaled");
+    Add(NodeBuilder("Reshape", NodeName(n, "group"))
+            .In(n.inputs[0])
+            .In(Int64Initializer(n.name + "/grouped_shape", {s[0], groups, -1}))
+            .Out(grouped));
+    Add(NodeBuilder("InstanceNormalization", NodeName(n, "normalize"))
+            .In(grouped)
+            .In(Initializer(n.name + "/ones", {groups},
+                            std::vector<float>(static_cast<size_t>(groups), 1.0f)))
+            .In(Initializer(n.name + "/zeros", {groups},
+                            std::vector<float>(static_cast<size_t>(groups), 0.0f)))
+            .Out(normed)
+            .AttrF("epsilon", AttrFloat(n, "epsilon")));
+    Add(NodeBuilder("Reshape", NodeName(n, "ungroup"))
+            .In(normed)
+            .In(Int64Initializer(n.name + "/shape", s))
+            .Out(back));
+    Add(NodeBuilder("Mul", NodeName(n, "scale"))
+            .In(back)
+            .In(ChannelParam(n, "scale", n.params.at("scale"), 4))
+            .Out(scaled));
+    Add(NodeBuilder("Add", NodeName(n, "bias"))
+            .In(scaled)
+            .In(ChannelParam(n, "bias", n.params.at("bias"), 4))
+            .Out(n.output));
+    Record(n,
+           "GroupNorm = Reshape[N,G,-1], InstanceNormalization(ones, zeros), Reshape[N,C,H,W], "
+           "Mul(scale[C,1,1]), Add(bias[C,1,1])");
+  }
+
+  void EmitBinary(const Node& n) {
+    const char* op = n.op == Op::Add   ? "Add"
+                     : n.op == Op::Sub ? "Sub"
+                     : n.op == Op::Mul ? "Mul"
+                                       : "Div";
+    BinaryOperands o = GetBinaryOperands(n);
+    NodeBuilder b(op, n.name);
+    b.In(o.const_a ? Param(n, "A", *o.const_a) : n.inputs.at(static_cast<size_t>(o.input_a)));
+    b.In(o.const_b ? Param(n, "B", *o.const_b) : n.inputs.at(static_cast<size_t>(o.input_b)));
+    Add(b.Out(n.output));
+  }
+
+  void EmitPad(const Node& n) {
+    auto p = AttrInts(n, "pads");  // t, l, b, r
+    std::string mode = AttrString(n, "mode");
+    NodeBuilder b("Pad", n.name);
+    b.In(n.inputs[0]).In(Int64Initializer(n.name + "/pads", {0, 0, p[0], p[1], 0, 0, p[2], p[3]}));
+    if (mode == "constant") b.In(Scalar(n, "value", AttrFloat(n, "value")));
+    Add(b.Out(n.output).AttrS("mode", mode));
+  }
+
+  const Graph& g_;
+  const OnnxExportOptions& opts_;
+  ShapeMap shapes_;
+  std::set<std::string> used_values_, used_nodes_;
+  std::vector<pb::Writer> nodes_, initializers_;
+  std::vector<std::pair<std::string, std::string>> decompositions_;
+};
+
+}  // namespace
+
+OnnxModel ExportOnnx(const Graph& g, const OnnxExportOptions& opts) {
+  return Exporter(g, opts).Run();
+}
+
+std::string Base64Bytes(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 2]));
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+bool PoolShapesPredateLibonnx(const Graph& g) {
+  ShapeMap shapes = VerifyGraph(g);
+  // libonnx 1.12: ceil((in + pads - k) / s) + 1, no window dropped.
+  auto old_size = [](int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe) {
+    return (in + pb + pe - k + s - 1) / s + 1;
+  };
+  for (const Node& n : g.nodes) {
+    if (n.op != Op::MaxPool && n.op != Op::AvgPool) continue;
+    PoolAttrs a = GetPoolAttrs(n);
+    if (!a.ceil_mode) continue;
+    const Shape& x = shapes.at(n.inputs[0]);
+    const Shape& y = shapes.at(n.output);
+    if (old_size(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom) != y[2] ||
+        old_size(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right) != y[3]) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void WriteBackendTestData(const std::string& dir, const Graph& g, const TensorMap& inputs,
+                          const TensorMap& outputs, int set) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::path(dir) / ("test_data_set_" + std::to_string(set));
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  if (ec) throw InputError(d.string(), "cannot create folder: " + ec.message());
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    auto it = inputs.find(g.inputs[i].name);
+    if (it == inputs.end())
+      throw InputError("inputs", "missing graph input '" + g.inputs[i].name + "'");
+    WriteFileAtomic((d / ("input_" + std::to_string(i) + ".pb")).string(),
+                    EncodeTensorProto(it->first, it->second));
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    auto it = outputs.find(g.outputs[i]);
+    if (it == outputs.end())
+      throw InputError("outputs", "missing graph output '" + g.outputs[i] + "'");
+    WriteFileAtomic((d / ("output_" + std::to_string(i) + ".pb")).string(),
+                    EncodeTensorProto(it->first, it->second));
+  }
+}
+
+TensorMap ReadBackendTestData(const std::string& set_dir, const std::vector<std::string>& names,
+                              const std::string& prefix) {
+  TensorMap out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string path =
+        (std::filesystem::path(set_dir) / (prefix + "_" + std::to_string(i) + ".pb")).string();
+    NamedTensor t = ReadTensorProtoFile(path);
+    if (!t.name.empty() && t.name != names[i]) {
+      throw InputError(path, "TensorProto is named '" + t.name + "', expected '" + names[i] + "'");
+    }
+    out[names[i]] = std::move(t.tensor);
+  }
+  return out;
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,99 @@
+// Tests of fusefuzz-ort.js through the protocol (run by ctest: `node --test adapter.test.js`,
+// with FUSEFUZZ = the fusefuzz binary and FUSEFUZZ_SOURCE_DIR = the source tree).
+'use strict';
+const assert = require('assert');
+const {execFileSync, spawn} = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const readline = require('readline');
+const test = require('node:test');
+const pb = require('./onnx_pb');
+
+const fusefuzz = process.env.FUSEFUZZ;
+const src = process.env.FUSEFUZZ_SOURCE_DIR || path.join(__dirname, '..', '..');
+
+// A request for a seed graph, built from `fusefuzz export` (the same bytes the exec client sends).
+function request(seed, id, options) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusefuzz-ort-test-'));
+  const model = path.join(dir, 'model.onnx');
+  execFileSync(fusefuzz, ['export', path.join(src, 'corpus', 'seeds', seed + '.json'),
+    '--onnx', model, '--inputs-pb', dir]);
+  const t = pb.decodeTensor(fs.readFileSync(path.join(dir, 'test_data_set_0', 'input_0.pb')));
+  const raw = Buffer.alloc(4 * t.data.length);
+  t.data.forEach((v, i) => raw.writeFloatLE(v, 4 * i));
+  return {
+    id,
+    graph: {},
+    inputs: {[t.name]: {shape: t.dims, b64: raw.toString('base64')}},
+    options: Object.assign({optimize: true, pipeline: [], disable: [], only: [], inject: [],
+      bisect_limit: -1, threads: 1}, options),
+    onnx: {model: fs.readFileSync(model).toString('base64'), opset: 17, inputs: [t.name]},
+  };
+}
+
+// Starts the adapter; returns {hello, ask(request) -> response, close()}.
+async function start(args) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'fusefuzz-ort.js'), ...args],
+      {stdio: ['pipe', 'pipe', 'inherit']});
+  const lines = readline.createInterface({input: child.stdout})[Symbol.asyncIterator]();
+  const next = async () => JSON.parse((await lines.next()).value);
+  const hello = await next();
+  return {
+    hello,
+    ask: async (req) => {
+      child.stdin.write(JSON.stringify(req) + '\n');
+      return next();
+    },
+    close: () => new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.stdin.end();
+    }),
+  };
+}
+
+test('hello declares every op and the onnx capability; --skip-ops leaves ops out', async () => {
+  const t = await start(['--skip-ops', 'Elu,Gelu']);
+  assert.strictEqual(t.hello.protocol, 'fusefuzz-target');
+  assert.strictEqual(t.hello.version, 1);
+  assert.ok(t.hello.capabilities.includes('onnx'));
+  assert.ok(t.hello.ops.includes('FusedConv'));
+  assert.ok(!t.hello.ops.includes('Elu') && !t.hello.ops.includes('Gelu'));
+  await t.close();
+});
+
+test('the op list matches the protocol schema (kept in sync with ir/ops.def)', async () => {
+  const schema = JSON.parse(fs.readFileSync(
+      path.join(src, 'docs', 'target-protocol.schema.json'), 'utf8'));
+  const t = await start([]);
+  assert.deepStrictEqual(t.hello.ops, schema.$defs.op.enum);
+  await t.close();
+});
+
+test('level all fuses Conv+Relu and says so; disable switches the transformer off', async () => {
+  const t = await start(['--level', 'all']);
+  const fused = await t.ask(request('glow-conv-relu-bn', 1, {}));
+  assert.ok(fused.outputs && fused.outputs.y, JSON.stringify(fused).slice(0, 300));
+  assert.deepStrictEqual(fused.outputs.y.shape, [1, 3, 5, 5]);
+  const rules = fused.rewrites.map((r) => r.rule);
+  assert.ok(rules.includes('ConvActivationFusion'), rules.join(','));
+  const off = await t.ask(request('glow-conv-relu-bn', 2, {disable: ['ConvActivationFusion']}));
+  assert.ok(!off.rewrites.map((r) => r.rule).includes('ConvActivationFusion'));
+  const plain = await t.ask(request('glow-conv-relu-bn', 3, {optimize: false}));
+  assert.deepStrictEqual(plain.rewrites, []);
+  await t.close();
+});
+
+test('cases it cannot run are unsupported, bad models are errors', async () => {
+  const t = await start(['--level', 'basic']);
+  const req = request('op-conv', 1, {});
+  assert.ok((await t.ask(Object.assign({}, req, {id: 1, onnx: undefined}))).unsupported);
+  const limited = Object.assign({}, req, {id: 2});
+  limited.options = Object.assign({}, req.options, {bisect_limit: 3});
+  assert.ok((await t.ask(limited)).unsupported);
+  const bad = Object.assign({}, req, {id: 3, onnx: {model: 'AAAA', inputs: []}});
+  const r = await t.ask(bad);
+  assert.strictEqual(r.id, 3);
+  assert.ok(typeof r.error === 'string' && r.error.length > 0);
+  await t.close();
+});

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// ONNX Runtime behind fusefuzz's exec protocol (docs/target-protocol.md, docs/onnx.md):
+//   fusefuzz fuzz --target "exec:node targets/onnxruntime/fusefuzz-ort.js --level all"
+// fusefuzz sends each graph as the ONNX model it exports itself (capability "onnx"); this
+// program runs it with ORT's graphOptimizationLevel --level (disabled | basic | extended | all;
+// a request with optimize false runs at "disabled") and reports, as rewrites, the ORT graph
+// transformers whose log says they modified the model. options.disable takes ORT transformer
+// names (session option optimization.disable_specified_optimizers).
+// Flags: --level L (default all), --skip-ops A,B (leave ops out of the hello), --name N.
+'use strict';
+const {fork} = require('child_process');
+const path = require('path');
+const readline = require('readline');
+
+const LEVELS = ['disabled', 'basic', 'extended', 'all'];
+const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
+  'Relu6', 'Clip', 'LeakyRelu', 'PRelu', 'Elu', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Silu',
+  'HardSwish', 'Gelu', 'Add', 'Sub', 'Mul', 'Div', 'Pad', 'MaxPool', 'AvgPool', 'GlobalAvgPool',
+  'Concat', 'Identity'];
+
+function parseArgs(argv) {
+  const o = {level: 'all', skip: [], name: 'onnxruntime'};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--level' && LEVELS.includes(argv[i + 1])) {
+      o.level = argv[++i];
+    } else if (a === '--skip-ops' && i + 1 < argv.length) {
+      o.skip.push(...argv[++i].split(',').filter((s) => s));
+    } else if (a === '--name' && argv[i + 1]) {
+      o.name = argv[++i];
+    } else {
+      process.stderr.write(`fusefuzz-ort.js: bad argument ${a}\n` +
+          `usage: fusefuzz-ort.js [--level ${LEVELS.join('|')}] [--skip-ops A,B] [--name N]\n`);
+      process.exit(2);
+    }
+  }
+  return o;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const worker = fork(path.join(__dirname, 'ort-worker.js'), [], {silent: true});
+let stderrTail = '';
+let logLines = [];
+let pending = null;  // {id, reply, ended, request}
+
+// A dead worker is our crash: fusefuzz records it as a crash finding and restarts us.
+worker.on('exit', (code, signal) => {
+  process.stderr.write(`fusefuzz-ort.js: ORT worker ${signal ? 'killed by ' + signal : 'exited with ' + code}; ` +
+                       `its stderr ends:\n${stderrTail}\n`);
+  process.exit(signal ? 134 : (code || 1));
+});
+
+readline.createInterface({input: worker.stderr}).on('line', (line) => {
+  const m = /^@@fusefuzz-ort-end (\d+)$/.exec(line);
+  if (m) {
+    if (pending && String(pending.id) === m[1]) {
+      pending.ended = true;
+      finish();
+    }
+    return;
+  }
+  stderrTail = (stderrTail + line + '\n').slice(-2048);
+  logLines.push(line);
+});
+
+worker.on('message', (msg) => {
+  if (pending && msg.id === pending.id) {
+    pending.reply = msg;
+    finish();
+  }
+});
+
+function write(obj) {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+// "GraphTransformer ConvActivationFusion modified: 1 with status: OK" -> ConvActivationFusion
+function rewritesFrom(lines) {
+  const rewrites = [];
+  for (const l of lines) {
+    const m = /GraphTransformer (\S+) modified: 1\b/.exec(l);
+    if (m) rewrites.push({index: rewrites.length + 1, rule: m[1], nodes: []});
+  }
+  return rewrites;
+}
+
+function finish() {
+  if (!pending || !pending.reply || !pending.ended) return;
+  const {id, reply} = pending;
+  const lines = logLines;
+  pending = null;
+  logLines = [];
+  if (reply.error !== undefined) {
+    write({id, error: reply.error});
+  } else {
+    write({id, outputs: reply.outputs, rewrites: rewritesFrom(lines)});
+  }
+  rl.resume();
+}
+
+function handle(req) {
+  const o = req.options || {};
+  if (!req.onnx || typeof req.onnx.model !== 'string') {
+    return {unsupported: 'the request carries no ONNX model (capability "onnx")'};
+  }
+  if ((o.pipeline && o.pipeline.length) || (o.only && o.only.length)) {
+    return {unsupported: 'ONNX Runtime has no rule pipeline to reorder or restrict'};
+  }
+  if (o.inject && o.inject.length) return {unsupported: 'no faults to inject into ONNX Runtime'};
+  if (typeof o.bisect_limit === 'number' && o.bisect_limit >= 0) {
+    return {unsupported: 'ONNX Runtime cannot stop after N rewrites'};
+  }
+  const optimize = o.optimize !== false;
+  return {
+    run: {
+      id: req.id,
+      model: req.onnx.model,
+      inputs: req.inputs,
+      level: optimize ? opts.level : 'disabled',
+      disable: optimize && Array.isArray(o.disable) ? o.disable : [],
+      threads: Number.isInteger(o.threads) && o.threads > 0 ? o.threads : 1,
+      wantLog: optimize && opts.level !== 'disabled',
+    },
+  };
+}
+
+write({
+  protocol: 'fusefuzz-target', version: 1, name: opts.name,
+  ops: OPS.filter((op) => !opts.skip.includes(op)),
+  capabilities: ['onnx', 'rewrites', 'disable'],
+});
+
+const rl = readline.createInterface({input: process.stdin});
+rl.on('line', (line) => {
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch (e) {
+    write({id: null, error: 'cannot parse the request: ' + e.message});
+    return;
+  }
+  const h = handle(req);
+  if (!h.run) {
+    write(Object.assign({id: req.id}, h));
+    return;
+  }
+  // One request at a time (the protocol is sequential): hold further lines until answered.
+  rl.pause();
+  pending = {id: req.id, reply: null, ended: false};
+  logLines = [];
+  worker.send(h.run);
+});
+rl.on('close', () => {
+  worker.removeAllListeners('exit');
+  worker.kill();
+  process.exit(0);
+});

@@ -1,0 +1,56 @@
+// The half of the adapter that loads ONNX Runtime (started by fusefuzz-ort.js with a pipe on
+// its stderr): ORT's native logger writes to this process's stderr, which is how the adapter
+// learns which graph transformers changed the model. One message in, one message out, over the
+// IPC channel; after each run a marker line on stderr tells the parent that the log of this run
+// is complete (pipes are synchronous in Node on Linux, and ORT writes through unbuffered cerr).
+'use strict';
+const ort = require('onnxruntime-node');
+
+function fromB64(t) {
+  const buf = Buffer.from(t.b64, 'base64');
+  const data = new Float32Array(buf.length / 4);
+  for (let i = 0; i < data.length; i++) data[i] = buf.readFloatLE(4 * i);
+  return new ort.Tensor('float32', data, t.shape);
+}
+
+function toB64(t) {
+  const buf = Buffer.alloc(4 * t.data.length);
+  for (let i = 0; i < t.data.length; i++) buf.writeFloatLE(t.data[i], 4 * i);
+  return {shape: Array.from(t.dims), b64: buf.toString('base64')};
+}
+
+async function run(msg) {
+  const options = {
+    graphOptimizationLevel: msg.level,
+    intraOpNumThreads: msg.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    // Info level: "GraphTransformer <name> modified: 1" lines, nothing per element.
+    logSeverityLevel: msg.wantLog ? 1 : 3,
+  };
+  if (msg.disable.length) {
+    options.extra = {optimization: {disable_specified_optimizers: msg.disable.join(',')}};
+  }
+  const session = await ort.InferenceSession.create(Buffer.from(msg.model, 'base64'), options);
+  try {
+    const feeds = {};
+    for (const name of session.inputNames) feeds[name] = fromB64(msg.inputs[name]);
+    const results = await session.run(feeds);
+    const outputs = {};
+    for (const name of session.outputNames) outputs[name] = toB64(results[name]);
+    return {outputs};
+  } finally {
+    await session.release();
+  }
+}
+
+process.on('message', async (msg) => {
+  let reply;
+  try {
+    reply = await run(msg);
+  } catch (e) {
+    reply = {error: String(e && e.message ? e.message : e)};
+  }
+  process.stderr.write(`@@fusefuzz-ort-end ${msg.id}\n`);
+  process.send(Object.assign({id: msg.id}, reply));
+});
