@@ -429,14 +429,17 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   }
   md << "```sh\n";
   if (!rel.empty() && !r.working_dir.empty()) md << "cd " << Word(r.working_dir) << "\n";
+  // A recorded exec: target is a shell command from a file: replay runs it only when told to.
+  const std::string trust = r.target.rfind("exec:", 0) == 0 ? " --trust-target" : "";
   md << "# replay: exit 0 when the same finding happens again\n"
-     << "fusefuzz replay " << rq << "\n";
+     << "fusefuzz replay " << rq << trust << "\n";
   if (!r.opt.inject.empty()) {
     md << "# confirm: without the injected faults the case passes\n"
-       << "fusefuzz replay " << rq << " --without-faults --expect pass\n";
+       << "fusefuzz replay " << rq << trust << " --without-faults --expect pass\n";
   } else if (!r.blame.rule.empty()) {
     md << "# confirm: with the blamed rule disabled the case passes\n"
-       << "fusefuzz replay " << rq << " --disable " << Word(r.blame.rule) << " --expect pass\n";
+       << "fusefuzz replay " << rq << trust << " --disable " << Word(r.blame.rule)
+       << " --expect pass\n";
   }
   if (r.case_index >= 0 && (r.has_campaign_seed || r.has_seed)) {
     md << "# the original case, before minimization (add the campaign's --config if it had "
@@ -451,7 +454,17 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
      << "jq .graph " << rq << " > graph.json && jq .inputs " << rq << " > inputs.json\n"
      << "fusefuzz run graph.json --inputs inputs.json --engine optimized";
   for (const auto& f : r.opt.inject) md << " --inject " << Word(f);
-  md << "\n```\n";
+  md << "\n```\n\n";
+  // The finding folder holds the case as ONNX (finding_writer.cc): any ONNX tool replays it.
+  const std::string dir =
+      folder.empty() ? "." : Word(std::filesystem::path(repro).parent_path().string());
+  md << "## The case as ONNX\n\n"
+     << "The folder is in ONNX's backend-test layout: `model.onnx` (opset 17, docs/onnx.md) and "
+        "`test_data_set_0/` (inputs and reference outputs as TensorProto files), for any ONNX "
+        "tool. With ONNX Runtime (`targets/onnxruntime/`, from the fusefuzz checkout):\n\n```sh\n"
+     << "node targets/onnxruntime/run-model.js --level all " << dir << "\n"
+     << "fusefuzz compare " << rq << " --inputs-pb " << dir << "/test_data_set_0 --outputs " << dir
+     << "/test_data_set_0/ort_all   # judged by fusefuzz's oracle\n```\n";
   return md.str();
 }
 

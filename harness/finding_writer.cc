@@ -16,6 +16,8 @@
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"
+#include "kernels/reference/reference.h"
+#include "onnx/export.h"
 
 extern char** environ;
 
@@ -70,6 +72,26 @@ bool DotToSvg(const std::string& dot_path, const std::string& svg_path) {
   return true;
 }
 
+// model.onnx and test_data_set_0/ (the folder is then in ONNX's backend-test layout) (inputs and
+// reference outputs as TensorProto files): the case for any ONNX tool, without fusefuzz
+// (docs/onnx.md). The graph was verified when it was found, so an export failure is fusefuzz's own
+// gap (an op without an ONNX form): warned, not fatal.
+void WriteOnnxRepro(const std::string& dir, const Repro& r) {
+  OnnxModel m;
+  TensorMap outputs;
+  try {
+    OnnxExportOptions opts;
+    opts.doc = "fusefuzz finding: " + std::string(FindingKindName(r.kind)) + " " + r.blame.rule;
+    m = ExportOnnx(r.graph, opts);
+    for (auto& [name, t] : RunReference(r.graph, r.inputs)) outputs[name] = ToFloatTensor(t);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fusefuzz: warning: %s: no model.onnx: %s\n", dir.c_str(), e.what());
+    return;
+  }
+  WriteFileAtomic(dir + "/model.onnx", m.bytes);
+  WriteBackendTestData(dir, r.graph, r.inputs, outputs);
+}
+
 }  // namespace
 
 void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir) {
@@ -86,6 +108,7 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   if (DotToSvg(dir + "/before.dot", dir + "/before.svg") && has_after) {
     DotToSvg(dir + "/after.dot", dir + "/after.svg");
   }
+  WriteOnnxRepro(dir, r);
 }
 
 }  // namespace fusefuzz
