@@ -21,6 +21,7 @@
 #include <sstream>
 #include <vector>
 
+#include "generators/coverage.h"
 #include "generators/generator.h"
 #include "harness/blame.h"
 #include "harness/campaign_summary.h"
@@ -198,6 +199,7 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
         }
       }
       end["rewrites"] = std::move(fires);
+      end["coverage"] = ClassifyGraph(c.graph);
       if (!Send(fd, end)) break;
     }
   } catch (const OutputError& e) {
@@ -304,6 +306,14 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     stats->seconds = j.at("seconds").get<double>();
     stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
     stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});
+    if (auto cov = j.find("coverage"); cov != j.end()) {
+      stats->coverage.graphs = cov->at("graphs").get<int64_t>();
+      for (const json& c : cov->at("classes")) {
+        const std::string id = c.at("id").get<std::string>();
+        stats->coverage.occurrences[id] = c.at("count").get<int64_t>();
+        stats->coverage.graphs_with[id] = c.at("graphs").get<int64_t>();
+      }
+    }
     if (auto f = j.find("first_finding"); f != j.end()) {
       stats->first_finding_graphs = f->at("graphs").get<int64_t>();
       stats->first_finding_seconds = f->at("seconds").get<double>();
@@ -478,6 +488,7 @@ int RunCampaign(const CampaignOptions& in) {
         for (const auto& [rule, n] : m.at("rewrites").items()) {
           stats.rule_fires[rule] += n.get<int64_t>();
         }
+        stats.coverage.Add(m.at("coverage").get<std::map<std::string, int64_t>>());
       }
     } catch (const std::exception& e) {
       // Workers are ours: this is a fusefuzz bug, not the target's; say so and go on.

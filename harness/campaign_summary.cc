@@ -149,6 +149,11 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     for (const auto& [rule, n] : s.rule_fires) md << "| `" << rule << "` | " << n << " |\n";
     md << "\n";
   }
+  if (s.coverage.graphs > 0) {
+    md << "## Generator coverage\n\nClasses of graphs (docs/generator.md, Coverage) that this "
+          "campaign built rarely or never; `summary.json` has every class.\n\n"
+       << RenderCoverageMarkdown(s.coverage, {.min_share = 0.002, .only_flagged = true}) << "\n";
+  }
   return md.str();
 }
 
@@ -190,7 +195,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                     {"folder", "findings/" + sig}});
   }
   j["unique_findings"] = list;
-  j["rule_fires"] = s.rule_fires;
+  if (s.coverage.graphs > 0) j["coverage"] = CoverageToJson(s.coverage, {.min_share = 0.002});
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
   }

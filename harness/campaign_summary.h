@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "generators/coverage.h"
+
 namespace fusefuzz {
 
 struct SignatureStats {
@@ -40,6 +42,9 @@ struct CampaignStats {
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
+  // Generator coverage classes of the graphs checked (generators/coverage.h): what the campaign
+  // exercised; summary.md lists the classes below the threshold.
+  CoverageTally coverage;
   // Where a resumed campaign continues (written to summary.json as "progress"): case i has been
   // checked iff i < progress_next[i % progress_jobs]. progress_jobs == 0: unknown.
   int progress_jobs = 0;
