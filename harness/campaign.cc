@@ -30,6 +30,7 @@
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "optimizer/pipeline.h"
+#include "optimizer/registry.h"
 
 namespace fusefuzz {
 namespace {
@@ -397,7 +398,18 @@ int RunCampaign(const CampaignOptions& in) {
   if (o.seconds <= 0 && o.graphs <= 0) throw InputError("fuzz", "give --seconds or --graphs");
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
   if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
-  BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
+  if (o.target == "embedded") {
+    BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
+  } else {
+    // An external target's rules have its own names (--disable Pad_Fusion): passed through as
+    // given, as blame reports them. Faults are fusefuzz's catalogue whatever the target.
+    for (size_t i = 0; i < o.check.opt.inject.size(); ++i) {
+      if (!FindFault(o.check.opt.inject[i])) {
+        throw InputError("--inject", "unknown fault '" + o.check.opt.inject[i] +
+                                         "' (fusefuzz list faults)");
+      }
+    }
+  }
   ValidateConfig(o.gen);
   if (!o.junit.empty()) CheckWritable(o.junit);
   {

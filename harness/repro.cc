@@ -146,7 +146,8 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
   // An exec: target's command may be relative to where the campaign ran: record that folder.
   std::string wd = r.working_dir;
   std::error_code ec;
-  if (wd.empty() && r.target.rfind("exec:", 0) == 0) wd = std::filesystem::current_path(ec).string();
+  if (wd.empty() && r.target.rfind("exec:", 0) == 0)
+    wd = std::filesystem::current_path(ec).string();
   if (!wd.empty()) prov["working_dir"] = wd;
   if (!r.generator.is_null()) prov["generator"] = r.generator;
   if (!r.minimization.is_null()) prov["minimization"] = r.minimization;
@@ -340,6 +341,40 @@ std::string ReproTargetSpec(const Repro& r, const std::string& source,
                        "command you mean), or --trust-target to run the recorded command");
 }
 
+namespace {
+
+uint32_t Fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+}  // namespace
+
+std::string ErrorClass(const std::string& message) {
+  // The first line, with what varies between cases of one failure replaced: numbers (sizes,
+  // indices, ids, addresses) by '#', quoted text (node, value and file names) by '*'.
+  std::string out;
+  const std::string line = message.substr(0, message.find('\n'));
+  for (size_t i = 0; i < line.size() && out.size() < 300; ++i) {
+    const char c = line[i];
+    if (c == '\'' || c == '"') {
+      const size_t end = line.find(c, i + 1);
+      if (end != std::string::npos) {
+        out += '*';
+        i = end;
+        continue;
+      }
+    }
+    if (c >= '0' && c <= '9') {
+      if (out.empty() || out.back() != '#') out += '#';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 std::string Signature(const Repro& r) {
   // Op pattern of the blamed nodes, else of the whole graph.
   std::string pattern;
@@ -348,6 +383,13 @@ std::string Signature(const Repro& r) {
       const Node* node = r.graph.FindNode(n);
       pattern += (pattern.empty() ? "" : ".") + (node ? std::string(OpName(node->op)) : n);
     }
+  } else if (r.kind == FindingKind::kTargetError || r.kind == FindingKind::kCrash ||
+             r.kind == FindingKind::kTimeout) {
+    // Nothing blamed: the target's own words say which failure it is. Graphs that fail the same
+    // way are one bucket, whatever their shapes (a refused option failed every graph alike).
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", Fnv1a(ErrorClass(r.detail)));
+    pattern = std::string("error") + buf;
   } else {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx",
@@ -357,10 +399,8 @@ std::string Signature(const Repro& r) {
   std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;
   std::string key =
       r.target + "|" + std::string(FindingKindName(r.kind)) + "|" + rule + "|" + pattern;
-  uint32_t h = 2166136261u;
-  for (unsigned char c : key) h = (h ^ c) * 16777619u;
   char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", h);
+  std::snprintf(hex, sizeof hex, "%08x", Fnv1a(key));
   // The rule name comes from the target and node names from a file: the signature is a folder
   // name, so only [A-Za-z0-9._-] survive (anything else becomes '_'), never a leading dot, and
   // the hash over the real names keeps distinct findings apart. The real names stay in

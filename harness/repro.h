@@ -27,7 +27,7 @@ struct Repro {
   std::string verdict;  // MISMATCH, CRASH, ...
   Blame blame;          // rule, rewrite index, nodes, ablation, method
   WorstElement worst;
-  std::string detail;  // oracle detail or target message
+  std::string detail;      // oracle detail or target message
   std::string target_log;  // stderr tail of an external target that crashed or hung, or ""
 
   // Provenance.
@@ -64,7 +64,14 @@ std::string ReproTargetSpec(const Repro& r, const std::string& source,
 // The finding's signature for dedup: target, kind, blamed rule, op pattern of the blamed nodes
 // (or of the whole graph when nothing is blamed). A short readable slug plus a hash, usable as
 // a folder name: "fusion-conv-bn-fold-Conv.BatchNorm-1a2b3c4d".
+// Without a blamed rule, a target error, crash or timeout is keyed by the class of its message
+// (ErrorClass); other unblamed findings by the graph's structure.
 std::string Signature(const Repro& r);
+
+// A target's failure message with its particulars removed: the first line, numbers replaced by
+// '#', quoted names (with their quotes) by '*'. "node 'n7': shape [1,3]" and
+// "node \"c2\": shape [2,8]" are one class.
+std::string ErrorClass(const std::string& message);
 
 CheckOptions CheckOptionsOf(const Repro& r);
 

@@ -38,5 +38,28 @@ TEST(Signature, HostileRuleAndNodeNamesGiveSafeDistinctFolderNames) {
   EXPECT_EQ(Signature(plain).rfind("fusion-conv-bn-fold-", 0), 0u) << Signature(plain);
 }
 
+// Issue 14: unblamed target errors were keyed by the whole graph, so one refused option became one
+// "unique" finding per graph. The class of the message is the key: same failure, one folder;
+// another failure, another folder.
+TEST(Signature, UnblamedTargetErrorsAreKeyedByTheirMessageClass) {
+  auto sig = [](FindingKind kind, const std::string& detail, const std::string& input) {
+    Repro r;
+    r.kind = kind;
+    r.detail = detail;
+    r.graph.inputs.push_back(ValueInfo{input, {1, 2, 3, 3}});
+    return Signature(r);
+  };
+  const std::string a = sig(FindingKind::kTargetError,
+                            "target error: node 'n7': unknown rule 'Pad_Fusion' (case 12)", "x");
+  const std::string b = sig(FindingKind::kTargetError,
+                            "target error: node \"c2\": unknown rule 'Pad_Fusion' (case 3)", "y");
+  const std::string c = sig(FindingKind::kTargetError, "target error: out of memory", "x");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, sig(FindingKind::kCrash, "target error: node 'n7': unknown rule 'x' (case 1)", "x"));
+  EXPECT_EQ(ErrorClass("shape [1,3,1,1], expected [1,3,2,2]\nmore"),
+            "shape [#,#,#,#], expected [#,#,#,#]");
+}
+
 }  // namespace
 }  // namespace fusefuzz
