@@ -192,7 +192,8 @@ TEST(Cli, CoverageTableAndJson) {
   std::string cfg = WriteFile(dir, "relu.json", R"({"allowed_ops": ["Relu"]})");
   CmdResult relu = Fusefuzz("coverage --graphs 10 --json --config " + cfg);
   ASSERT_EQ(relu.status, 0) << relu.out;
-  for (const auto& c : nlohmann::json::parse(relu.out)["classes"]) {
+  const nlohmann::json relu_json = nlohmann::json::parse(relu.out);  // outlives the loop
+  for (const auto& c : relu_json["classes"]) {
     if (c["id"].get<std::string>().rfind("attr/Conv/", 0) == 0) {
       EXPECT_EQ(c["count"], 0) << c.dump();
     }
