@@ -4,9 +4,9 @@
 //   fused           the graph after Optimize (FusedConv / folded conv), node by node likewise
 //   onednn_fused    one oneDNN convolution with post-ops (BN folded into the weights)
 //   onednn_unfused  separate oneDNN primitives (convolution, batch_normalization, eltwise, binary)
-// Rerun one row with --benchmark_filter='^<name>$'. Counters (rates): FLOP/s of the pattern's useful
-// work (the same flop count for every variant, so FLOP/s ratios are speedups) and bytes/s (the
-// bytes each kernel reads and writes, summed over the variant's kernels). Threads: the
+// Rerun one row with --benchmark_filter='^<name>$'. Counters (rates): FLOP/s of the pattern's
+// useful work (the same flop count for every variant, so FLOP/s ratios are speedups) and bytes/s
+// (the bytes each kernel reads and writes, summed over the variant's kernels). Threads: the
 // OMP_NUM_THREADS environment variable (default 1) for our kernels and oneDNN alike; with 1 the
 // rows are timed on CPU time, otherwise on wall time. `fusefuzz bench` turns the JSON output into
 // a table and a speedup chart.
@@ -44,8 +44,7 @@ const char* VariantName(Variant v) {
 
 void SetCounters(benchmark::State& state, double flops, double bytes) {
   // Rate counters: Google Benchmark appends "/s" and an SI prefix itself ("FLOP=122.9G/s").
-  state.counters["FLOP"] =
-      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes"] =
       benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
 }

@@ -15,11 +15,11 @@
 
 #include "generators/generator.h"
 #include "harness/check.h"
-#include "targets/target.h"
 #include "kernels/fast/executor.h"
 #include "kernels/reference/reference.h"
 #include "optimizer/optimizer.h"
 #include "oracles/oracle.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 namespace {

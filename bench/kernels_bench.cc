@@ -61,8 +61,7 @@ double ConvFlops(const Layer& l, const Shape& out) {
 
 void SetRate(benchmark::State& state, double flops) {
   // A rate: printed as "FLOP=122.9G/s" (Google Benchmark appends the "/s" and the prefix).
-  state.counters["FLOP"] =
-      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Conv(benchmark::State& state, Layer l, int threads) {

@@ -405,8 +405,8 @@ int RunCampaign(const CampaignOptions& in) {
     // given, as blame reports them. Faults are fusefuzz's catalogue whatever the target.
     for (size_t i = 0; i < o.check.opt.inject.size(); ++i) {
       if (!FindFault(o.check.opt.inject[i])) {
-        throw InputError("--inject", "unknown fault '" + o.check.opt.inject[i] +
-                                         "' (fusefuzz list faults)");
+        throw InputError("--inject",
+                         "unknown fault '" + o.check.opt.inject[i] + "' (fusefuzz list faults)");
       }
     }
   }

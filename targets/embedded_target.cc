@@ -1,9 +1,9 @@
 // The default target: the embedded optimizer followed by the fast kernels, in process.
 #include <exception>
 
-#include "targets/target.h"
 #include "ir/error.h"
 #include "kernels/fast/executor.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 namespace {

@@ -45,8 +45,8 @@ TEST(CliUsage, HelpShowsDefaults) {
   ASSERT_EQ(h.status, 0);
   for (const char* s :
        {"--seed UINT=1", "--jobs INT:INT in [1 - 256]=1", "--timeout FLOAT:POSITIVE=10",
-        "--minimize-budget FLOAT:POSITIVE=10", "--rtol FLOAT=1e-05",
-        "--atol FLOAT=1e-06", "with neither --seconds nor --graphs"}) {
+        "--minimize-budget FLOAT:POSITIVE=10", "--rtol FLOAT=1e-05", "--atol FLOAT=1e-06",
+        "with neither --seconds nor --graphs"}) {
     EXPECT_NE(h.out.find(s), std::string::npos) << s << "\n" << h.out;
   }
 }
