@@ -77,6 +77,8 @@ std::string Secs(double v) {
   return buf;
 }
 
+}  // namespace
+
 std::string XmlEscape(const std::string& in) {
   std::string out;
   for (char c : in) {
@@ -99,8 +101,6 @@ std::string XmlEscape(const std::string& in) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string SummaryMarkdown(const CampaignStats& s) {
   std::ostringstream md;

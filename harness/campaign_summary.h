@@ -64,6 +64,9 @@ std::string SummaryMarkdown(const CampaignStats& s);
 
 // summary.json, summary.md, summary.html (harness/html_report.h) and, when junit_path is set,
 // JUnit XML.
+// & < > " escaped, for XML (JUnit) and HTML text and attributes.
+std::string XmlEscape(const std::string& in);
+
 void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                           const std::string& junit_path);
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/campaign_summary.h"
 #include "harness/finding_report.h"
 #include "harness/repro.h"
 #include "ir/json_io.h"
@@ -12,28 +13,7 @@
 namespace fusefuzz {
 namespace {
 
-std::string Esc(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Esc(const std::string& in) { return XmlEscape(in); }
 
 std::string Num(double v) {
   char buf[64];
