@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "generators/gen_config.h"
 #include "harness/campaign.h"
+#include "harness/finding_filing.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {
@@ -17,6 +18,8 @@ struct FuzzOptions {
   bool no_minimize = false;
   bool quiet = false;
   bool no_kernel_check = false;
+  bool no_sensitivity_check = false;
+  std::string known;
 };
 
 }  // namespace
@@ -57,6 +60,12 @@ void RegisterFuzz(Cli& cli) {
       ->capture_default_str();
   cmd->add_flag("--no-kernel-check", o->no_kernel_check,
                 "skip the unoptimized run (faster; kernel bugs then look like fusion bugs)");
+  cmd->add_flag("--no-sensitivity-check", o->no_sensitivity_check,
+                "file fusion mismatches without first rerunning the unoptimized kernels on "
+                "inputs within rounding (docs/campaign.md, Kernel sensitivity)");
+  cmd->add_option("--known", o->known,
+                  "baseline: a summary.json (or campaign folder) or a file of signatures; "
+                  "matching findings are counted as known, not new");
   cmd->add_option("--junit", o->c.junit, "also write JUnit XML here");
   cmd->add_option("--threads", o->c.check.threads, "threads of the fast kernels per worker")
       ->check(CLI::Range(1, 256))
@@ -75,6 +84,8 @@ void RegisterFuzz(Cli& cli) {
     if (!o->config.empty()) c.gen = ConfigFromJson(ReadJsonFile(o->config), o->config);
     c.minimize = !o->no_minimize;
     c.check.kernel_check = !o->no_kernel_check;
+    c.sensitivity_check = !o->no_sensitivity_check;
+    if (!o->known.empty()) c.known = ReadKnownSignatures(o->known);
     c.status = !o->quiet;
     c.command_line = cli.command_line;
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;

@@ -12,16 +12,16 @@ std::string NodesText(const std::vector<std::string>& nodes) {
 }
 
 bool FailsWith(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
-               const CheckOptions& opts, const OptimizeOptions& opt, int* queries,
-               std::vector<Rewrite>* rewrites = nullptr) {
+               const CheckOptions& opts, const CaseOutcome& failing, const OptimizeOptions& opt,
+               int* queries, std::vector<Rewrite>* rewrites = nullptr) {
   ++*queries;
   CaseOutcome o = RunAndJudge(target, g, inputs, ref, opts, true, opt);
   if (rewrites) *rewrites = o.run.rewrites;
-  return o.kind == FindingKind::kFusion;
+  return SameFailure(o, failing);
 }
 
 void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
-            const CheckOptions& opts, Blame& b) {
+            const CheckOptions& opts, const CaseOutcome& failing, Blame& b) {
   if (b.rule.empty() || !target.caps().disable) return;
   OptimizeOptions opt = opts.opt;
   opt.bisect_limit = -1;
@@ -32,7 +32,7 @@ void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTe
   } else {
     opt.disable.push_back(b.rule);
   }
-  b.ablation = FailsWith(target, g, inputs, ref, opts, opt, &b.queries) ? "fail" : "pass";
+  b.ablation = FailsWith(target, g, inputs, ref, opts, failing, opt, &b.queries) ? "fail" : "pass";
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
       OptimizeOptions opt = opts.opt;
       while (true) {
         opt.bisect_limit = hi;
-        if (FailsWith(target, g, inputs, ref, opts, opt, &b.queries)) break;
+        if (FailsWith(target, g, inputs, ref, opts, failing, opt, &b.queries)) break;
         lo = hi;
         if (hi >= 4096) return b;
         hi *= 2;
@@ -64,7 +64,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
       int64_t mid = lo + (hi - lo) / 2;
       OptimizeOptions opt = opts.opt;
       opt.bisect_limit = mid;
-      if (FailsWith(target, g, inputs, ref, opts, opt, &b.queries)) {
+      if (FailsWith(target, g, inputs, ref, opts, failing, opt, &b.queries)) {
         hi = mid;
       } else {
         lo = mid;
@@ -84,7 +84,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
     }
     b.log.push_back("BISECT: first failing rewrite is (" + std::to_string(hi) + ") " +
                     (b.rule.empty() ? "?" : b.rule));
-    Ablate(target, g, inputs, ref, opts, b);
+    Ablate(target, g, inputs, ref, opts, failing, b);
     return b;
   }
   if (caps.disable && caps.reports_rewrites) {
@@ -95,7 +95,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
       tried.push_back(r.rule);
       Blame probe;
       probe.rule = r.rule;
-      Ablate(target, g, inputs, ref, opts, probe);
+      Ablate(target, g, inputs, ref, opts, failing, probe);
       b.queries += probe.queries;
       if (probe.ablation == "pass") {
         b.rule = r.rule;

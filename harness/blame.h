@@ -24,8 +24,9 @@ struct Blame {
   bool known() const { return !rule.empty() || rewrite_index > 0; }
 };
 
-// `failing` is the optimized-run outcome of a fusion finding (its rewrites, if reported).
-// Failing means: same kind ("fusion"), i.e. a MISMATCH of the optimized run.
+// `failing` is the optimized-run outcome of a fusion finding or of an optimized-run-only target
+// error, crash or timeout (its rewrites, if reported). Failing means SameFailure(o, failing):
+// a MISMATCH of the optimized run, or the same kind of error with the same error class.
 Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
                   const CheckOptions& opts, const CaseOutcome& failing);
 

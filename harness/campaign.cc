@@ -25,6 +25,7 @@
 #include "generators/generator.h"
 #include "harness/blame.h"
 #include "harness/campaign_summary.h"
+#include "harness/finding_filing.h"
 #include "harness/finding_writer.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
@@ -71,54 +72,6 @@ struct Progress {
   bool Checked(int64_t i) const { return jobs > 0 && i < next[static_cast<size_t>(i % jobs)]; }
 };
 
-// The folders of an output folder.
-struct OutLayout {
-  std::string out, findings, claims, tmp;
-  explicit OutLayout(const std::string& dir)
-      : out(dir), findings(dir + "/findings"), claims(dir + "/.claims"), tmp(dir + "/.tmp") {}
-};
-
-// Writes the finding folder of `sig` unless it exists. Returns false for a duplicate: the folder
-// is complete (has repro.json), or another worker holds the signature's lock right now. The lock
-// (flock on .claims/<sig>) is released by the kernel when its holder dies, so a worker killed
-// mid-write never blocks the signature for good; the folder is written under .tmp/ and renamed
-// into findings/ only when complete, so findings/ never holds half a finding. `make` builds the
-// reproducer (minimizing it) only once the signature is ours. Throws OutputError.
-bool PublishFinding(const OutLayout& l, const std::string& sig,
-                    const std::function<Repro()>& make) {
-  const std::string lock = l.claims + "/" + sig;
-  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw OutputError(lock, ErrnoText("cannot create the claim file"));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) return false;
-    throw OutputError(lock, ErrnoText("cannot lock the claim file"));
-  }
-  const std::string dir = l.findings + "/" + sig;
-  struct stat st {};
-  if (::stat((dir + "/repro.json").c_str(), &st) == 0) return false;
-  std::error_code ec;
-  // A folder without repro.json was left by an older fusefuzz killed mid-write: refill it.
-  fs::remove_all(dir, ec);
-  if (ec) throw OutputError(dir, "cannot remove the incomplete folder: " + ec.message());
-  const std::string tmp = l.tmp + "/" + sig + "-" + std::to_string(::getpid());
-  fs::remove_all(tmp, ec);
-  if (::mkdir(tmp.c_str(), 0755) != 0) throw OutputError(tmp, ErrnoText("cannot create"));
-  try {
-    WriteFindingFolder(tmp, make(), dir);
-    if (::rename(tmp.c_str(), dir.c_str()) != 0) {
-      throw OutputError(dir, ErrnoText("cannot move the finished folder into place"));
-    }
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
-  return true;
-}
-
 // Builds the reproducer of a finding (blamed, then minimized when asked).
 Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c,
                 const RefTensorMap& ref, const CaseOutcome& out, uint64_t seed, int64_t index) {
@@ -141,15 +94,29 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
   r.campaign_seed = o.seed;
   r.case_index = index;
   r.generator = GenerationProvenance(seed, o.gen);
-  if (out.kind == FindingKind::kFusion)
+  const bool optimized_failure = IsOptimizedRunFailure(out, o.check);
+  switch (out.kind) {
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      if (o.check.kernel_check) r.failing_run = out.optimized ? "optimized" : "unoptimized";
+      break;
+    case FindingKind::kNone:
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+      break;
+  }
+  // An error only the optimized run hits is blamed like a mismatch: which rewrite causes it.
+  if (out.kind == FindingKind::kFusion || optimized_failure)
     r.blame = BlameFusion(target, c.graph, c.inputs, ref, o.check, out);
   return r;
 }
 
 // Worker: cases index = first, first + stride, ... until a limit or a stop request. Messages to
-// the parent on `fd`: {"begin": i}; {"end": i, "verdict", "kind", "signature", "duplicate",
-// "rewrites": {rule: count}}; {"fatal": message} when fusefuzz cannot write its output (the
-// worker then exits with status 2: that is the harness's error, never a finding).
+// the parent on `fd`: {"begin": i}; {"end": i, "verdict", "kind", "signature", "bucket",
+// "known", "duplicate", "reason" (of an UNSUPPORTED), "rewrites": {rule: count}}; {"fatal":
+// message} when fusefuzz cannot write its output (the worker then exits with status 2: that is the
+// harness's error, never a finding).
 [[noreturn]] void WorkerMain(const CampaignOptions& o, int64_t first, int stride, int fd,
                              Clock::time_point start, pid_t parent, const Progress& done) {
   // Die with the parent: a SIGKILLed campaign must not leave workers fuzzing on. The parent may
@@ -163,6 +130,11 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
     std::unique_ptr<Target> target = MakeTarget(o.target, o.target_settings);
     GenConfig gen = o.gen;
     const OutLayout layout(o.out_dir);
+    FilingOptions filing;
+    filing.minimize = o.minimize;
+    filing.minimize_budget = o.minimize_budget;
+    filing.sensitivity_check = o.sensitivity_check && o.check.kernel_check;
+    filing.known = o.known;
     for (int64_t i = first;; i += stride) {
       if (g_stop) break;
       if (o.graphs > 0 && i >= o.graphs) break;
@@ -173,25 +145,23 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
       GeneratedCase c = GenerateFromSeed(seed, gen);
       RefTensorMap ref = RunReference(c.graph, c.inputs);
       CaseOutcome out = CheckCase(*target, c.graph, c.inputs, ref, o.check);
-      json end = {{"end", i},
-                  {"verdict", VerdictName(out.verdict)},
-                  {"kind", nullptr},
-                  {"signature", nullptr},
+      json end = {{"end", i},          {"verdict", VerdictName(out.verdict)},
+                  {"kind", nullptr},   {"signature", nullptr},
+                  {"bucket", nullptr}, {"known", false},
                   {"duplicate", false}};
+      if (out.verdict == Verdict::kUnsupported) end["reason"] = ErrorClass(out.run.message);
       if (out.finding()) {
         Repro r = MakeRepro(o, *target, c, ref, out, seed, i);
-        std::string sig = Signature(r);
-        bool fresh = PublishFinding(layout, sig, [&] {
-          if (o.minimize && (r.kind == FindingKind::kFusion || r.kind == FindingKind::kKernel)) {
-            MinimizeOptions mo;
-            mo.budget_seconds = o.minimize_budget;
-            return Minimize(r, *target, mo);
-          }
-          return r;
-        });
-        end["kind"] = FindingKindName(out.kind);
-        end["signature"] = sig;
-        end["duplicate"] = !fresh;
+        std::vector<std::string> fired;
+        if (out.optimized) {
+          for (const Rewrite& rw : out.run.rewrites) fired.push_back(rw.rule);
+        }
+        Filed f = FileFinding(layout, filing, *target, std::move(r), fired, seed);
+        end["kind"] = f.kind;
+        if (!f.signature.empty()) end["signature"] = f.signature;
+        end["bucket"] = f.bucket;
+        end["known"] = f.known;
+        end["duplicate"] = f.duplicate;
       }
       json fires = json::object();
       if (out.optimized) {
@@ -303,6 +273,14 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     }
     stats->graphs = j.at("graphs").get<int64_t>();
     stats->findings = j.at("findings").get<int64_t>();
+    stats->known = j.value("known", int64_t{0});
+    if (auto k = j.find("findings_by_kind"); k != j.end()) {
+      for (const auto& [kind, v] : k->items()) {
+        stats->by_kind[kind].count = v.at("cases").get<int64_t>();
+        stats->by_kind[kind].known = v.at("known").get<int64_t>();
+      }
+    }
+    stats->unsupported_reasons = j.value("unsupported_reasons", std::map<std::string, int64_t>{});
     stats->worker_errors = j.value("worker_errors", int64_t{0});
     stats->seconds = j.at("seconds").get<double>();
     stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
@@ -322,16 +300,14 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     for (const json& u : j.at("unique_findings")) {
       std::string sig = u.at("signature").get<std::string>();
       // Signatures name folders: only what Signature() itself produces is accepted.
-      if (sig.empty() || sig[0] == '.' || sig.size() > 100 ||
-          sig.find_first_not_of(
-              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-              std::string::npos) {
+      if (!LooksLikeSignature(sig)) {
         throw bad("/unique_findings: " + json(sig).dump() + " is not a signature");
       }
       SignatureStats& s = stats->unique[sig];
       s.kind = u.at("kind").get<std::string>();
       s.count = u.at("count").get<int64_t>();
       s.first_case = u.at("first_case").get<int64_t>();
+      s.bucket = u.value("bucket", "");
     }
     if (auto pr = j.find("progress"); pr != j.end()) {
       p.jobs = pr->at("jobs").get<int>();
@@ -369,8 +345,8 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
     }
     if (o.force) {
       // Only what a campaign writes: --out may be a folder that holds other things too.
-      for (const std::string& p :
-           {l.findings, l.claims, l.tmp, l.out + "/summary.json", l.out + "/summary.md"}) {
+      for (const std::string& p : {l.findings, l.claims, l.buckets, l.tmp, l.out + "/summary.json",
+                                   l.out + "/summary.md"}) {
         fs::remove_all(p, ec);
         if (ec) throw InputError("--force", "cannot remove '" + p + "': " + ec.message());
       }
@@ -380,7 +356,7 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
     }
     // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
     fs::remove_all(l.tmp, ec);
-    for (const std::string& d : {l.findings, l.claims, l.tmp}) {
+    for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) {
       fs::create_directories(d, ec);
       if (ec) throw InputError("--out", "cannot create folder '" + d + "': " + ec.message());
     }
@@ -477,6 +453,9 @@ int RunCampaign(const CampaignOptions& in) {
   };
   for (size_t w = 0; w < workers.size(); ++w) spawn(w, static_cast<int64_t>(w));
 
+  // Bucket -> the first filed case of it (kind, signature); duplicates waiting for one.
+  std::map<std::string, CaseReport> resolved;
+  std::map<std::string, std::vector<CaseReport>> pending;
   auto handle_line = [&](Worker& wk, const std::string& line) {
     json m = json::parse(line, nullptr, false);
     try {
@@ -489,14 +468,45 @@ int RunCampaign(const CampaignOptions& in) {
         stop_all(m["fatal"].get<std::string>());
       } else {
         int64_t index = m.at("end").get<int64_t>();
-        const json& kind = m.at("kind");
-        const json& sig = m.at("signature");
         wk.current = -1;
         wk.next = skip_done(index + o.jobs);
-        stats.AddCase(m.at("verdict").get<std::string>(),
-                      kind.is_null() ? "" : kind.get<std::string>(),
-                      sig.is_null() ? "" : sig.get<std::string>(), m.at("duplicate").get<bool>(),
-                      index, previous_seconds + Since(start));
+        CaseReport c;
+        c.verdict = m.at("verdict").get<std::string>();
+        c.index = index;
+        c.seconds = previous_seconds + Since(start);
+        if (const json& kind = m.at("kind"); !kind.is_null()) c.kind = kind.get<std::string>();
+        if (auto sig = m.find("signature"); sig != m.end() && !sig->is_null())
+          c.signature = sig->get<std::string>();
+        if (auto b = m.find("bucket"); b != m.end() && !b->is_null())
+          c.bucket = b->get<std::string>();
+        c.duplicate = m.at("duplicate").get<bool>();
+        c.known = m.value("known", false);
+        c.unsupported_reason = m.value("reason", "");
+        if (!c.kind.empty() && c.signature.empty()) {
+          // A duplicate of a bucket whose first cases are still being minimized: counted once
+          // their signature is known (or under the bucket at the end).
+          auto r = resolved.find(c.bucket);
+          if (r == resolved.end()) {
+            pending[c.bucket].push_back(c);
+          } else {
+            c.kind = r->second.kind;
+            c.signature = r->second.signature;
+            c.known = r->second.known;
+            stats.AddCase(c);
+          }
+        } else {
+          stats.AddCase(c);
+          if (!c.kind.empty() && !c.bucket.empty() && !resolved.count(c.bucket)) {
+            resolved[c.bucket] = c;
+            for (CaseReport& p : pending[c.bucket]) {
+              p.kind = c.kind;
+              p.signature = c.signature;
+              p.known = c.known;
+              stats.AddCase(p);
+            }
+            pending.erase(c.bucket);
+          }
+        }
         for (const auto& [rule, n] : m.at("rewrites").items()) {
           stats.rule_fires[rule] += n.get<int64_t>();
         }
@@ -554,9 +564,15 @@ int RunCampaign(const CampaignOptions& in) {
       r.generator = GenerationProvenance(seed, o.gen);
       std::string sig = Signature(r);
       try {
-        bool fresh = PublishFinding(layout, sig, [&] { return r; });
-        stats.AddCase(r.verdict, std::string(FindingKindName(r.kind)), sig, !fresh, i,
-                      previous_seconds + Since(start));
+        bool fresh = PublishFinding(layout, sig, r);
+        CaseReport c;
+        c.verdict = r.verdict;
+        c.kind = std::string(FindingKindName(r.kind));
+        c.signature = c.bucket = sig;
+        c.duplicate = !fresh;
+        c.index = i;
+        c.seconds = previous_seconds + Since(start);
+        stats.AddCase(c);
       } catch (const OutputError& e) {
         stop_all(e.what());
         wk.done = true;
@@ -626,6 +642,14 @@ int RunCampaign(const CampaignOptions& in) {
     if (o.status && t - last_status >= 1.0) {
       last_status = t;
       std::fprintf(stderr, "%s\n", stats.StatusLine(previous_seconds + t).c_str());
+    }
+  }
+  // Duplicates of buckets whose slot holders never finished (killed mid-minimization): counted
+  // under the bucket key, which names no folder.
+  for (auto& [bucket, cases] : pending) {
+    for (CaseReport& c : cases) {
+      c.signature = bucket;
+      stats.AddCase(c);
     }
   }
   stats.seconds = previous_seconds + Since(start);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "generators/gen_config.h"
@@ -29,6 +30,10 @@ struct CampaignOptions {
   std::string out_dir = "fusefuzz-out";
   bool minimize = true;
   double minimize_budget = 10;  // seconds per finding
+  // Before filing a fusion finding, rerun the unoptimized target on inputs within rounding of the
+  // case's (harness/sensitivity.h): a failure there makes it a kernel finding.
+  bool sensitivity_check = true;
+  std::set<std::string> known;  // --known: signatures counted as known, not new
   double case_timeout = 60;     // seconds: a worker stuck this long on one case is killed
   std::string junit;            // JUnit XML path, or empty
   bool status = true;           // status line on stderr

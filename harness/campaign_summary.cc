@@ -1,5 +1,6 @@
 #include "harness/campaign_summary.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -9,23 +10,29 @@
 
 namespace fusefuzz {
 
-void CampaignStats::AddCase(const std::string& verdict, const std::string& kind,
-                            const std::string& signature, bool /*duplicate*/, int64_t index,
-                            double now_seconds) {
+void CampaignStats::AddCase(const CaseReport& c) {
   ++graphs;
-  ++verdicts[verdict];
-  if (kind.empty()) return;
+  ++verdicts[c.verdict];
+  if (!c.unsupported_reason.empty()) ++unsupported_reasons[c.unsupported_reason];
+  if (c.kind.empty()) return;
+  if (c.known) {
+    ++known;
+    ++by_kind[c.kind].known;
+    return;
+  }
   ++findings;
+  ++by_kind[c.kind].count;
   if (first_finding_graphs < 0) {
     first_finding_graphs = graphs;
-    first_finding_seconds = now_seconds;
+    first_finding_seconds = c.seconds;
   }
-  FirstFinding& first = first_by_kind[kind];
-  if (first.graphs < 0) first = {index, graphs, now_seconds};
-  SignatureStats& u = unique[signature];
-  u.kind = kind;
+  FirstFinding& first = first_by_kind[c.kind];
+  if (first.graphs < 0) first = {c.index, graphs, c.seconds};
+  SignatureStats& u = unique[c.signature];
+  u.kind = c.kind;
+  if (u.bucket.empty()) u.bucket = c.bucket;
   ++u.count;
-  if (u.first_case < 0 || index < u.first_case) u.first_case = index;
+  if (u.first_case < 0 || c.index < u.first_case) u.first_case = c.index;
 }
 
 std::string CampaignStats::StatusLine(double elapsed) const {
@@ -64,6 +71,7 @@ std::string CampaignStats::SummaryText(const std::string& out_dir) const {
   for (const auto& [sig, u] : unique) {
     s << "  " << u.kind << "  x" << u.count << "  " << out_dir << "/findings/" << sig << "/\n";
   }
+  if (known > 0) s << "known (--known): " << known << " cases, not counted as findings\n";
   if (worker_errors > 0) s << "worker errors: " << worker_errors << " (see summary.md)\n";
   s << "summary: " << out_dir << "/summary.md, " << out_dir << "/summary.html\n";
   return s.str();
@@ -129,18 +137,45 @@ std::string SummaryMarkdown(const CampaignStats& s) {
        << "**: a worker process died or was killed; the case it was on is a crash or timeout "
           "finding below, and its message went to stderr.\n\n";
   }
-  if (!s.unique.empty()) {
-    md << "## Findings\n\n| kind | first found | at case | after |\n|---|---|---:|---|\n";
-    for (const auto& [kind, f] : s.first_by_kind) {
-      md << "| " << kind << " | " << (f.seconds >= 0 ? Secs(f.seconds) + " s" : "-") << " | "
-         << f.case_index << " | " << f.graphs << " graphs |\n";
+  if (!s.by_kind.empty()) {
+    md << "## Findings\n\n| kind | new cases | per 1000 graphs | unique | known cases | first "
+          "found | at case | after |\n|---|---:|---:|---:|---:|---|---:|---|\n";
+    for (const auto& [kind, k] : s.by_kind) {
+      int64_t unique = 0;
+      for (const auto& [sig, u] : s.unique) unique += u.kind == kind ? 1 : 0;
+      md << "| " << kind << " | " << k.count << " | "
+         << Secs(s.graphs > 0 ? 1000.0 * static_cast<double>(k.count) / s.graphs : 0.0) << " | "
+         << unique << " | " << k.known << " | ";
+      auto f = s.first_by_kind.find(kind);
+      if (f == s.first_by_kind.end()) {
+        md << "- | - | - |\n";
+      } else {
+        md << (f->second.seconds >= 0 ? Secs(f->second.seconds) + " s" : "-") << " | "
+           << f->second.case_index << " | " << f->second.graphs << " graphs |\n";
+      }
     }
+    if (s.known > 0) {
+      md << "\n" << s.known << " cases matched a known finding (`--known`): counted, not new.\n";
+    }
+    md << "\n";
+  }
+  if (!s.unique.empty()) {
     md << "\n| kind | cases | first case | report |\n|---|---:|---:|---|\n";
     for (const auto& [sig, u] : s.unique) {
       md << "| " << u.kind << " | " << u.count << " | " << u.first_case << " | [findings/" << sig
          << "](findings/" << sig << "/report.md) |\n";
     }
     md << "\nCase I of this campaign is `fusefuzz gen --seed " << s.seed << " --case I`.\n\n";
+  }
+  if (!s.unsupported_reasons.empty()) {
+    std::vector<std::pair<int64_t, std::string>> top;
+    for (const auto& [reason, n] : s.unsupported_reasons) top.emplace_back(-n, reason);
+    std::sort(top.begin(), top.end());
+    md << "## Why the target declined graphs (UNSUPPORTED)\n\n| cases | reason |\n|---:|---|\n";
+    for (size_t i = 0; i < top.size() && i < 10; ++i) {
+      md << "| " << -top[i].first << " | `" << top[i].second << "` |\n";
+    }
+    md << "\n";
   }
   if (!s.rule_fires.empty()) {
     md << "## Rewrites applied, per rule\n\nHow often each rule fired in the optimized runs: a "
@@ -174,7 +209,19 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   j["interrupted"] = s.interrupted;
   j["verdicts"] = s.verdicts;
   j["findings"] = s.findings;
+  j["known"] = s.known;
   j["worker_errors"] = s.worker_errors;
+  if (!s.by_kind.empty()) {
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& [kind, k] : s.by_kind) {
+      kinds[kind] = {{"cases", k.count},
+                     {"known", k.known},
+                     {"per_1000_graphs",
+                      s.graphs > 0 ? 1000.0 * static_cast<double>(k.count) / s.graphs : 0.0}};
+    }
+    j["findings_by_kind"] = kinds;
+  }
+  if (!s.unsupported_reasons.empty()) j["unsupported_reasons"] = s.unsupported_reasons;
   if (s.first_finding_graphs >= 0) {
     j["first_finding"] = {{"graphs", s.first_finding_graphs}, {"seconds", s.first_finding_seconds}};
   }
@@ -192,6 +239,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                     {"count", u.count},
                     {"duplicates", u.count - 1},
                     {"first_case", u.first_case},
+                    {"bucket", u.bucket},
                     {"folder", "findings/" + sig}});
   }
   j["unique_findings"] = list;

@@ -15,6 +15,29 @@ struct SignatureStats {
   std::string kind;
   int64_t count = 0;        // cases with this signature (first + duplicates)
   int64_t first_case = -1;  // lowest case index seen
+  // The cheap pre-minimization key (BucketKey) of the first case; findings/<signature> is the
+  // minimized case's Signature. Several buckets may merge into one signature.
+  std::string bucket;
+};
+
+// What a worker reports about one finished case.
+struct CaseReport {
+  std::string verdict;    // PASS, MISMATCH, ...
+  std::string kind;       // "" for no finding
+  std::string signature;  // of the (minimized) finding
+  std::string bucket;     // BucketKey of the finding
+  bool duplicate = false;
+  bool known = false;  // matches --known: counted apart, not a new finding
+  // UNSUPPORTED: the target's reason, as its ErrorClass (particulars removed).
+  std::string unsupported_reason;
+  int64_t index = -1;
+  double seconds = -1;  // since the campaign started
+};
+
+// Per finding kind: new and known cases.
+struct KindStats {
+  int64_t count = 0;  // new findings (cases), duplicates included
+  int64_t known = 0;  // cases matching --known
 };
 
 // When the first finding of a kind came (one per kind: fusion, kernel, crash, ...).
@@ -30,7 +53,8 @@ struct CampaignStats {
   std::string target, oracle;
   std::vector<std::string> inject;
   int64_t graphs = 0;
-  int64_t findings = 0;  // cases that are findings (incl. duplicates)
+  int64_t findings = 0;  // cases that are new findings (incl. duplicates; known ones apart)
+  int64_t known = 0;     // cases whose finding matched --known
   int64_t worker_errors = 0;
   double seconds = 0;
   bool interrupted = false;
@@ -39,6 +63,9 @@ struct CampaignStats {
   std::map<std::string, int64_t> verdicts;  // "PASS" -> count
   std::map<std::string, SignatureStats> unique;
   std::map<std::string, FirstFinding> first_by_kind;
+  std::map<std::string, KindStats> by_kind;
+  // Why the target declined graphs: ErrorClass of its message -> cases.
+  std::map<std::string, int64_t> unsupported_reasons;
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
@@ -50,8 +77,7 @@ struct CampaignStats {
   int progress_jobs = 0;
   std::vector<int64_t> progress_next;
 
-  void AddCase(const std::string& verdict, const std::string& kind, const std::string& signature,
-               bool duplicate, int64_t index, double now_seconds = -1);
+  void AddCase(const CaseReport& c);
   std::string StatusLine(double elapsed) const;
   std::string SummaryText(const std::string& out_dir) const;
 };

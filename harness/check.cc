@@ -36,6 +36,59 @@ FindingKind KindOf(RunStatus s) {
 
 }  // namespace
 
+std::string ErrorClass(const std::string& message) {
+  // The first line, with what varies between cases of one failure replaced: numbers (sizes,
+  // indices, ids, addresses) by '#', quoted text (node, value and file names) by '*'.
+  std::string out;
+  const std::string line = message.substr(0, message.find('\n'));
+  for (size_t i = 0; i < line.size() && out.size() < 300; ++i) {
+    const char c = line[i];
+    if (c == '\'' || c == '"') {
+      const size_t end = line.find(c, i + 1);
+      if (end != std::string::npos) {
+        out += '*';
+        i = end;
+        continue;
+      }
+    }
+    if (c >= '0' && c <= '9') {
+      if (out.empty() || out.back() != '#') out += '#';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+bool IsOptimizedRunFailure(const CaseOutcome& o, const CheckOptions& opts) {
+  switch (o.kind) {
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      return o.optimized && opts.kernel_check;
+    case FindingKind::kNone:
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+      return false;
+  }
+  return false;
+}
+
+bool SameFailure(const CaseOutcome& o, const CaseOutcome& failing) {
+  if (o.kind != failing.kind) return false;
+  switch (o.kind) {
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      return ErrorClass(o.run.message) == ErrorClass(failing.run.message);
+    case FindingKind::kNone:
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+      return true;
+  }
+  return true;
+}
+
 CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
                         const RefTensorMap& ref, const CheckOptions& opts, bool optimize,
                         const OptimizeOptions& opt) {

@@ -32,6 +32,19 @@ struct CaseOutcome {
 CaseOutcome CheckCase(Target& target, const Graph& g, const TensorMap& inputs,
                       const RefTensorMap& ref, const CheckOptions& opts);
 
+// A target's failure message with its particulars removed: the first line, numbers replaced by
+// '#', quoted names (with their quotes) by '*'. "node 'n7': shape [1,3]" and
+// "node \"c2\": shape [2,8]" are one class.
+std::string ErrorClass(const std::string& message);
+
+// True when the target error, crash or timeout ran into the optimized run only (the unoptimized
+// run passed): a fusion-side failure, blamed and minimized like a mismatch.
+bool IsOptimizedRunFailure(const CaseOutcome& o, const CheckOptions& opts);
+
+// `o` fails as `failing` did: the same kind, and for a target error, crash or timeout the same
+// error class (a wrong-shape error must not slide into an invalid-model error while shrinking).
+bool SameFailure(const CaseOutcome& o, const CaseOutcome& failing);
+
 // One run of the target (optimized or not, with `opt`) judged against `ref`.
 CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
                         const RefTensorMap& ref, const CheckOptions& opts, bool optimize,

@@ -119,7 +119,7 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
   } else {
     out.detail = last->outcome.run.message;
   }
-  if (out.kind == FindingKind::kFusion) out.blame = last->blame;
+  if (out.kind == FindingKind::kFusion || !out.blame.rule.empty()) out.blame = last->blame;
 
   finish();
   st.tests = rs.tests;

@@ -11,11 +11,29 @@ ReplayOutcome ReplayCase(const Repro& expected, const Graph& g, const TensorMap&
   CheckOptions opts = CheckOptionsOf(expected);
   RefTensorMap ref = RunReference(g, inputs);
   r.outcome = CheckCase(target, g, inputs, ref, opts);
-  if (r.outcome.kind == FindingKind::kFusion) {
+  const bool optimized_failure = IsOptimizedRunFailure(r.outcome, opts);
+  if (r.outcome.kind == FindingKind::kFusion || optimized_failure) {
     r.blame = BlameFusion(target, g, inputs, ref, opts, r.outcome);
   }
-  r.same_finding = expected.kind != FindingKind::kNone && r.outcome.kind == expected.kind &&
-                   (expected.kind != FindingKind::kFusion || r.blame.rule == expected.blame.rule);
+  r.same_finding = expected.kind != FindingKind::kNone && r.outcome.kind == expected.kind;
+  switch (expected.kind) {
+    case FindingKind::kFusion:
+      r.same_finding = r.same_finding && r.blame.rule == expected.blame.rule;
+      break;
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      // The same failure: its error class, the run it hit and (when blamed) the same rule.
+      r.same_finding = r.same_finding &&
+                       ErrorClass(r.outcome.run.message) == ErrorClass(expected.detail) &&
+                       (expected.failing_run.empty() ||
+                        (expected.failing_run == "optimized") == optimized_failure) &&
+                       (expected.blame.rule.empty() || r.blame.rule == expected.blame.rule);
+      break;
+    case FindingKind::kNone:
+    case FindingKind::kKernel:
+      break;
+  }
   return r;
 }
 

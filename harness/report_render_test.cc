@@ -98,10 +98,21 @@ CampaignStats HandFilledStats() {
   s.target = "embedded";
   s.oracle = "bound";
   s.inject = {"eps-dropped"};
-  s.AddCase("PASS", "", "", false, 0, 0.1);
-  s.AddCase("MISTRUSTED", "", "", false, 1, 0.2);
-  s.AddCase("MISMATCH", "fusion", "fusion-eps-dropped-BatchNorm-00000000", false, 2, 0.3);
-  s.AddCase("MISMATCH", "fusion", "fusion-eps-dropped-BatchNorm-00000000", true, 3, 0.4);
+  auto add = [&](const std::string& verdict, const std::string& kind, bool duplicate, int64_t index,
+                 double seconds) {
+    CaseReport c;
+    c.verdict = verdict;
+    c.kind = kind;
+    if (!kind.empty()) c.signature = "fusion-eps-dropped-BatchNorm-00000000";
+    c.duplicate = duplicate;
+    c.index = index;
+    c.seconds = seconds;
+    s.AddCase(c);
+  };
+  add("PASS", "", false, 0, 0.1);
+  add("MISTRUSTED", "", false, 1, 0.2);
+  add("MISMATCH", "fusion", false, 2, 0.3);
+  add("MISMATCH", "fusion", true, 3, 0.4);
   s.seconds = 1.5;
   s.interrupted = true;
   s.worker_errors = 1;
@@ -117,7 +128,8 @@ TEST(CampaignSummary, MarkdownSaysWhatItMeans) {
       << md;
   EXPECT_NE(md.find("fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x"),
             std::string::npos);
-  EXPECT_NE(md.find("| fusion | 0.3 s | 2 | 3 graphs |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fusion | 2 | 500.0 | 1 | 0 | 0.3 s | 2 | 3 graphs |"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("| `conv-bn-fold` | 17 |"), std::string::npos) << md;
   EXPECT_NE(md.find("Worker errors: 1"), std::string::npos) << md;
 }

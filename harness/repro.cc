@@ -139,6 +139,7 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
                     {"bound", Num(r.worst.bound)},
                     {"ratio", Num(r.worst.ratio)}}}};
   if (!r.target_log.empty()) finding["target_log"] = r.target_log;
+  if (!r.failing_run.empty()) finding["failing_run"] = r.failing_run;
   json prov = {{"fusefuzz_version", r.fusefuzz_version}};
   if (r.has_seed) prov["seed"] = r.seed;
   if (r.case_index >= 0) prov["case_index"] = r.case_index;
@@ -270,6 +271,14 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     if (!d.is_null()) r.detail = d.get<std::string>();
     const json& tl = rd.Field(f, "/finding", "target_log", false, json::value_t::string);
     if (!tl.is_null()) r.target_log = tl.get<std::string>();
+    const json& fr = rd.Field(f, "/finding", "failing_run", false, json::value_t::string);
+    if (!fr.is_null()) {
+      r.failing_run = fr.get<std::string>();
+      if (r.failing_run != "optimized" && r.failing_run != "unoptimized") {
+        rd.Fail("/finding/failing_run",
+                "must be \"optimized\" or \"unoptimized\", not " + fr.dump());
+      }
+    }
     const json& b = rd.Field(f, "/finding", "blame", false, json::value_t::object);
     if (!b.is_null()) {
       const std::string p = "/finding/blame";
@@ -351,29 +360,101 @@ uint32_t Fnv1a(const std::string& s) {
 
 }  // namespace
 
-std::string ErrorClass(const std::string& message) {
-  // The first line, with what varies between cases of one failure replaced: numbers (sizes,
-  // indices, ids, addresses) by '#', quoted text (node, value and file names) by '*'.
+namespace {
+
+// "<kind>-<rule>-<pattern>-<hash of key>", only [A-Za-z0-9._-], no leading dot, at most 89
+// characters: a folder name. The rule name comes from the target and node names from a file, so
+// anything else becomes '_'; the hash over the real names keeps distinct findings apart.
+std::string SignatureSlug(const std::string& readable, const std::string& key) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", Fnv1a(key));
+  std::string slug;
+  for (char c : readable) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+    slug += safe ? c : '_';
+  }
+  while (!slug.empty() && slug.front() == '.') slug.front() = '_';
+  if (slug.size() > 80) slug.resize(80);
+  return slug + "-" + hex;
+}
+
+// True when `v` is what the op's schema uses when the attribute is absent.
+bool IsDefaultAttr(Op op, const std::string& name, const AttrValue& v) {
+  const AttrSpec* spec = FindAttrSpec(op, name);
+  if (!spec || spec->required) return false;
+  switch (spec->type) {
+    case AttrType::kInt:
+      return std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
+    case AttrType::kFloat:
+      return std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
+    case AttrType::kInts:
+      return std::holds_alternative<std::vector<int64_t>>(v) &&
+             std::get<std::vector<int64_t>>(v) == spec->default_ints;
+    case AttrType::kString:
+      return std::holds_alternative<std::string>(v) &&
+             std::get<std::string>(v) == spec->default_string;
+  }
+  return false;
+}
+
+// The canonical structure of a (minimized) graph: per node in order, its op, the names of its
+// integer attributes that differ from their defaults (classes, not values: pads 1 and 2 are
+// alike, an explicit default is the same as an absent one), the kernel class of a conv (1x1 or
+// larger), its epilogue, and where its inputs come from (graph input i or node j; sorted for
+// commutative Add and Mul). Names, values, float attributes, optional parameters (a conv's bias)
+// and sizes are left out: the minimizer drops or keeps them by chance.
+std::string CanonicalStructure(const Graph& g) {
   std::string out;
-  const std::string line = message.substr(0, message.find('\n'));
-  for (size_t i = 0; i < line.size() && out.size() < 300; ++i) {
-    const char c = line[i];
-    if (c == '\'' || c == '"') {
-      const size_t end = line.find(c, i + 1);
-      if (end != std::string::npos) {
-        out += '*';
-        i = end;
-        continue;
+  for (const Node& n : g.nodes) {
+    out += std::string(OpName(n.op)) + "(";
+    for (const auto& [name, v] : n.attrs) {
+      // Float attributes are values (epsilon, alpha), not structure.
+      if (!std::holds_alternative<double>(v) && !IsDefaultAttr(n.op, name, v)) out += name + ",";
+    }
+    out += ")";
+    if (auto w = n.params.find("W"); w != n.params.end() && w->second.shape.size() == 4) {
+      out += w->second.shape[2] == 1 && w->second.shape[3] == 1 ? "[1x1]" : "[kxk]";
+    }
+    for (const EpilogueStep& e : n.epilogue) {
+      out += "|" + std::to_string(static_cast<int>(e.kind)) + ":" + std::string(OpName(e.act));
+    }
+    std::vector<std::string> from;
+    for (const std::string& in : n.inputs) {
+      int producer = g.ProducerIndex(in);
+      if (producer >= 0) {
+        from.push_back("n" + std::to_string(producer));
+      } else {
+        int k = 0;
+        while (k < static_cast<int>(g.inputs.size()) && g.inputs[k].name != in) ++k;
+        from.push_back("x" + std::to_string(k));
       }
     }
-    if (c >= '0' && c <= '9') {
-      if (out.empty() || out.back() != '#') out += '#';
-      continue;
-    }
-    out += c;
+    if (n.op == Op::Add || n.op == Op::Mul) std::sort(from.begin(), from.end());
+    out += "<-";
+    for (const auto& f : from) out += f + ",";
+    out += ";";
   }
+  out += "out:";
+  for (const std::string& o : g.outputs) out += std::to_string(g.ProducerIndex(o)) + ",";
   return out;
 }
+
+bool IsErrorKind(FindingKind k) {
+  switch (k) {
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      return true;
+    case FindingKind::kNone:
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::string Signature(const Repro& r) {
   // Op pattern of the blamed nodes, else of the whole graph.
@@ -383,37 +464,39 @@ std::string Signature(const Repro& r) {
       const Node* node = r.graph.FindNode(n);
       pattern += (pattern.empty() ? "" : ".") + (node ? std::string(OpName(node->op)) : n);
     }
-  } else if (r.kind == FindingKind::kTargetError || r.kind == FindingKind::kCrash ||
-             r.kind == FindingKind::kTimeout) {
+  } else if (IsErrorKind(r.kind)) {
     // Nothing blamed: the target's own words say which failure it is. Graphs that fail the same
     // way are one bucket, whatever their shapes (a refused option failed every graph alike).
     char buf[9];
     std::snprintf(buf, sizeof buf, "%08x", Fnv1a(ErrorClass(r.detail)));
     pattern = std::string("error") + buf;
   } else {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx",
-                  static_cast<unsigned long long>(StructuralFingerprint(r.graph)));
+    // The (minimized) graph's canonical structure: ops, attribute classes, wiring.
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", Fnv1a(CanonicalStructure(r.graph)));
     pattern = std::string("graph") + buf;
   }
   std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;
-  std::string key =
-      r.target + "|" + std::string(FindingKindName(r.kind)) + "|" + rule + "|" + pattern;
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", Fnv1a(key));
-  // The rule name comes from the target and node names from a file: the signature is a folder
-  // name, so only [A-Za-z0-9._-] survive (anything else becomes '_'), never a leading dot, and
-  // the hash over the real names keeps distinct findings apart. The real names stay in
-  // repro.json and report.md.
-  std::string slug;
-  for (char c : std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern) {
-    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '.' || c == '_' || c == '-';
-    slug += safe ? c : '_';
+  // An optimized-run-only error is a fusion-side failure: kept apart from the same error of an
+  // unoptimized run.
+  std::string kind(FindingKindName(r.kind));
+  if (IsErrorKind(r.kind) && r.failing_run == "optimized") kind += "@optimized";
+  return SignatureSlug(std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern,
+                       r.target + "|" + kind + "|" + rule + "|" + pattern);
+}
+
+std::string BucketKey(const Repro& r, const std::vector<std::string>& fired_rules) {
+  if (!r.blame.nodes.empty() || IsErrorKind(r.kind)) return Signature(r);
+  std::string op = "none";
+  for (const Node& n : r.graph.nodes) {
+    if (n.output == r.worst.output) op = std::string(OpName(n.op));
   }
-  while (!slug.empty() && slug.front() == '.') slug.front() = '_';
-  if (slug.size() > 80) slug.resize(80);
-  return slug + "-" + hex;
+  std::vector<std::string> rules = fired_rules;
+  std::sort(rules.begin(), rules.end());
+  rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
+  std::string key = r.target + "|" + std::string(FindingKindName(r.kind)) + "|" + op;
+  for (const auto& rule : rules) key += "|" + rule;
+  return SignatureSlug("bucket-" + std::string(FindingKindName(r.kind)) + "-" + op, key);
 }
 
 CheckOptions CheckOptionsOf(const Repro& r) {

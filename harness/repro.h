@@ -29,6 +29,10 @@ struct Repro {
   WorstElement worst;
   std::string detail;      // oracle detail or target message
   std::string target_log;  // stderr tail of an external target that crashed or hung, or ""
+  // For a target error, crash or timeout: which run failed, "optimized" (the unoptimized run
+  // passed: a fusion-side failure, blamed and minimized like a mismatch) or "unoptimized"; ""
+  // when unknown (older files, or no kernel check).
+  std::string failing_run;
 
   // Provenance.
   std::string fusefuzz_version = FUSEFUZZ_VERSION;
@@ -68,10 +72,12 @@ std::string ReproTargetSpec(const Repro& r, const std::string& source,
 // (ErrorClass); other unblamed findings by the graph's structure.
 std::string Signature(const Repro& r);
 
-// A target's failure message with its particulars removed: the first line, numbers replaced by
-// '#', quoted names (with their quotes) by '*'. "node 'n7': shape [1,3]" and
-// "node \"c2\": shape [2,8]" are one class.
-std::string ErrorClass(const std::string& message);
+// A cheap key, before minimization, that groups cases likely to be one bug: the campaign
+// minimizes only the first few cases of a bucket and files the rest as their duplicates. Equal
+// to Signature(r) when that is already structural (a blamed rule, or an error class); for an
+// unblamed mismatch: target, kind, the op producing the worst output and the rules that fired
+// (`fired_rules`, the optimized run's rewrites), instead of the whole graph's structure.
+std::string BucketKey(const Repro& r, const std::vector<std::string>& fired_rules);
 
 CheckOptions CheckOptionsOf(const Repro& r);
 

@@ -29,7 +29,9 @@ struct Flags {
   std::vector<std::string> crash_on, hang_on, garbage_on, unsupported;
   bool no_capabilities = false;
   bool bad_hello = false;
-  std::string rule_name;  // reported for every rewrite instead of the rule's own name
+  std::string rule_name;         // reported for every rewrite instead of the rule's own name
+  std::string error_after_rule;  // answer an error when the optimized run applied this rule
+  int decline_over = 0;          // > 0: answer unsupported for graphs with more nodes
 };
 
 std::set<Op> OpSet(const std::vector<std::string>& names) {
@@ -82,6 +84,11 @@ class Server {
     try {
       Graph g = ReadGraph(req.at("graph"), "request /graph");
       if (std::string stop = Misbehave(g); !stop.empty()) return stop;
+      if (f_.decline_over > 0 && static_cast<int>(g.nodes.size()) > f_.decline_over) {
+        resp["unsupported"] = "graph of " + std::to_string(g.nodes.size()) + " nodes, more than " +
+                              std::to_string(f_.decline_over) + " (--decline-over)";
+        return resp.dump();
+      }
       for (const Node& n : g.nodes) {
         if (unsupported_.count(n.op)) {
           resp["unsupported"] = "op " + std::string(OpName(n.op)) + " (node '" + n.name + "')";
@@ -103,6 +110,20 @@ class Server {
         }
         opt.inject.insert(opt.inject.end(), f_.inject.begin(), f_.inject.end());
         OptimizeResult o = Optimize(g, opt);
+        json applied = json::array();
+        for (const Rewrite& r : o.rewrites) {
+          applied.push_back({{"index", r.index}, {"rule", r.rule}, {"nodes", r.nodes}});
+          if (!f_.error_after_rule.empty() && r.rule == f_.error_after_rule) {
+            // Particulars (a node name, a count) vary per graph, as a real compiler's do; the
+            // rewrites applied so far go with the error.
+            return json{{"id", req["id"]},
+                        {"error", "invalid node '" + (r.nodes.empty() ? "" : r.nodes[0]) +
+                                      "' after rewrite " + std::to_string(r.index) + " (" + r.rule +
+                                      "): --error-after-rule"},
+                        {"rewrites", applied}}
+                .dump(-1, ' ', false, json::error_handler_t::replace);
+          }
+        }
         rewrites = std::move(o.rewrites);
         g = std::move(o.graph);
       }
@@ -161,6 +182,11 @@ int Main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--unsupported", f.unsupported, "leave this op out of the hello; refuse it")
       ->delimiter(',');
+  app.add_option("--error-after-rule", f.error_after_rule,
+                 "answer an error for optimized runs that applied this rule (an optimized-run-only "
+                 "target error)");
+  app.add_option("--decline-over", f.decline_over,
+                 "answer unsupported for graphs of more than this many nodes");
   app.add_flag("--no-capabilities", f.no_capabilities,
                "announce no capabilities, ignore options, report no rewrites");
   app.add_flag("--bad-hello", f.bad_hello, "announce protocol version 99");

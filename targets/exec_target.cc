@@ -235,7 +235,16 @@ class ExecTarget : public Target {
                         Excerpt(line));
     }
     auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-    if (j.contains("error")) return Status(RunStatus::kError, "target error: " + text(j["error"]));
+    if (j.contains("error")) {
+      TargetResult e = Status(RunStatus::kError, "target error: " + text(j["error"]));
+      // Rewrites applied before the failure (optional): blame can then name the rule of an
+      // optimized-run-only error. Malformed ones are dropped; the error stands as said.
+      if (auto rw = j.find("rewrites"); rw != j.end()) {
+        std::vector<Rewrite> applied;
+        if (ParseRewrites(*rw, &applied).empty()) e.rewrites = std::move(applied);
+      }
+      return e;
+    }
     if (j.contains("unsupported")) {
       return Status(RunStatus::kUnsupported, "target: unsupported: " + text(j["unsupported"]));
     }

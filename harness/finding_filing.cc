@@ -1,0 +1,234 @@
+#include "harness/finding_filing.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "harness/finding_writer.h"
+#include "harness/minimize.h"
+#include "harness/sensitivity.h"
+#include "ir/error.h"
+#include "ir/json_io.h"
+
+namespace fusefuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string ErrnoText(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+bool Minimizable(FindingKind k) {
+  switch (k) {
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+      return true;
+    case FindingKind::kTimeout:  // every query could cost the whole timeout
+    case FindingKind::kNone:
+      return false;
+  }
+  return false;
+}
+
+std::string SlotPath(const OutLayout& l, const std::string& bucket, int k) {
+  return l.buckets + "/" + bucket + "." + std::to_string(k);
+}
+
+// The first free slot of `bucket` (0 .. kMinimizedPerBucket-1), claimed; -1 when all are taken.
+int ClaimSlot(const OutLayout& l, const std::string& bucket) {
+  for (int k = 0; k < kMinimizedPerBucket; ++k) {
+    const std::string p = SlotPath(l, bucket, k) + ".claim";
+    int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return k;
+    }
+    if (errno != EEXIST) throw OutputError(p, ErrnoText("cannot create the bucket slot"));
+  }
+  return -1;
+}
+
+void RecordSlot(const OutLayout& l, const std::string& bucket, int k, const Filed& f) {
+  json j = {{"kind", f.kind}, {"signature", f.signature}, {"known", f.known}};
+  WriteFileAtomic(SlotPath(l, bucket, k) + ".json", j.dump() + "\n");
+}
+
+// What the bucket's slot holders filed (the first recorded slot), if any has finished.
+std::optional<Filed> ReadBucket(const OutLayout& l, const std::string& bucket) {
+  for (int k = 0; k < kMinimizedPerBucket; ++k) {
+    const std::string p = SlotPath(l, bucket, k) + ".json";
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;
+    try {
+      json j = ReadJsonFile(p);
+      Filed f;
+      f.kind = j.at("kind").get<std::string>();
+      f.signature = j.at("signature").get<std::string>();
+      f.known = j.at("known").get<bool>();
+      if (!LooksLikeSignature(f.signature)) continue;
+      return f;
+    } catch (const std::exception&) {
+      continue;  // ours, written atomically: unreadable only if tampered with; not resolved
+    }
+  }
+  return std::nullopt;
+}
+
+// A fusion finding whose unoptimized kernels fail on inputs within rounding of the case's is
+// the kernel's defect: it becomes a kernel finding on those inputs (replayable as such).
+void ReclassifyIfKernelSensitive(Target& target, Repro& r, uint64_t seed) {
+  std::optional<SensitiveKernel> s =
+      FindKernelSensitivity(target, r.graph, r.inputs, CheckOptionsOf(r), seed);
+  if (!s) return;
+  char rel[32];
+  std::snprintf(rel, sizeof rel, "%g", s->relative);
+  const std::string was = r.blame.rule.empty() ? "unblamed" : "blamed on '" + r.blame.rule + "'";
+  r.kind = FindingKind::kKernel;
+  r.inputs = std::move(s->inputs);
+  r.verdict = std::string(VerdictName(s->outcome.verdict));
+  r.worst = s->outcome.oracle.worst;
+  r.detail = "kernel sensitivity: found as a fusion mismatch (" + was +
+             "), but the UNOPTIMIZED run already fails on these inputs, the case's scaled by up "
+             "to " +
+             rel + " relative (trial " + std::to_string(s->trial) +
+             "): a kernel that rounding of its input breaks. " + s->outcome.oracle.detail;
+  r.blame = Blame{};
+}
+
+}  // namespace
+
+bool LooksLikeSignature(const std::string& sig) {
+  return !sig.empty() && sig[0] != '.' && sig.size() <= 100 &&
+         sig.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+             std::string::npos;
+}
+
+bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r) {
+  const std::string lock = l.claims + "/" + sig;
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(lock, ErrnoText("cannot create the claim file"));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return false;
+    throw OutputError(lock, ErrnoText("cannot lock the claim file"));
+  }
+  const std::string dir = l.findings + "/" + sig;
+  struct stat st {};
+  if (::stat((dir + "/repro.json").c_str(), &st) == 0) return false;
+  std::error_code ec;
+  // A folder without repro.json was left by an older fusefuzz killed mid-write: refill it.
+  fs::remove_all(dir, ec);
+  if (ec) throw OutputError(dir, "cannot remove the incomplete folder: " + ec.message());
+  const std::string tmp = l.tmp + "/" + sig + "-" + std::to_string(::getpid());
+  fs::remove_all(tmp, ec);
+  if (::mkdir(tmp.c_str(), 0755) != 0) throw OutputError(tmp, ErrnoText("cannot create"));
+  try {
+    WriteFindingFolder(tmp, r, dir);
+    if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+      throw OutputError(dir, ErrnoText("cannot move the finished folder into place"));
+    }
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  return true;
+}
+
+Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Repro r,
+                  const std::vector<std::string>& fired_rules, uint64_t seed) {
+  Filed f;
+  f.kind = std::string(FindingKindName(r.kind));
+  f.bucket = BucketKey(r, fired_rules);
+  const int slot = ClaimSlot(l, f.bucket);
+  if (slot < 0) {
+    // The bucket's first cases are (being) minimized: this one is their duplicate.
+    f.duplicate = true;
+    if (std::optional<Filed> rec = ReadBucket(l, f.bucket)) {
+      f.kind = rec->kind;
+      f.signature = rec->signature;
+      f.known = rec->known;
+    }
+    return f;
+  }
+  if (o.sensitivity_check && r.kind == FindingKind::kFusion) {
+    ReclassifyIfKernelSensitive(target, r, seed);
+  }
+  if (o.minimize && Minimizable(r.kind)) {
+    MinimizeOptions mo;
+    mo.budget_seconds = o.minimize_budget;
+    r = Minimize(r, target, mo);
+  }
+  f.kind = std::string(FindingKindName(r.kind));
+  f.signature = Signature(r);
+  if (o.known.count(f.signature)) {
+    f.known = true;
+  } else {
+    f.duplicate = !PublishFinding(l, f.signature, r);
+  }
+  RecordSlot(l, f.bucket, slot, f);
+  return f;
+}
+
+std::set<std::string> ReadKnownSignatures(const std::string& path) {
+  std::string file = path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) file = path + "/summary.json";
+  std::set<std::string> known;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("--known", "cannot read '" + file + "': " + std::strerror(errno));
+  const int first = in.peek();
+  in.close();
+  if (first == '{') {
+    json j = ReadJsonFile(file);
+    if (!j.is_object() || j.value("format", "") != "fusefuzz-summary" ||
+        !j.contains("unique_findings") || !j["unique_findings"].is_array()) {
+      throw InputError(file, "--known: not a fusefuzz-summary file with unique_findings");
+    }
+    for (size_t i = 0; i < j["unique_findings"].size(); ++i) {
+      const json& u = j["unique_findings"][i];
+      const std::string where = "/unique_findings/" + std::to_string(i) + "/signature";
+      if (!u.is_object() || !u.contains("signature") || !u["signature"].is_string() ||
+          !LooksLikeSignature(u["signature"].get<std::string>())) {
+        throw InputError(file, where + ": not a signature");
+      }
+      known.insert(u["signature"].get<std::string>());
+    }
+    return known;
+  }
+  std::ifstream text(file, std::ios::binary);
+  std::string line;
+  int number = 0;
+  while (std::getline(text, line)) {
+    ++number;
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.pop_back();
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) continue;
+    line = line.substr(start);
+    if (!LooksLikeSignature(line)) {
+      throw InputError(file + ":" + std::to_string(number),
+                       "--known: not a signature (letters, digits, '.', '_', '-'; no leading "
+                       "dot; at most 100 characters)");
+    }
+    known.insert(line);
+  }
+  return known;
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,66 @@
+// Filing a campaign's findings in OUT: buckets, minimization, signatures, folders.
+//
+// A finding is first keyed by its cheap BucketKey. The first kMinimizedPerBucket cases of a
+// bucket (claimed with O_EXCL files in OUT/.buckets/) are checked for kernel sensitivity,
+// minimized and signed from the MINIMIZED case (harness/repro.h Signature); the others are
+// duplicates of what those slot holders recorded (OUT/.buckets/<bucket>.<k>.json). Buckets whose
+// minimized cases sign alike merge into one folder findings/<signature>, written under a
+// per-signature lock (OUT/.claims/) into OUT/.tmp/ and renamed into place when complete.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/repro.h"
+#include "targets/target.h"
+
+namespace fusefuzz {
+
+inline constexpr int kMinimizedPerBucket = 3;
+
+// The folders of an output folder.
+struct OutLayout {
+  std::string out, findings, claims, buckets, tmp;
+  explicit OutLayout(const std::string& dir)
+      : out(dir),
+        findings(dir + "/findings"),
+        claims(dir + "/.claims"),
+        buckets(dir + "/.buckets"),
+        tmp(dir + "/.tmp") {}
+};
+
+struct FilingOptions {
+  bool minimize = true;
+  double minimize_budget = 10;  // seconds per minimized case
+  bool sensitivity_check = true;
+  std::set<std::string> known;  // signatures counted as known (--known), never written
+};
+
+struct Filed {
+  std::string kind;       // may differ from the case's: a sensitive kernel turns fusion to kernel
+  std::string signature;  // "" for a duplicate whose bucket is not resolved yet
+  std::string bucket;
+  bool duplicate = false;
+  bool known = false;
+};
+
+// Files the finding `r` (blamed, not minimized) of case seed `seed`; `fired_rules` are the
+// optimized run's rewrites. Throws OutputError when OUT cannot be written.
+Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Repro r,
+                  const std::vector<std::string>& fired_rules, uint64_t seed);
+
+// Writes the finding folder of `sig` unless it exists. Returns false for a duplicate: the folder
+// is complete (has repro.json), or another worker holds the signature's lock right now. The lock
+// (flock on .claims/<sig>) is released by the kernel when its holder dies. Throws OutputError.
+bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r);
+
+// What Signature() produces: [A-Za-z0-9._-], no leading dot, at most 100 characters (a folder
+// name). Signatures read from files (summaries, --known) are checked with this.
+bool LooksLikeSignature(const std::string& sig);
+
+// --known: a campaign's summary.json (its unique_findings), a campaign folder holding one, or a
+// text file with one signature per line ('#' starts a comment). Throws InputError.
+std::set<std::string> ReadKnownSignatures(const std::string& path);
+
+}  // namespace fusefuzz
