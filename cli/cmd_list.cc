@@ -1,21 +1,62 @@
-// `fusefuzz list ops|rules|faults`
+// `fusefuzz list ops|rules|faults|targets`
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "ir/ops.h"
+#include "targets/builtin_targets.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
+namespace {
+
+// Each target by the name --target takes, whether it starts here (its adapter says hello) and
+// what it says it is: name, engine version, ops, capabilities.
+void ListTargets() {
+  std::vector<std::string> specs = {"embedded"};
+  for (const BuiltinTarget& t : BuiltinTargets()) {
+    for (const std::string& mode : t.modes) specs.push_back(t.engine + ":" + mode);
+  }
+  TargetSettings settings;
+  settings.timeout_seconds = 30;
+  for (const std::string& spec : specs) {
+    std::cout << std::left << std::setw(26) << spec;
+    try {
+      std::unique_ptr<Target> t = MakeTarget(spec, settings);
+      const TargetCaps& c = t->caps();
+      std::string caps;
+      if (c.bisect_limit) caps += " bisect_limit";
+      if (c.disable) caps += " disable";
+      if (c.inject) caps += " inject";
+      if (c.reports_rewrites) caps += " rewrites";
+      if (c.onnx) caps += " onnx";
+      std::cout << "ok  " << (c.engine.empty() ? "fusefuzz " FUSEFUZZ_VERSION : c.engine) << ", "
+                << c.ops.size() << " ops, capabilities:" << (caps.empty() ? " none" : caps) << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "unavailable: " << e.what() << "\n";
+    }
+  }
+  std::cout << "\nexec:CMD runs any program that speaks docs/target-protocol.md; adapters in "
+            << TargetsDir() << "\n";
+}
+
+}  // namespace
 
 void RegisterList(Cli& cli) {
-  auto* cmd = cli.app.add_subcommand("list", "List the ops, optimizer rules or faults");
+  auto* cmd = cli.app.add_subcommand("list", "List the ops, optimizer rules, faults or targets");
   // Options live in a shared_ptr owned by the callback, i.e. by the app.
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "ops | rules | faults")
+  cmd->add_option("what", *what, "ops | rules | faults | targets")
       ->required()
-      ->check(CLI::IsMember({"ops", "rules", "faults"}));
+      ->check(CLI::IsMember({"ops", "rules", "faults", "targets"}));
   cmd->callback([what] {
+    if (*what == "targets") {
+      ListTargets();
+      return;
+    }
     if (*what == "ops") {
       for (Op op : AllOps()) {
         std::cout << std::left << std::setw(14) << OpName(op) << std::setw(11)

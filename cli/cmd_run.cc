@@ -1,4 +1,5 @@
-// `fusefuzz run GRAPH.json [--inputs T.json | --seed S] [--output OUT.json] [--engine E] ...`
+// `fusefuzz run GRAPH.json [--inputs T.json | --seed S] [--output OUT.json] [--engine E |
+// --target T] ...`
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -7,9 +8,11 @@
 
 #include "cli/cli.h"
 #include "generators/seeded_inputs.h"
+#include "harness/check.h"
 #include "ir/json_io.h"
 #include "kernels/fast/executor.h"
 #include "kernels/reference/reference.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 namespace {
@@ -23,6 +26,10 @@ struct RunOptions {
   int threads = 1;
   bool plain = false;
   OptimizeOptions opt;
+  std::string target;  // --target: check the graph on it (unoptimized and optimized)
+  TargetSettings settings;
+  OracleOptions oracle;
+  std::string oracle_kind;
 };
 
 // "y: [1,8,4,4] min -1.25 max 3.5 mean 0.125 nan 0 inf 0"
@@ -47,6 +54,39 @@ void PrintSummary(const std::string& name, const Tensor& t) {
               static_cast<long long>(inf));
 }
 
+void PrintOutcome(const char* run, const CaseOutcome& o) {
+  std::printf("%s run: %s", run, std::string(VerdictName(o.verdict)).c_str());
+  if (o.run.status != RunStatus::kOk) {
+    std::printf(" (%s)\n", o.run.message.c_str());
+    return;
+  }
+  const WorstElement& w = o.oracle.worst;
+  if (!w.output.empty()) {
+    std::printf(", worst element %s[%lld]: reference %.9g, target %.9g, ratio %.3g",
+                w.output.c_str(), static_cast<long long>(w.index), w.reference, w.candidate,
+                w.ratio);
+  }
+  std::printf("\n");
+}
+
+// `run --target T`: the graph on any target, judged as a campaign would judge it. Exit status 1
+// when either run is a finding.
+int RunOnTarget(const RunOptions& o, const Graph& g, const TensorMap& inputs, TensorMap* outputs) {
+  std::unique_ptr<Target> target = MakeTarget(o.target, o.settings);
+  CheckOptions check;
+  check.oracle = o.oracle;
+  check.opt = o.opt;
+  check.threads = o.threads;
+  const RefTensorMap ref = RunReference(g, inputs);
+  CaseOutcome plain = RunAndJudge(*target, g, inputs, ref, check, false, check.opt);
+  PrintOutcome("unoptimized", plain);
+  CaseOutcome fused = RunAndJudge(*target, g, inputs, ref, check, true, check.opt);
+  PrintRewrites(fused.run.rewrites);
+  PrintOutcome("optimized", fused);
+  *outputs = fused.run.outputs;
+  return plain.finding() || fused.finding() ? 1 : 0;
+}
+
 }  // namespace
 
 void RegisterRun(Cli& cli) {
@@ -64,15 +104,26 @@ void RegisterRun(Cli& cli) {
       ->check(CLI::IsMember({"reference", "fast", "optimized"}));
   cmd->add_option("--threads", o->threads, "threads of the fast kernels")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--target", o->target,
+                  "check the graph on this target (embedded, pytorch:MODE, onnxruntime:LEVEL, "
+                  "exec:CMD): unoptimized and optimized run, each judged against the reference; "
+                  "-o writes the optimized run's outputs; exit 1 on a finding");
+  cmd->add_option("--timeout", o->settings.timeout_seconds,
+                  "seconds per run for an external target")
+      ->check(CLI::PositiveNumber);
+  AddOracleOptions(*cmd, o->oracle, o->oracle_kind);
   cmd->add_flag("--plain", o->plain, "write data arrays instead of exact base64");
   AddOptimizerOptions(*cmd, o->opt);
-  cmd->callback([o] {
+  cmd->callback([o, &cli] {
+    ResolveOracleKind(o->oracle, o->oracle_kind);
     Graph g = ReadGraphFile(o->graph);
     TensorMap inputs = o->inputs.empty() ? InputsFromSeed(g, o->seed) : ReadTensorsFile(o->inputs);
     // Here, while the file's name is known: a missing, misshapen or extra tensor names it.
     if (!o->inputs.empty()) CheckTensorsForGraph(g, inputs, o->inputs);
     TensorMap outputs;
-    if (o->engine == "reference") {
+    if (!o->target.empty()) {
+      cli.exit_code = RunOnTarget(*o, g, inputs, &outputs);
+    } else if (o->engine == "reference") {
       for (auto& [name, t] : RunReference(g, inputs)) outputs[name] = ToFloatTensor(t);
     } else {
       if (o->engine == "optimized") {

@@ -156,14 +156,24 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   f.bucket = BucketKey(r, fired_rules);
   const int slot = ClaimSlot(l, f.bucket);
   if (slot < 0) {
-    // The bucket's first cases are (being) minimized: this one is their duplicate.
-    f.duplicate = true;
-    if (std::optional<Filed> rec = ReadBucket(l, f.bucket)) {
+    // The bucket's first cases are (being) minimized: this one is their duplicate...
+    std::optional<Filed> rec = ReadBucket(l, f.bucket);
+    if (!rec) {
+      f.duplicate = true;  // not filed yet: the parent resolves it
+      return f;
+    }
+    struct stat st {};
+    const bool complete =
+        ::stat((l.findings + "/" + rec->signature + "/repro.json").c_str(), &st) == 0;
+    if (rec->known || complete) {
       f.kind = rec->kind;
       f.signature = rec->signature;
       f.known = rec->known;
+      f.duplicate = true;
+      return f;
     }
-    return f;
+    // ... unless the folder it was filed under is gone or incomplete (a writer killed, a user
+    // who deleted it): this case refills it.
   }
   if (o.sensitivity_check && r.kind == FindingKind::kFusion) {
     ReclassifyIfKernelSensitive(target, r, seed);
@@ -180,7 +190,7 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   } else {
     f.duplicate = !PublishFinding(l, f.signature, r);
   }
-  RecordSlot(l, f.bucket, slot, f);
+  if (slot >= 0) RecordSlot(l, f.bucket, slot, f);
   return f;
 }
 

@@ -1,8 +1,10 @@
 // The default target: the embedded optimizer followed by the fast kernels, in process.
 #include <exception>
+#include <optional>
 
 #include "ir/error.h"
 #include "kernels/fast/executor.h"
+#include "targets/builtin_targets.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -61,11 +63,37 @@ std::string_view RunStatusName(RunStatus s) {
 
 std::unique_ptr<Target> MakeEmbeddedTarget() { return std::make_unique<EmbeddedTarget>(); }
 
+namespace {
+
+// A built-in engine's adapter under its name: spec() says "pytorch:fx", not the command.
+class NamedTarget final : public Target {
+ public:
+  NamedTarget(std::unique_ptr<Target> inner, std::string spec)
+      : inner_(std::move(inner)), spec_(std::move(spec)) {}
+  const TargetCaps& caps() const override { return inner_->caps(); }
+  std::string spec() const override { return spec_; }
+  TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
+    return inner_->Run(g, inputs, req);
+  }
+
+ private:
+  std::unique_ptr<Target> inner_;
+  std::string spec_;
+};
+
+}  // namespace
+
 std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings) {
   if (spec == "embedded") return MakeEmbeddedTarget();
   if (spec.rfind("exec:", 0) == 0 && spec.size() > 5)
     return MakeExecTarget(spec.substr(5), settings);
-  throw InputError("--target", "unknown target '" + spec + "' (expected embedded or exec:CMD)");
+  if (std::optional<std::string> command = BuiltinTargetCommand(spec)) {
+    return std::make_unique<NamedTarget>(MakeExecTarget(*command, settings), spec);
+  }
+  std::string engines;
+  for (const BuiltinTarget& t : BuiltinTargets()) engines += ", " + t.engine + "[:MODE]";
+  throw InputError("--target", "unknown target '" + spec + "' (expected embedded" + engines +
+                                   " or exec:CMD; fusefuzz list targets)");
 }
 
 }  // namespace fusefuzz

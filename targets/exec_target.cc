@@ -73,6 +73,13 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     return "hello: \"name\" must be a non-empty string";
   }
   caps->name = name->get<std::string>();
+  caps->engine.clear();
+  if (const json* engine = str("engine")) {
+    // Shown by `fusefuzz list targets` and in reports: printable ASCII, bounded.
+    for (char c : engine->get<std::string>()) {
+      if (caps->engine.size() < 100) caps->engine += (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
+  }
   auto ops = j.find("ops");
   if (ops == j.end() || !ops->is_array()) return "hello: \"ops\" must be an array of op names";
   caps->ops.clear();

@@ -24,7 +24,8 @@ struct TargetCaps {
   bool disable = false;       // honours OptimizeOptions::disable
   bool inject = false;        // knows fusefuzz's fault names
   bool reports_rewrites = false;
-  bool onnx = false;  // wants each graph also as an ONNX model (onnx/export.h) in the request
+  bool onnx = false;   // wants each graph also as an ONNX model (onnx/export.h) in the request
+  std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
 };
 
 struct RunRequest {

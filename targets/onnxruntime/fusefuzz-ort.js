@@ -126,6 +126,7 @@ function handle(req) {
 
 write({
   protocol: 'fusefuzz-target', version: 1, name: opts.name,
+  engine: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version,
   ops: OPS.filter((op) => !opts.skip.includes(op)),
   capabilities: ['onnx', 'rewrites', 'disable'],
 });

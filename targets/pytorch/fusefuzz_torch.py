@@ -9,6 +9,7 @@ chosen mode and run on one thread. A request with optimize=false runs the module
 """
 
 import argparse
+import importlib.metadata
 import json
 import os
 import sys
@@ -20,6 +21,14 @@ OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm
        "HardSwish", "Gelu", "Add", "Sub", "Mul", "Div", "Pad", "MaxPool", "AvgPool",
        "GlobalAvgPool", "Concat", "Identity"]
 MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
+
+
+def engine_version():
+    # From the package metadata: cheap, the hello goes out before torch is imported.
+    try:
+        return "torch " + importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "torch (version unknown)"
 
 
 def capabilities(mode):
@@ -150,7 +159,8 @@ def main():
         out.flush()
 
     send({"protocol": "fusefuzz-target", "version": 1,
-          "name": args.name or "pytorch-" + args.mode, "ops": OPS,
+          "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
+          "ops": OPS,
           "capabilities": capabilities(args.mode)})
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch

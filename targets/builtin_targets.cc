@@ -1,0 +1,65 @@
+#include "targets/builtin_targets.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "ir/error.h"
+
+#ifndef FUSEFUZZ_TARGETS_DIR
+#define FUSEFUZZ_TARGETS_DIR "targets"
+#endif
+
+namespace fusefuzz {
+namespace {
+
+// One shell word: the path is ours or the user's environment, never a file's, but may hold
+// spaces or quotes.
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+const std::vector<BuiltinTarget>& BuiltinTargets() {
+  static const std::vector<BuiltinTarget> kTargets = {
+      {"pytorch",
+       {"eager", "fx", "fuse_fx", "fuse_modules", "torchscript"},
+       "PyTorch (Debian python3-torch, /usr/bin/python3): the graph as a torch.fx GraphModule; "
+       "modes per targets/pytorch/README.md"},
+      {"onnxruntime",
+       {"all", "extended", "basic", "disabled"},
+       "ONNX Runtime (npm onnxruntime-node, installed by ci/setup): graphOptimizationLevel"},
+  };
+  return kTargets;
+}
+
+std::string TargetsDir() {
+  const char* env = std::getenv("FUSEFUZZ_TARGETS_DIR");
+  return env && *env ? env : FUSEFUZZ_TARGETS_DIR;
+}
+
+std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::string engine = spec.substr(0, colon);
+  for (const BuiltinTarget& t : BuiltinTargets()) {
+    if (t.engine != engine) continue;
+    std::string mode = colon == std::string::npos ? t.modes.front() : spec.substr(colon + 1);
+    if (std::find(t.modes.begin(), t.modes.end(), mode) == t.modes.end()) {
+      std::string all;
+      for (const auto& m : t.modes) all += (all.empty() ? "" : ", ") + m;
+      throw InputError("--target",
+                       "unknown " + engine + " mode '" + mode + "' (one of: " + all + ")");
+    }
+    const std::string dir = TargetsDir();
+    if (engine == "pytorch") {
+      return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " +
+             mode;
+    }
+    return "node " + ShellQuote(dir + "/onnxruntime/fusefuzz-ort.js") + " --level " + mode;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fusefuzz
