@@ -30,6 +30,7 @@ void RegisterBench(Cli& cli);
 void RegisterExport(Cli& cli);
 void RegisterCompare(Cli& cli);
 void RegisterImport(Cli& cli);
+void RegisterCheck(Cli& cli);
 
 // Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
 // --bisect-limit. Values are stored in `opts`, which must outlive the app.

@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterExport(cli);
   fusefuzz::RegisterCompare(cli);
   fusefuzz::RegisterImport(cli);
+  fusefuzz::RegisterCheck(cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,80 @@
+// `fusefuzz check MODEL.onnx|GRAPH.json [--target T] [--inputs F | --seed S --samples N]
+// [--out DIR]`: a whole model on a target against the reference (harness/model_check.h).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/cli.h"
+#include "harness/model_check.h"
+#include "ir/json_io.h"
+#include "onnx/import.h"
+
+namespace fusefuzz {
+namespace {
+
+struct CheckCliOptions {
+  std::string model;
+  std::string inputs;
+  std::string target = "embedded";
+  TargetSettings settings;
+  std::string oracle;
+  bool no_minimize = false;
+  ModelCheckOptions m;
+};
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+void RegisterCheck(Cli& cli) {
+  auto o = std::make_shared<CheckCliOptions>();
+  o->m.out_dir = "out/check";
+  auto* cmd = cli.app.add_subcommand(
+      "check",
+      "Check a whole model (ONNX or graph JSON) on a target; shrink a failure to its culprit");
+  cmd->add_option("model", o->model, "the model: MODEL.onnx (imported) or GRAPH.json")->required();
+  cmd->add_option("--target", o->target, "embedded | pytorch:MODE | onnxruntime:LEVEL | exec:CMD")
+      ->capture_default_str();
+  cmd->add_option("--timeout", o->settings.timeout_seconds,
+                  "seconds per run for an external target")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every model input");
+  cmd->add_option("--seed", o->m.seed, "seed of the first input sample (sample i: seed + i)")
+      ->capture_default_str()
+      ->excludes(in);
+  cmd->add_option("--samples", o->m.samples, "input samples (top-1/top-5 agreement over them)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str()
+      ->excludes(in);
+  cmd->add_option("-o,--out", o->m.out_dir, "finding folders go to OUT/findings/")
+      ->capture_default_str();
+  cmd->add_flag("--no-minimize", o->no_minimize, "write the whole model as the finding");
+  cmd->add_option("--minimize-budget", o->m.minimize_budget, "seconds to shrink a finding")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  AddOptimizerOptions(*cmd, o->m.check.opt);
+  AddOracleOptions(*cmd, o->m.check.oracle, o->oracle);
+  cmd->callback([o, &cli] {
+    ModelCheckOptions m = o->m;
+    ResolveOracleKind(m.check.oracle, o->oracle);
+    m.minimize = !o->no_minimize;
+    Graph g = EndsWith(o->model, ".json") ? ReadGraphFile(o->model) : ImportOnnxFile(o->model);
+    TensorMap inputs;
+    if (!o->inputs.empty()) {
+      inputs = ReadTensorsFile(o->inputs);
+      CheckTensorsForGraph(g, inputs, o->inputs);
+    }
+    std::unique_ptr<Target> target = MakeTarget(o->target, o->settings);
+    std::printf("%s: %zu nodes, target %s\n", o->model.c_str(), g.nodes.size(),
+                target->spec().c_str());
+    ModelCheckResult r = CheckModel(*target, g, inputs, m);
+    std::printf("%s", ModelCheckText(r, m.out_dir).c_str());
+    cli.exit_code = r.finding ? 1 : 0;
+  });
+}
+
+}  // namespace fusefuzz

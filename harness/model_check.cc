@@ -1,0 +1,191 @@
+#include "harness/model_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "generators/seeded_inputs.h"
+#include "harness/finding_filing.h"
+#include "harness/minimize.h"
+#include "harness/repro.h"
+#include "ir/error.h"
+
+namespace fusefuzz {
+namespace {
+
+// Classifier outputs: [N, K] or [N, K, 1, 1] with K >= 2.
+bool IsClassifier(const Tensor& t) {
+  const Shape& s = t.shape;
+  if (s.size() == 2) return s[1] >= 2;
+  return s.size() == 4 && s[1] >= 2 && s[2] == 1 && s[3] == 1;
+}
+
+// Indices of row `row`'s k largest entries (ties: the lower index first).
+template <typename Get>
+std::vector<int64_t> TopK(int64_t classes, int64_t k, Get get) {
+  std::vector<int64_t> idx(static_cast<size_t>(classes));
+  for (int64_t i = 0; i < classes; ++i) idx[static_cast<size_t>(i)] = i;
+  k = std::min(k, classes);
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int64_t a, int64_t b) {
+    return get(a) > get(b) || (get(a) == get(b) && a < b);
+  });
+  idx.resize(static_cast<size_t>(k));
+  return idx;
+}
+
+OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorMap& ref,
+                        const TensorMap& got, const OracleOptions& oracle) {
+  OutputCheck c;
+  c.output = out;
+  Graph one = g;
+  one.outputs = {out};
+  OracleResult r = Compare(one, ref, got, oracle);
+  c.verdict = r.verdict;
+  c.worst = r.worst;
+  auto cand = got.find(out);
+  auto rt = ref.find(out);
+  if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
+      cand->second.shape != rt->second.shape) {
+    return c;
+  }
+  const int64_t n = cand->second.shape[0], k = cand->second.shape[1];
+  for (int64_t row = 0; row < n; ++row) {
+    const size_t base = static_cast<size_t>(row * k);
+    auto ref_top = TopK(k, 1, [&](int64_t i) { return rt->second.value[base + static_cast<size_t>(i)]; });
+    auto got_top = TopK(k, 5, [&](int64_t i) {
+      return static_cast<double>(cand->second.data[base + static_cast<size_t>(i)]);
+    });
+    ++c.rows;
+    c.top1_agree += got_top[0] == ref_top[0] ? 1 : 0;
+    c.top5_agree += std::find(got_top.begin(), got_top.end(), ref_top[0]) != got_top.end();
+  }
+  return c;
+}
+
+}  // namespace
+
+ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inputs,
+                            const ModelCheckOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  ModelCheckResult result;
+  const int samples = inputs.empty() ? std::max(1, o.samples) : 1;
+  Repro first;  // the first finding
+  for (int i = 0; i < samples; ++i) {
+    SampleCheck s;
+    s.seed = o.seed + static_cast<uint64_t>(i);
+    const TensorMap in = inputs.empty() ? InputsFromSeed(g, s.seed) : inputs;
+    const RefTensorMap ref = RunReference(g, in);
+    s.plain = RunAndJudge(target, g, in, ref, o.check, false, o.check.opt);
+    s.optimized = RunAndJudge(target, g, in, ref, o.check, true, o.check.opt);
+    if (s.optimized.run.status == RunStatus::kOk) {
+      for (const std::string& out : g.outputs) {
+        s.outputs.push_back(CheckOutput(g, out, ref, s.optimized.run.outputs, o.check.oracle));
+      }
+    }
+    // As a campaign judges it: a failing unoptimized run is a kernel (or error) finding, else
+    // the optimized run decides.
+    const CaseOutcome& decisive = s.plain.finding() ? s.plain : s.optimized;
+    if (!result.finding && decisive.finding()) {
+      result.finding = true;
+      first.graph = g;
+      first.inputs = in;
+      first.target = target.spec();
+      first.opt = o.check.opt;
+      first.opt.on_rewrite = nullptr;
+      first.oracle = o.check.oracle;
+      first.kernel_check = true;
+      first.kind = decisive.kind;
+      first.verdict = std::string(VerdictName(decisive.verdict));
+      first.worst = decisive.oracle.worst;
+      first.detail =
+          decisive.run.status == RunStatus::kOk ? decisive.oracle.detail : decisive.run.message;
+      first.target_log = decisive.run.log;
+      first.has_seed = inputs.empty();
+      first.seed = s.seed;
+      if (decisive.kind == FindingKind::kFusion || IsOptimizedRunFailure(decisive, o.check)) {
+        if (decisive.kind != FindingKind::kFusion) first.failing_run = "optimized";
+        first.blame = BlameFusion(target, g, in, ref, o.check, decisive);
+      }
+    }
+    result.samples.push_back(std::move(s));
+  }
+  if (result.finding) {
+    result.kind = std::string(FindingKindName(first.kind));
+    result.blamed_rule = first.blame.rule;
+    result.nodes_before = result.nodes_after = static_cast<int64_t>(g.nodes.size());
+    Repro filed = first;
+    if (o.minimize && first.kind != FindingKind::kTimeout) {
+      MinimizeOptions mo;
+      mo.budget_seconds = o.minimize_budget;
+      filed = Minimize(first, target, mo);
+      result.nodes_after = static_cast<int64_t>(filed.graph.nodes.size());
+    }
+    if (!o.out_dir.empty()) {
+      const OutLayout layout(o.out_dir);
+      for (const std::string& d : {layout.findings, layout.claims, layout.tmp}) {
+        std::error_code ec;
+        std::filesystem::create_directories(d, ec);
+        if (ec) throw OutputError(d, "cannot create folder: " + ec.message());
+      }
+      result.signature = Signature(filed);
+      PublishFinding(layout, result.signature, filed);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir) {
+  std::ostringstream s;
+  char buf[512];
+  for (const SampleCheck& sc : r.samples) {
+    s << "sample seed " << sc.seed << ": unoptimized " << VerdictName(sc.plain.verdict)
+      << ", optimized " << VerdictName(sc.optimized.verdict);
+    if (sc.optimized.run.status != RunStatus::kOk) s << " (" << sc.optimized.run.message << ")";
+    s << ", " << sc.optimized.run.rewrites.size() << " rewrites\n";
+    for (const OutputCheck& c : sc.outputs) {
+      std::snprintf(buf, sizeof buf,
+                    "  %s: %s, worst element [%lld] reference %.9g target %.9g "
+                    "ratio %.3g",
+                    c.output.c_str(), std::string(VerdictName(c.verdict)).c_str(),
+                    static_cast<long long>(c.worst.index), c.worst.reference, c.worst.candidate,
+                    c.worst.ratio);
+      s << buf;
+      if (c.rows > 0) {
+        s << ", top-1 " << c.top1_agree << "/" << c.rows << ", top-5 " << c.top5_agree << "/"
+          << c.rows;
+      }
+      s << "\n";
+    }
+  }
+  int64_t rows = 0, top1 = 0, top5 = 0;
+  for (const SampleCheck& sc : r.samples) {
+    for (const OutputCheck& c : sc.outputs) {
+      rows += c.rows;
+      top1 += c.top1_agree;
+      top5 += c.top5_agree;
+    }
+  }
+  if (rows > 0) {
+    s << "classifier agreement over " << r.samples.size() << " samples: top-1 " << top1 << "/"
+      << rows << ", top-5 " << top5 << "/" << rows << "\n";
+  }
+  if (!r.finding) {
+    std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);
+    s << buf;
+    return s.str();
+  }
+  s << "check: " << r.kind << " finding";
+  if (!r.blamed_rule.empty()) s << ", blamed on '" << r.blamed_rule << "'";
+  s << "; culprit " << r.nodes_after << " of " << r.nodes_before << " nodes";
+  std::snprintf(buf, sizeof buf, " (%.1f s)\n", r.seconds);
+  s << buf;
+  if (!r.signature.empty()) {
+    s << "finding: " << out_dir << "/findings/" << r.signature << "/\n";
+  }
+  return s.str();
+}
+
+}  // namespace fusefuzz
