@@ -51,6 +51,11 @@ if(_dispatch)
       COMMAND_EXPAND_LISTS
       COMMENT "Isolating the ${isa} copy of the fast kernels")
     target_sources(fusefuzz_fast PRIVATE ${obj})
+    if(FUSEFUZZ_TESTS AND CMAKE_NM)
+      # The isolation holds: the copy defines exactly one global symbol, its entry point.
+      add_test(NAME fast_isa_isolated_${isa}
+               COMMAND sh -c "${CMAKE_NM} -g --defined-only ${obj} | awk '$3 == \"fusefuzz_fast_kernels_${isa}\" {n++; next} {bad = 1; print \"leaked: \" $3} END {exit bad || n != 1}'")
+    endif()
   endforeach()
   target_compile_definitions(fusefuzz_fast PRIVATE FUSEFUZZ_ISA_DISPATCH=1)
   message(STATUS "fast kernels: runtime ISA dispatch (sse2, avx2, avx512)")
