@@ -1,4 +1,4 @@
-// `fusefuzz list ops|rules|faults|targets`
+// `fusefuzz list ops|rules|faults|targets|isa`
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "ir/ops.h"
+#include "kernels/fast/executor.h"
 #include "targets/builtin_targets.h"
 #include "targets/target.h"
 
@@ -46,12 +47,13 @@ void ListTargets() {
 }  // namespace
 
 void RegisterList(Cli& cli) {
-  auto* cmd = cli.app.add_subcommand("list", "List the ops, optimizer rules, faults or targets");
+  auto* cmd = cli.app.add_subcommand(
+      "list", "List the ops, optimizer rules, faults, targets or the fast kernels' ISA levels");
   // Options live in a shared_ptr owned by the callback, i.e. by the app.
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "ops | rules | faults | targets")
+  cmd->add_option("what", *what, "ops | rules | faults | targets | isa")
       ->required()
-      ->check(CLI::IsMember({"ops", "rules", "faults", "targets"}));
+      ->check(CLI::IsMember({"ops", "rules", "faults", "targets", "isa"}));
   cmd->callback([what] {
     if (*what == "targets") {
       ListTargets();
@@ -61,6 +63,15 @@ void RegisterList(Cli& cli) {
       for (Op op : AllOps()) {
         std::cout << std::left << std::setw(14) << OpName(op) << std::setw(11)
                   << FamilyName(FamilyOf(op)) << SchemaOf(op).doc << "\n";
+      }
+      return;
+    }
+    if (*what == "isa") {  // one level a line, `*` marks the active one (FUSEFUZZ_ISA to force)
+      const FastIsa active = DefaultFastIsa();
+      for (FastIsa isa : {FastIsa::kSse2, FastIsa::kAvx2, FastIsa::kAvx512}) {
+        std::cout << (isa == active ? "* " : "  ") << std::left << std::setw(8) << FastIsaName(isa)
+                  << (FastIsaAvailable(isa) ? "available" : "not available on this CPU/build")
+                  << "\n";
       }
       return;
     }

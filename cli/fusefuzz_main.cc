@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "ir/error.h"
+#include "kernels/fast/executor.h"
 
 namespace {
 
@@ -122,7 +123,9 @@ int main(int argc, char** argv) {
     cli.command_line += (i ? " " : "") + (plain ? a : q + "'");
   }
   CLI::App& app = cli.app;
-  app.set_version_flag("--version", std::string("fusefuzz ") + FUSEFUZZ_VERSION);
+  // The fast kernels' ISA level is a property of this process (CPU, FUSEFUZZ_ISA): say which.
+  app.set_version_flag(
+      "--version", std::string("fusefuzz ") + FUSEFUZZ_VERSION + "\n" + fusefuzz::FastIsaSummary());
   app.require_subcommand(1);
   fusefuzz::RegisterRun(cli);
   fusefuzz::RegisterShow(cli);
@@ -138,6 +141,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterImport(cli);
   fusefuzz::RegisterCheck(cli);
   try {
+    fusefuzz::DefaultFastIsa();  // a bad FUSEFUZZ_ISA is an input error before anything runs
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

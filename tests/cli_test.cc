@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -67,6 +68,26 @@ TEST(Cli, ListCounts) {
   ASSERT_EQ(faults.status, 0);
   EXPECT_GE(std::count(faults.out.begin(), faults.out.end(), '\n'), 10) << faults.out;
   EXPECT_NE(faults.out.find("through-activation"), std::string::npos);
+}
+
+// `list isa` and `--version` name the active ISA level of the fast kernels; FUSEFUZZ_ISA forces
+// one, and an unknown or unsupported level is an input error (exit 2) naming the variable.
+TEST(Cli, IsaLevel) {
+  CmdResult list = Fusefuzz("list isa");
+  ASSERT_EQ(list.status, 0) << list.out;
+  EXPECT_NE(list.out.find("  sse2"), std::string::npos) << list.out;  // listed, maybe active
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '*'), 1) << list.out;
+  setenv("FUSEFUZZ_ISA", "sse2", 1);
+  CmdResult v = Fusefuzz("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_NE(v.out.find("kernels sse2"), std::string::npos) << v.out;
+  EXPECT_NE(Fusefuzz("list isa").out.find("* sse2"), std::string::npos);
+  setenv("FUSEFUZZ_ISA", "avx3", 1);
+  CmdResult bad = Fusefuzz("list ops");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("FUSEFUZZ_ISA"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("avx3"), std::string::npos) << bad.out;
+  unsetenv("FUSEFUZZ_ISA");
 }
 
 TEST(Cli, RunAndShowEverySeed) {

@@ -2,12 +2,13 @@
 // loop) so the cheap ones vectorize. Comparisons are written so that NaN propagates, as ONNX
 // runtimes do, and the formulas avoid cancellation where a naive form would lose digits
 // (expm1 for Elu, erfc for Gelu, a sigmoid form for 1 + tanh).
+#include <algorithm>
 #include <cmath>
 
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 template <typename F>
@@ -115,9 +116,9 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
   }
 }
 
-Tensor ActivationOp(const Node& n, const Tensor& x, int threads) {
+void ActivationOp(const Node& n, const Tensor& x, int threads, Tensor& y) {
   Activation a = MakeActivation(n.op, n.attrs, n.params, "node '" + n.name + "'");
-  Tensor y = x;
+  std::copy(x.data.begin(), x.data.end(), y.data.begin());
   // Planes of one channel (PRelu needs the channel); rank 1 is one plane.
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t channels = rank >= 2 ? x.shape[1] : 1;
@@ -128,7 +129,6 @@ Tensor ActivationOp(const Node& n, const Tensor& x, int threads) {
   ParallelFor(threads, planes, [&](int64_t p) {
     ApplyActivation(a, y.data.data() + p * inner, inner, p % channels);
   });
-  return y;
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

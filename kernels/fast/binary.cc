@@ -4,7 +4,7 @@
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 struct Operand {
@@ -60,8 +60,8 @@ void Broadcast(const Operand& a, const Operand& b, const int64_t out[4], float* 
 
 }  // namespace
 
-Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape,
-                int threads) {
+void BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y) {
+  const Shape& out_shape = y.shape;
   const std::string where = "node '" + n.name + "'";
   if (out_shape.size() > 4) throw InputError(where, "rank > 4");
   const BinaryOperands ops = GetBinaryOperands(n);
@@ -77,7 +77,6 @@ Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const S
   for (size_t d = 0; d < out_shape.size(); ++d) out[lead + d] = out_shape[d];
   const Operand a = MakeOperand(pick(ops.const_a, ops.input_a), out, where);
   const Operand b = MakeOperand(pick(ops.const_b, ops.input_b), out, where);
-  Tensor y(out_shape);
   float* py = y.data.data();
   switch (n.op) {
     case Op::Add:
@@ -95,7 +94,6 @@ Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const S
     default:
       throw InputError(where, "not a binary op");
   }
-  return y;
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -13,7 +13,7 @@
 #include "kernels/fast/conv_geometry.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -129,14 +129,13 @@ struct GemmConv {
 
 }  // namespace
 
-Tensor Conv(const Node& node, const Tensor& x, const Shape& out_shape, const Epilogue& epilogue,
-            int threads) {
-  Tensor out(out_shape);
+void Conv(const Node& node, const Tensor& x, const Epilogue& epilogue, int threads, Tensor& out) {
+  const Shape& out_shape = out.shape;
   const Tensor& wt = node.params.at("W");
   const ConvGeometry g = MakeConvGeometry(node, x.shape, wt.shape, out_shape);
   if (g.a.group == g.c && g.c > 1) {
     ConvDepthwise(node, x, out_shape, epilogue, threads, out.data.data());
-    return out;
+    return;
   }
   const auto it = node.params.find("B");
   const GemmConv conv{g,
@@ -162,7 +161,6 @@ Tensor Conv(const Node& node, const Tensor& x, const Shape& out_shape, const Epi
       conv.Run(c / (g.a.group * pbs), c / pbs % g.a.group, c % pbs, mb, mb + 1);
     });
   }
-  return out;
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

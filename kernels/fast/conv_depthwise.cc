@@ -16,7 +16,7 @@
 #include "kernels/fast/conv_geometry.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 struct PaddedPlane {
@@ -140,4 +140,4 @@ void ConvDepthwise(const Node& node, const Tensor& x, const Shape& out_shape,
   });
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -4,7 +4,7 @@
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 const float* ParamData(const EpilogueStep& s, const char* name, int64_t want,
@@ -101,4 +101,4 @@ void Epilogue::Apply(int64_t n, int64_t m, int64_t p0, int64_t p1, float* y) con
   }
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -2,6 +2,8 @@
 // threads and matches the reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernels/fast/fast_test_util.h"
 
 namespace fusefuzz {
@@ -68,13 +70,55 @@ Graph EveryFamily() {
 TEST(FastExecutor, EveryFamilyBitIdenticalAcrossThreadCounts) {
   const Graph g = EveryFamily();
   const TensorMap in = {{"x", Random({2, 3, 9, 11}, 11)}};
-  const TensorMap one = CheckAgainstReference(g, in, "every family");
-  for (int threads : {2, 3}) {
-    const TensorMap many = RunFast(g, in, FastOptions{threads});
-    for (const auto& [name, t] : one) {
-      EXPECT_TRUE(t.BitwiseEquals(many.at(name))) << name << " threads " << threads;
+  CheckAgainstReference(g, in, "every family");
+  for (FastIsa isa : AvailableFastIsas()) {
+    const TensorMap one = RunFast(g, in, FastOptions{1, isa});
+    for (int threads : {2, 3}) {
+      const TensorMap many = RunFast(g, in, FastOptions{threads, isa});
+      for (const auto& [name, t] : one) {
+        EXPECT_TRUE(t.BitwiseEquals(many.at(name)))
+            << name << " threads " << threads << " isa " << FastIsaName(isa);
+      }
     }
   }
+}
+
+// The tensor pool hands out dirty buffers: outputs must not depend on what ran before. Runs the
+// graph cold, then after other graphs left buffers of every size behind (filled with NaN by a
+// graph whose every value is NaN), and twice in a row.
+TEST(FastExecutor, PooledBuffersDoNotLeakBetweenNodesOrRuns) {
+  const Graph g = EveryFamily();
+  const TensorMap in = {{"x", Random({2, 3, 9, 11}, 11)}};
+  const TensorMap cold = RunFast(g, in);
+  TensorMap nan_in = in;
+  for (float& v : nan_in["x"].data) v = std::nanf("");
+  const TensorMap dirty = RunFast(g, nan_in);  // leaves NaN-filled buffers in the pool
+  for (const auto& [name, t] : dirty) {
+    for (float v : t.data) ASSERT_TRUE(std::isnan(v)) << name;
+  }
+  for (int run = 0; run < 2; ++run) {
+    const TensorMap warm = RunFast(g, in);
+    for (const auto& [name, t] : cold) {
+      EXPECT_TRUE(t.BitwiseEquals(warm.at(name))) << name << " run " << run;
+    }
+  }
+}
+
+TEST(FastExecutor, IsaLevels) {
+  const std::vector<FastIsa> levels = AvailableFastIsas();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), FastIsa::kSse2);
+  EXPECT_TRUE(FastIsaAvailable(DefaultFastIsa()));
+  for (FastIsa isa : levels) EXPECT_EQ(ParseFastIsa(FastIsaName(isa), "test"), isa);
+  EXPECT_THROW(ParseFastIsa("avx3", "test"), InputError);
+  // A level the build or CPU lacks is refused with an error, never run.
+  for (FastIsa isa : {FastIsa::kAvx2, FastIsa::kAvx512}) {
+    if (FastIsaAvailable(isa)) continue;
+    const Graph g = EveryFamily();
+    const TensorMap in = {{"x", Random({2, 3, 9, 11}, 11)}};
+    EXPECT_THROW(RunFast(g, in, FastOptions{1, isa}), InputError) << FastIsaName(isa);
+  }
+  EXPECT_NE(FastIsaSummary().find(FastIsaName(DefaultFastIsa())), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 // Internal interface of the fast kernels: one function per op family, shared only inside
-// kernels/fast (and by the kernel benchmark). No Eigen here: Eigen stays inside the .cc files
-// that need it, so including this header is cheap.
+// kernels/fast. No Eigen here: Eigen stays inside the .cc files that need it, so including this
+// header is cheap.
+//
+// The compute kernels are compiled once per ISA level (docs/kernels.md, "ISA dispatch"): their
+// declarations live in namespace fusefuzz::fast::FUSEFUZZ_ISA (sse2, avx2 or avx512, set by the
+// build per copy), so no two copies ever define the same C++ name. ParallelFor, Pad and Concat
+// are ISA-independent and compiled once.
 #pragma once
 
 #include <cstdint>
@@ -11,12 +16,51 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 
+#ifndef FUSEFUZZ_ISA
+#define FUSEFUZZ_ISA sse2  // the baseline copy (the plain library build)
+#endif
+
+namespace fusefuzz {
+enum class FastIsa;  // executor.h
+}  // namespace fusefuzz
+
 namespace fusefuzz::fast {
 
 // Runs fn(i) for i in [0, count) on up to `threads` threads (the caller's thread included).
 // Tasks must write disjoint outputs; each task's result must not depend on which thread runs
 // it, which is what keeps results bit-identical for any thread count.
 void ParallelFor(int threads, int64_t count, const std::function<void(int64_t)>& fn);
+
+// Every op writes its result into `y`, which the caller has shaped and sized (y.shape is the
+// node's output shape, y.data has its element count) but whose values are unspecified (a reused
+// buffer, docs/kernels.md "Tensor pool"): each op writes every output element.
+void PadOp(const Node& n, const Tensor& x, Tensor& y);
+void ConcatOp(const std::vector<const Tensor*>& inputs, Tensor& y);
+
+// The table of one ISA copy's entry points: what the executor dispatches through.
+struct KernelTable {
+  const char* isa;
+  // Conv and FusedConv, epilogue included.
+  void (*conv)(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y);
+  void (*norm)(const Node& n, const Tensor& x, int threads, Tensor& y);
+  void (*activation)(const Node& n, const Tensor& x, int threads, Tensor& y);
+  void (*binary)(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y);
+  void (*pool)(const Node& n, const Tensor& x, int threads, Tensor& y);
+};
+
+// The table of the copy `isa` runs (isa.cc); kAuto: DefaultFastIsa(). InputError when the copy
+// is not compiled in or this CPU cannot run it.
+const KernelTable& KernelsFor(FastIsa isa);
+
+}  // namespace fusefuzz::fast
+
+// Each copy's only external symbol (kernel_table.cc); the avx2/avx512 ones exist only in builds
+// with ISA dispatch (FUSEFUZZ_ISA_DISPATCH).
+extern "C" const fusefuzz::fast::KernelTable* fusefuzz_fast_kernels_sse2();
+extern "C" const fusefuzz::fast::KernelTable* fusefuzz_fast_kernels_avx2();
+extern "C" const fusefuzz::fast::KernelTable* fusefuzz_fast_kernels_avx512();
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 
 // An activation with its parameters decoded to float once (shared by activation nodes and
 // FusedConv epilogue steps).
@@ -66,19 +110,15 @@ class Epilogue {
 };
 
 // Conv / FusedConv (conv.cc: im2col + GEMM per group, 1x1 as plain GEMM; conv_depthwise.cc:
-// group == C by a direct loop). `epilogue` may be empty (plain Conv).
-Tensor Conv(const Node& n, const Tensor& x, const Shape& out_shape, const Epilogue& epilogue,
-            int threads);
+// group == C by a direct loop). `epilogue` may be empty (plain Conv). Ops write into `y` as above.
+void Conv(const Node& n, const Tensor& x, const Epilogue& epilogue, int threads, Tensor& y);
 // Depthwise helper used by Conv when group == C.
 void ConvDepthwise(const Node& n, const Tensor& x, const Shape& out_shape, const Epilogue& epilogue,
                    int threads, float* out);
 
-Tensor ActivationOp(const Node& n, const Tensor& x, int threads);
-Tensor NormOp(const Node& n, const Tensor& x, int threads);
-Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape,
-                int threads);
-Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int threads);
-Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape);
-Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape);
+void ActivationOp(const Node& n, const Tensor& x, int threads, Tensor& y);
+void NormOp(const Node& n, const Tensor& x, int threads, Tensor& y);
+void BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y);
+void PoolOp(const Node& n, const Tensor& x, int threads, Tensor& y);
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -91,14 +91,19 @@ inline void ExpectNearReference(const Tensor& fast, const RefTensor& ref, const 
   EXPECT_EQ(bad, 0) << what;
 }
 
-// Runs `g` on the fast executor (with `threads`) and on the reference; compares every output.
+// Runs `g` on the fast executor (with `threads`) at every ISA level this build and CPU can run,
+// and on the reference; compares every output. Returns the default level's outputs.
 inline TensorMap CheckAgainstReference(const Graph& g, const TensorMap& inputs,
                                        const std::string& what, int threads = 1) {
-  TensorMap fast = RunFast(g, inputs, FastOptions{threads});
-  RefTensorMap ref = RunReference(g, inputs);
-  EXPECT_EQ(fast.size(), g.outputs.size());
-  for (const auto& o : g.outputs) ExpectNearReference(fast.at(o), ref.at(o), what + " " + o);
-  return fast;
+  const RefTensorMap ref = RunReference(g, inputs);
+  for (FastIsa isa : AvailableFastIsas()) {
+    const TensorMap fast = RunFast(g, inputs, FastOptions{threads, isa});
+    EXPECT_EQ(fast.size(), g.outputs.size());
+    for (const auto& o : g.outputs) {
+      ExpectNearReference(fast.at(o), ref.at(o), what + " " + o + " [" + FastIsaName(isa) + "]");
+    }
+  }
+  return RunFast(g, inputs, FastOptions{threads});
 }
 
 inline void ExpectBitwiseEqual(const Tensor& a, const Tensor& b, const std::string& what) {

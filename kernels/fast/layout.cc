@@ -1,4 +1,5 @@
 // Data movement: Pad (constant / reflect on H and W) and Concat along channels.
+#include <algorithm>
 #include <cstring>
 
 #include "ir/error.h"
@@ -6,7 +7,8 @@
 
 namespace fusefuzz::fast {
 
-Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape) {
+void PadOp(const Node& n, const Tensor& x, Tensor& y) {
+  const Shape& out_shape = y.shape;
   const auto pads = AttrInts(n, "pads");  // top, left, bottom, right
   const bool reflect = AttrString(n, "mode") == "reflect";
   const float value = static_cast<float>(AttrFloat(n, "value"));
@@ -22,7 +24,7 @@ Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape) {
   };
   std::vector<int64_t> col(static_cast<size_t>(ow));
   for (int64_t ox = 0; ox < ow; ++ox) col[static_cast<size_t>(ox)] = source(ox, left, w);
-  Tensor y(out_shape, value);
+  std::fill(y.data.begin(), y.data.end(), value);
   for (int64_t p = 0; p < x.shape[0] * x.shape[1]; ++p) {
     const float* xp = x.data.data() + p * h * w;
     float* yp = y.data.data() + p * oh * ow;
@@ -35,12 +37,10 @@ Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape) {
       }
     }
   }
-  return y;
 }
 
-Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape) {
-  Tensor y(out_shape);
-  const int64_t outer = out_shape[0];
+void ConcatOp(const std::vector<const Tensor*>& inputs, Tensor& y) {
+  const int64_t outer = y.shape[0];
   const int64_t out_block = y.size() / outer;  // one image's worth of output
   int64_t offset = 0;
   for (const Tensor* t : inputs) {
@@ -51,7 +51,6 @@ Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape
     }
     offset += block;
   }
-  return y;
 }
 
 }  // namespace fusefuzz::fast

@@ -6,7 +6,7 @@
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 // Pairwise sum of f(x[i]); 8 independent lanes at the leaves so the compiler can vectorize.
@@ -51,8 +51,7 @@ int64_t InnerSize(const Shape& s, size_t from) {
 
 }  // namespace
 
-Tensor NormOp(const Node& n, const Tensor& x, int threads) {
-  Tensor y(x.shape);
+void NormOp(const Node& n, const Tensor& x, int threads, Tensor& y) {
   const float eps = static_cast<float>(AttrFloat(n, "epsilon"));
   const float* in = x.data.data();
   float* out = y.data.data();
@@ -108,7 +107,6 @@ Tensor NormOp(const Node& n, const Tensor& x, int threads) {
     default:
       throw InputError("node '" + n.name + "'", "not a normalization");
   }
-  return y;
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -7,7 +7,7 @@
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
-namespace fusefuzz::fast {
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
 float PlaneSum(const float* x, int64_t n) {
@@ -22,8 +22,8 @@ float PlaneSum(const float* x, int64_t n) {
 
 }  // namespace
 
-Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int threads) {
-  Tensor y(out_shape);
+void PoolOp(const Node& n, const Tensor& x, int threads, Tensor& y) {
+  const Shape& out_shape = y.shape;
   const int64_t h = x.shape[2], w = x.shape[3], oh = out_shape[2], ow = out_shape[3];
   const int64_t planes = x.shape[0] * x.shape[1];
   const float* in = x.data.data();
@@ -32,7 +32,7 @@ Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int thread
     ParallelFor(threads, planes, [&](int64_t p) {
       out[p] = PlaneSum(in + p * h * w, h * w) / static_cast<float>(h * w);
     });
-    return y;
+    return;
   }
   if (n.op != Op::MaxPool && n.op != Op::AvgPool) {
     throw InputError("node '" + n.name + "'", "not a pool op");
@@ -72,7 +72,6 @@ Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int thread
       }
     }
   });
-  return y;
 }
 
-}  // namespace fusefuzz::fast
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA
