@@ -40,7 +40,8 @@ TEST(RefActivation, ClipMinAboveMaxIsMaxEverywhere) {
 }
 
 TEST(RefActivation, LeakyReluAlphaEdges) {
-  ExpectValues(Act(Op::LeakyRelu, {-100, 5}), {1, 2}, {-1, 5}, kTol);  // default alpha 0.01
+  // Default alpha: 0.01 rounded to float32, as every float attribute.
+  ExpectValues(Act(Op::LeakyRelu, {-100, 5}), {1, 2}, {-100 * double(0.01f), 5}, kTol);
   ExpectValues(Act(Op::LeakyRelu, {-2, 3}, {{"alpha", 0.0}}), {1, 2}, {0, 3});
   RefTensor neg = Act(Op::LeakyRelu, {-2, 0, 3}, {{"alpha", -0.5}});
   ExpectValues(neg, {1, 3}, {1, 0, 3});
@@ -80,8 +81,9 @@ TEST(RefActivation, SigmoidAndTanh) {
 }
 
 TEST(RefActivation, HardSigmoid) {
-  // Defaults alpha 0.2, beta 0.5; saturation at both ends.
-  ExpectValues(Act(Op::HardSigmoid, {-3, 0, 2, 3}), {1, 4}, {0, 0.5, 0.9, 1}, kTol);
+  // Defaults alpha 0.2 (as float32), beta 0.5; saturation at both ends.
+  ExpectValues(Act(Op::HardSigmoid, {-3, 0, 2, 3}), {1, 4}, {0, 0.5, 2 * double(0.2f) + 0.5, 1},
+               kTol);
   ExpectValues(Act(Op::HardSigmoid, {-1, 0.5f, 2}, {{"alpha", 1.0}, {"beta", 0.0}}), {1, 3},
                {0, 0.5, 1});
   RefTensor neg = Act(Op::HardSigmoid, {-1, 0, 1}, {{"alpha", -0.5}, {"beta", 0.5}});
