@@ -3,6 +3,8 @@
 #include "ir/json_io.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
@@ -63,9 +65,15 @@ AttrValue ReadAttr(const json& j, const AttrSpec& spec, const ReadCtx& c,
   switch (spec.type) {
     case AttrType::kInt:
       return ReadInt(j, c, pointer);
-    case AttrType::kFloat:
-      // Integers are accepted; stored as double so consumers see one type.
-      return json_detail::ReadDouble(j, c, pointer);
+    case AttrType::kFloat: {
+      // Integers are accepted; stored as double so consumers see one type, rounded to float32
+      // as ONNX stores attributes: a graph means the same in JSON and in ONNX, bit for bit.
+      const double v = json_detail::ReadDouble(j, c, pointer);
+      if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+        Fail(c, pointer, "outside the float32 range");
+      }
+      return static_cast<double>(static_cast<float>(v));
+    }
     case AttrType::kInts: {
       if (!j.is_array()) Fail(c, pointer, "must be an array of integers, got " + TypeName(j));
       if (j.size() > 8) Fail(c, pointer, "more than 8 entries");
@@ -439,6 +447,16 @@ void CheckTensorsForGraph(const Graph& g, const TensorMap& tensors, const std::s
 
 namespace {
 
+// A float attribute: float32 values (all that JSON reading and ONNX import produce) in the
+// shortest form that reads back to the same float32 ("0.1", not "0.10000000149011612").
+OJson FloatAttrToJson(double d) {
+  if (std::isfinite(d) && (std::fabs(d) > std::numeric_limits<float>::max() ||
+                           static_cast<double>(static_cast<float>(d)) != d)) {
+    return json_detail::DoubleToJson(d);  // built in code, not a float32 value
+  }
+  return json_detail::FloatToJson(static_cast<float>(d));
+}
+
 OJson AttrsToJson(Op op, const AttrMap& attrs) {
   OJson j = OJson::object();
   for (const auto& [name, v] : attrs) {
@@ -446,9 +464,9 @@ OJson AttrsToJson(Op op, const AttrMap& attrs) {
     bool is_float = spec && spec->type == AttrType::kFloat;
     if (const auto* i = std::get_if<int64_t>(&v)) {
       // A float attr given as an integer is written as the float it means.
-      j[name] = is_float ? json_detail::DoubleToJson(static_cast<double>(*i)) : OJson(*i);
+      j[name] = is_float ? FloatAttrToJson(static_cast<double>(*i)) : OJson(*i);
     } else if (const auto* d = std::get_if<double>(&v)) {
-      j[name] = json_detail::DoubleToJson(*d);
+      j[name] = FloatAttrToJson(*d);
     } else if (const auto* ints = std::get_if<std::vector<int64_t>>(&v)) {
       j[name] = *ints;
     } else {

@@ -12,8 +12,16 @@ AttrSpec Int(std::string name, int64_t def, std::string doc) {
 AttrSpec IntReq(std::string name, std::string doc) {
   return {std::move(name), AttrType::kInt, true, 0, 0, {}, {}, std::move(doc)};
 }
+// Defaults are float32 values, like every float attribute read from JSON or ONNX.
 AttrSpec Float(std::string name, double def, std::string doc) {
-  return {std::move(name), AttrType::kFloat, false, def, 0, {}, {}, std::move(doc)};
+  return {std::move(name),
+          AttrType::kFloat,
+          false,
+          static_cast<double>(static_cast<float>(def)),
+          0,
+          {},
+          {},
+          std::move(doc)};
 }
 AttrSpec FloatReq(std::string name, std::string doc) {
   return {std::move(name), AttrType::kFloat, true, 0, 0, {}, {}, std::move(doc)};
@@ -81,7 +89,8 @@ OpSchema MakeSchema(Op op) {
     case Op::Relu6:
       return {{}, kNoParams, "min(max(x, 0), 6)"};
     case Op::Clip:
-      return {{FloatReq("min", "lower bound"), FloatReq("max", "upper bound, >= min")},
+      return {{FloatReq("min", "lower bound"),
+               FloatReq("max", "upper bound (min > max: every output is max)")},
               kNoParams,
               "min(max(x, min), max)"};
     case Op::LeakyRelu:

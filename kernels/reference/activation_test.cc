@@ -1,5 +1,8 @@
 // Reference activations at kinks and parameter edge values, Gelu both forms against values
 // precomputed with Python's math module, and the activation magnitude rule.
+#include <cmath>
+#include <limits>
+
 #include "kernels/reference/ref_test_util.h"
 
 namespace fusefuzz::reftest {
@@ -27,8 +30,18 @@ TEST(RefActivation, Relu6AndClip) {
   ExpectMags(flat, {2.5, 3, 10.5});
 }
 
+TEST(RefActivation, ClipMinAboveMaxIsMaxEverywhere) {
+  // ONNX: min(max(x, min), max); NaN stays NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  RefTensor t = Act(Op::Clip, {-3, 0.5f, 1.5f, 9, nan}, {{"min", 2.0}, {"max", 1.0}});
+  ExpectValues(Act(Op::Clip, {-3, 0.5f, 1.5f, 9}, {{"min", 2.0}, {"max", 1.0}}), {1, 4},
+               {1, 1, 1, 1});
+  EXPECT_TRUE(std::isnan(t.value[4]));
+}
+
 TEST(RefActivation, LeakyReluAlphaEdges) {
-  ExpectValues(Act(Op::LeakyRelu, {-100, 5}), {1, 2}, {-1, 5}, kTol);  // default alpha 0.01
+  // Default alpha: 0.01 rounded to float32, as every float attribute.
+  ExpectValues(Act(Op::LeakyRelu, {-100, 5}), {1, 2}, {-100 * double(0.01f), 5}, kTol);
   ExpectValues(Act(Op::LeakyRelu, {-2, 3}, {{"alpha", 0.0}}), {1, 2}, {0, 3});
   RefTensor neg = Act(Op::LeakyRelu, {-2, 0, 3}, {{"alpha", -0.5}});
   ExpectValues(neg, {1, 3}, {1, 0, 3});
@@ -68,8 +81,9 @@ TEST(RefActivation, SigmoidAndTanh) {
 }
 
 TEST(RefActivation, HardSigmoid) {
-  // Defaults alpha 0.2, beta 0.5; saturation at both ends.
-  ExpectValues(Act(Op::HardSigmoid, {-3, 0, 2, 3}), {1, 4}, {0, 0.5, 0.9, 1}, kTol);
+  // Defaults alpha 0.2 (as float32), beta 0.5; saturation at both ends.
+  ExpectValues(Act(Op::HardSigmoid, {-3, 0, 2, 3}), {1, 4}, {0, 0.5, 2 * double(0.2f) + 0.5, 1},
+               kTol);
   ExpectValues(Act(Op::HardSigmoid, {-1, 0.5f, 2}, {{"alpha", 1.0}, {"beta", 0.0}}), {1, 3},
                {0, 0.5, 1});
   RefTensor neg = Act(Op::HardSigmoid, {-1, 0, 1}, {{"alpha", -0.5}, {"beta", 0.5}});
