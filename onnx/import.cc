@@ -67,6 +67,12 @@ class Importer {
         AddConstant(on);
         continue;
       }
+      // torch.onnx.export passes shared weights through Identity: a constant, not a node.
+      if (on.op_type == "Identity" && on.inputs.size() == 1 && on.outputs.size() == 1 &&
+          consts_.count(on.inputs[0])) {
+        consts_[on.outputs[0]] = consts_.at(on.inputs[0]);
+        continue;
+      }
       Node n = Convert(on);
       std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
       n.name = base;
