@@ -142,6 +142,11 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   if (source.Bool(cfg.probabilities.intermediate_output) && g.nodes.size() > 1) {
     add_out(g.nodes[static_cast<size_t>(source.Int(0, int64_t(g.nodes.size()) - 2))].output);
   }
+  // The head is drawn last, so that a graph without one is exactly the graph of a generator
+  // without heads (same seed, same body). It replaces the newest value as the first output.
+  if (b.HeadAllowed() && source.Bool(cfg.probabilities.classifier_head)) {
+    outs[0] = b.EmitHead(Op::Identity, current);
+  }
   g.outputs = outs;
   GeneratedCase c;
   c.graph = std::move(g);

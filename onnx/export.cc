@@ -319,6 +319,11 @@ class Exporter {
       case Op::Identity:
         Add(NodeBuilder("Identity", n.name).In(x).Out(n.output));
         return;
+      case Op::Flatten:
+      case Op::Reshape:
+      case Op::Gemm:
+      case Op::MatMul:
+        break;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
   }
@@ -467,6 +472,10 @@ class Exporter {
       case Op::GlobalAvgPool:
       case Op::Concat:
       case Op::Identity:
+      case Op::Flatten:
+      case Op::Reshape:
+      case Op::Gemm:
+      case Op::MatMul:
         break;
     }
     throw InputError("node '" + n.name + "'", std::string(OpName(act)) + " is not an activation");

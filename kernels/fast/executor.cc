@@ -30,9 +30,13 @@ Tensor RunFastNode(const Node& n, const std::vector<const Tensor*>& inputs, cons
     case OpFamily::kPool:
       return fast::PoolOp(n, x, out_shape, threads);
     case OpFamily::kConcat:
-      return fast::ConcatOp(inputs, out_shape);
+      return fast::ConcatOp(n, inputs, out_shape);
     case OpFamily::kIdentity:
       return x;
+    case OpFamily::kReshape:
+      return fast::ReshapeOp(x, out_shape);
+    case OpFamily::kGemm:
+      return fast::GemmOp(n, x, out_shape, threads);
   }
   throw InputError("node '" + n.name + "'", "unknown op");
 }

@@ -79,6 +79,9 @@ Tensor BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, const S
                 int threads);
 Tensor PoolOp(const Node& n, const Tensor& x, const Shape& out_shape, int threads);
 Tensor PadOp(const Node& n, const Tensor& x, const Shape& out_shape);
-Tensor ConcatOp(const std::vector<const Tensor*>& inputs, const Shape& out_shape);
+Tensor ConcatOp(const Node& n, const std::vector<const Tensor*>& inputs, const Shape& out_shape);
+Tensor ReshapeOp(const Tensor& x, const Shape& out_shape);  // Flatten, Reshape
+// Gemm (with its activation/clamp epilogue) and MatMul (gemm.cc, Eigen GEMM).
+Tensor GemmOp(const Node& n, const Tensor& x, const Shape& out_shape, int threads);
 
 }  // namespace fusefuzz::fast
