@@ -26,6 +26,10 @@ for t in fusion_fuzzer graph_json_fuzzer; do
   rm -f "$OUT/${t}_seed_corpus.zip"
   (cd "$src/corpus/fuzz/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
 done
+# The shared libraries of ONNX and protobuf (Ubuntu ships no static libonnx): the runner image
+# does not have them; the fuzzers look in $ORIGIN/lib (fuzz/CMakeLists.txt).
+mkdir -p "$OUT/lib"
+ldd "$OUT/fusion_fuzzer" | awk '/libonnx|libprotobuf/ {print $3}' | xargs -r cp -L -t "$OUT/lib"
 cp "$src/fuzz/graph_json.dict" "$OUT/graph_json_fuzzer.dict"
 # Per-target libFuzzer options: the JSON reader must refuse big sizes before allocating.
 cat >"$OUT/graph_json_fuzzer.options" <<'OPTIONS'

@@ -53,7 +53,7 @@ void RegisterExport(Cli& cli) {
     opts.doc = "exported by fusefuzz from " + o->input;
     OnnxModel m = ExportOnnx(c.graph, opts);
     const bool shape_inference = !PoolShapesPredateLibonnx(c.graph);
-    if (!o->no_check && OnnxCheckerAvailable()) {
+    if (!o->no_check) {
       if (std::string why = CheckOnnxModel(m.bytes, shape_inference); !why.empty()) {
         // Our own export is wrong: not the user's input. Still written, for inspection.
         WriteFileAtomic(o->onnx, m.bytes);
@@ -72,7 +72,7 @@ void RegisterExport(Cli& cli) {
     std::printf("%s: ONNX opset %d, %zu input(s), %zu output(s), %zu decomposition(s)%s\n",
                 o->onnx.c_str(), kOnnxOpset, m.input_names.size(), m.output_names.size(),
                 m.metadata.size() - 2,
-                o->no_check || !OnnxCheckerAvailable() ? ""
+                o->no_check ? ""
                 : shape_inference
                     ? ", libonnx checker and shape inference: ok"
                     : ", libonnx checker: ok (shape inference skipped: a ceil_mode pool drops a "

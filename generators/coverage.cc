@@ -163,6 +163,8 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
         t.push_back("bounds=relu6");
       } else if (lo == hi) {
         t.push_back("bounds=point");
+      } else if (lo > hi) {
+        t.push_back("bounds=inverted");
       } else if (hi <= 0) {
         t.push_back("bounds=nonpos");
       } else if (lo >= 0) {

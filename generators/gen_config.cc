@@ -129,6 +129,7 @@ constexpr ProbField kProbFields[] = {
     {"const_negative", &GenProbabilities::const_negative},
     {"pad_negative_zero", &GenProbabilities::pad_negative_zero},
     {"clip_point", &GenProbabilities::clip_point},
+    {"clip_inverted", &GenProbabilities::clip_inverted},
     {"square_pool_window", &GenProbabilities::square_pool_window},
     {"symmetric_pool_pads", &GenProbabilities::symmetric_pool_pads},
     {"concat_two_inputs", &GenProbabilities::concat_two_inputs},

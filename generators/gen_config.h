@@ -104,6 +104,7 @@ struct GenProbabilities {
   double const_negative = 0.15;    // all entries < 0
   double pad_negative_zero = 0.1;  // a zero-fill Pad writes -0 (conv pads are +0)
   double clip_point = 0.05;        // random Clip bounds with min == max
+  double clip_inverted = 0.05;     // random Clip bounds with min > max (output = max)
 
   // Pools and Concat.
   double square_pool_window = 0.8;

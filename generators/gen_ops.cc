@@ -287,6 +287,8 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
         hi = src_.Bool(cfg_.probabilities.clip_point)
                  ? lo                           // min == max: a constant output
                  : F(lo + src_.Uniform(0, 3));  // rounding is monotonic: hi >= lo
+        // min > max: ONNX's Clip then outputs max everywhere (min(max(x, min), max)).
+        if (lo < hi && src_.Bool(cfg_.probabilities.clip_inverted)) std::swap(lo, hi);
       }
       (*attrs)["min"] = lo;
       (*attrs)["max"] = hi;

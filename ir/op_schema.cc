@@ -82,7 +82,8 @@ OpSchema MakeSchema(Op op) {
     case Op::Relu6:
       return {{}, kNoParams, "min(max(x, 0), 6)"};
     case Op::Clip:
-      return {{FloatReq("min", "lower bound"), FloatReq("max", "upper bound, >= min")},
+      return {{FloatReq("min", "lower bound"),
+               FloatReq("max", "upper bound (min > max: every output is max)")},
               kNoParams,
               "min(max(x, min), max)"};
     case Op::LeakyRelu:

@@ -63,10 +63,7 @@ void CheckActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap
       throw InputError(where, "unknown param '" + name + "' for " + std::string(OpName(act)));
     }
   }
-  if (act == Op::Clip) {
-    double lo = AttrFloat(act, attrs, "min", where), hi = AttrFloat(act, attrs, "max", where);
-    if (!(lo <= hi)) throw InputError(where, "Clip needs min <= max");
-  }
+  // Clip with min > max is valid: ONNX defines it as min(max(x, min), max), i.e. max.
   if (act == Op::Gelu) {
     auto approx = AttrString(act, attrs, "approximate", where);
     if (approx != "none" && approx != "tanh") {
@@ -164,12 +161,10 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
           }
           CheckActivation(n, s.act, s.attrs, s.params, m, ctx);
           break;
-        case EpilogueKind::kClamp: {
-          double lo = AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
-          double hi = AttrFloat(Op::Clip, s.attrs, "max", NodeWhere(n) + ctx);
-          if (!(lo <= hi)) Fail(n, ctx + ": clamp needs min <= max");
+        case EpilogueKind::kClamp:  // min > max allowed, as for Clip
+          AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
+          AttrFloat(Op::Clip, s.attrs, "max", NodeWhere(n) + ctx);
           break;
-        }
       }
     }
     for (size_t i = 1; i < in.size(); ++i) {

@@ -111,7 +111,8 @@ TEST(InferShape, Activations) {
     EXPECT_EQ(InferNodeShape(N(op, 1), {{1, 2, 3, 3}}), (Shape{1, 2, 3, 3})) << OpName(op);
   }
   ExpectErr(N(Op::Clip, 1, {{"min", 1.0}}), {{1, 2}}, "missing required attribute 'max' of Clip");
-  ExpectErr(N(Op::Clip, 1, {{"min", 1.0}, {"max", 0.0}}), {{1, 2}}, "Clip needs min <= max");
+  // min > max is ONNX's Clip too (every output is max): valid.
+  EXPECT_EQ(InferNodeShape(N(Op::Clip, 1, {{"min", 1.0}, {"max", 0.0}}), {{1, 2}}), (Shape{1, 2}));
   ExpectErr(N(Op::PRelu, 1, {}, {{"slope", Ones({3})}}), {{1, 2, 3, 3}},
             "param 'slope': expected shape [2] or [1], got [3]");
   EXPECT_EQ(InferNodeShape(N(Op::PRelu, 1, {}, {{"slope", Ones({1})}}), {{1, 2, 3, 3}}),

@@ -2,107 +2,64 @@
 #include "onnx/export.h"
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/verifier.h"
-#include "onnx/onnx_fields.h"
-#include "onnx/proto_writer.h"
+#include "onnx/proto_io.h"
 #include "onnx/tensor_proto.h"
 
 namespace fusefuzz {
 namespace {
 
-namespace f = onnxf;
-
 // The float32 an ONNX float attribute holds. fusefuzz stores attributes as doubles; the
 // generator already rounds them to float32, and the fast kernels round them the same way.
 float ToF32(double v) { return static_cast<float>(v); }
 
-std::string RawFloats(const std::vector<float>& v) {
-  std::string raw(v.size() * 4, '\0');
-  for (size_t i = 0; i < v.size(); ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &v[i], 4);
-    for (int b = 0; b < 4; ++b) raw[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
-  return raw;
-}
-
-std::string RawInt64s(const std::vector<int64_t>& v) {
-  std::string raw(v.size() * 8, '\0');
-  for (size_t i = 0; i < v.size(); ++i) {
-    auto bits = static_cast<uint64_t>(v[i]);
-    for (int b = 0; b < 8; ++b) raw[8 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
-  return raw;
-}
-
-// One ONNX node under construction.
+// One ONNX node under construction, added to the graph by Exporter::Add.
 class NodeBuilder {
  public:
-  NodeBuilder(std::string op_type, std::string name)
-      : op_type_(std::move(op_type)), name_(std::move(name)) {}
+  NodeBuilder(const std::string& op_type, const std::string& name) {
+    node_.set_op_type(op_type);
+    node_.set_name(name);
+  }
   NodeBuilder& In(const std::string& v) {
-    w_.Bytes(f::kNodeInput, v);
+    node_.add_input(v);
     return *this;
   }
   NodeBuilder& Out(const std::string& v) {
-    outputs_.push_back(v);
+    node_.add_output(v);
     return *this;
   }
   NodeBuilder& AttrF(const std::string& name, double v) {
-    pb::Writer a;
-    a.Bytes(f::kAttrName, name);
-    a.Float(f::kAttrF, ToF32(v));
-    a.Varint(f::kAttrType, f::kAttrTypeFloat);
-    attrs_.Message(f::kNodeAttribute, a);
+    Attr(name, onnx::AttributeProto::FLOAT)->set_f(ToF32(v));
     return *this;
   }
   NodeBuilder& AttrI(const std::string& name, int64_t v) {
-    pb::Writer a;
-    a.Bytes(f::kAttrName, name);
-    a.Int64(f::kAttrI, v);
-    a.Varint(f::kAttrType, f::kAttrTypeInt);
-    attrs_.Message(f::kNodeAttribute, a);
+    Attr(name, onnx::AttributeProto::INT)->set_i(v);
     return *this;
   }
   NodeBuilder& AttrInts(const std::string& name, const std::vector<int64_t>& v) {
-    pb::Writer a;
-    a.Bytes(f::kAttrName, name);
-    for (int64_t x : v) a.Int64(f::kAttrInts, x);
-    a.Varint(f::kAttrType, f::kAttrTypeInts);
-    attrs_.Message(f::kNodeAttribute, a);
+    onnx::AttributeProto* a = Attr(name, onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
     return *this;
   }
   NodeBuilder& AttrS(const std::string& name, const std::string& v) {
-    pb::Writer a;
-    a.Bytes(f::kAttrName, name);
-    a.Bytes(f::kAttrS, v);
-    a.Varint(f::kAttrType, f::kAttrTypeString);
-    attrs_.Message(f::kNodeAttribute, a);
+    Attr(name, onnx::AttributeProto::STRING)->set_s(v);
     return *this;
   }
-  // Inputs first, then outputs, name, op type, attributes (field order does not matter to
-  // protobuf; a fixed one keeps the bytes deterministic).
-  pb::Writer Finish() const {
-    pb::Writer n = w_;
-    for (const auto& o : outputs_) n.Bytes(f::kNodeOutput, o);
-    n.Bytes(f::kNodeName, name_);
-    n.Bytes(f::kNodeOpType, op_type_);
-    n.Raw(attrs_.data());
-    return n;
-  }
+  const onnx::NodeProto& node() const { return node_; }
 
  private:
-  std::string op_type_;
-  std::string name_;
-  pb::Writer w_;
-  std::vector<std::string> outputs_;
-  pb::Writer attrs_;
+  onnx::AttributeProto* Attr(const std::string& name, onnx::AttributeProto::AttributeType type) {
+    onnx::AttributeProto* a = node_.add_attribute();
+    a->set_name(name);
+    a->set_type(type);
+    return a;
+  }
+  onnx::NodeProto node_;
 };
 
 class Exporter {
@@ -119,59 +76,44 @@ class Exporter {
   OnnxModel Run() {
     for (const Node& n : g_.nodes) EmitNode(n);
     OnnxModel m;
-    pb::Writer graph;
-    for (const auto& n : nodes_) graph.Message(f::kGraphNode, n);
-    graph.Bytes(f::kGraphName, opts_.graph_name);
-    for (const auto& t : initializers_) graph.Message(f::kGraphInitializer, t);
+    graph_.set_name(opts_.graph_name);
     for (const auto& in : g_.inputs) {
-      graph.Message(f::kGraphInput, ValueInfo(in.name, in.shape));
+      ValueInfo(graph_.add_input(), in.name, in.shape);
       m.input_names.push_back(in.name);
     }
     for (const auto& out : g_.outputs) {
-      graph.Message(f::kGraphOutput, ValueInfo(out, shapes_.at(out)));
+      ValueInfo(graph_.add_output(), out, shapes_.at(out));
       m.output_names.push_back(out);
     }
     m.metadata.emplace_back("fusefuzz:format", "fusefuzz-onnx-export 1 (docs/onnx.md)");
     m.metadata.emplace_back("fusefuzz:version", FUSEFUZZ_VERSION);
     for (auto& kv : decompositions_) m.metadata.push_back(std::move(kv));
 
-    pb::Writer model;
-    model.Int64(f::kModelIrVersion, kOnnxIrVersion);
-    model.Bytes(f::kModelProducerName, "fusefuzz");
-    model.Bytes(f::kModelProducerVersion, FUSEFUZZ_VERSION);
-    if (!opts_.doc.empty()) model.Bytes(f::kModelDocString, opts_.doc);
-    model.Message(f::kModelGraph, graph);
-    pb::Writer opset;
-    opset.Bytes(f::kOpsetDomain, "");
-    opset.Int64(f::kOpsetVersion, kOnnxOpset);
-    model.Message(f::kModelOpsetImport, opset);
+    onnx::ModelProto model;
+    model.set_ir_version(kOnnxIrVersion);
+    model.set_producer_name("fusefuzz");
+    model.set_producer_version(FUSEFUZZ_VERSION);
+    if (!opts_.doc.empty()) model.set_doc_string(opts_.doc);
+    *model.mutable_graph() = std::move(graph_);
+    onnx::OperatorSetIdProto* opset = model.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(kOnnxOpset);
     for (const auto& [k, v] : m.metadata) {
-      pb::Writer e;
-      e.Bytes(f::kEntryKey, k);
-      e.Bytes(f::kEntryValue, v);
-      model.Message(f::kModelMetadataProps, e);
+      onnx::StringStringEntryProto* e = model.add_metadata_props();
+      e->set_key(k);
+      e->set_value(v);
     }
-    m.bytes = model.data();
+    m.bytes = SerializeProto(model);
     return m;
   }
 
  private:
-  static pb::Writer ValueInfo(const std::string& name, const Shape& shape) {
-    pb::Writer dims;
-    for (int64_t d : shape) {
-      pb::Writer dim;
-      dim.Int64(f::kDimValue, d);
-      dims.Message(f::kShapeDim, dim);
-    }
-    pb::Writer tensor;
-    tensor.Varint(f::kTypeTensorElemType, f::kFloat);
-    tensor.Message(f::kTypeTensorShape, dims);
-    pb::Writer type;
-    type.Message(f::kTypeTensorType, tensor);
-    pb::Writer vi;
-    vi.Bytes(f::kValueInfoName, name);
-    vi.Message(f::kValueInfoType, type);
-    return vi;
+  static void ValueInfo(onnx::ValueInfoProto* vi, const std::string& name, const Shape& shape) {
+    vi->set_name(name);
+    onnx::TypeProto::Tensor* tensor = vi->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    onnx::TensorShapeProto* dims = tensor->mutable_shape();
+    for (int64_t d : shape) dims->add_dim()->set_dim_value(d);
   }
 
   // A name not used by any value of the graph nor by an earlier fresh name.
@@ -191,22 +133,20 @@ class Exporter {
   std::string Initializer(const std::string& name, const Shape& dims,
                           const std::vector<float>& data) {
     std::string v = Fresh(&used_values_, name);
-    pb::Writer t;
-    for (int64_t d : dims) t.Int64(f::kTensorDims, d);
-    t.Int64(f::kTensorDataType, f::kFloat);
-    t.Bytes(f::kTensorName, v);
-    t.Bytes(f::kTensorRawData, RawFloats(data));
-    initializers_.push_back(std::move(t));
+    onnx::TensorProto* t = graph_.add_initializer();
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->set_name(v);
+    t->set_raw_data(data.data(), data.size() * sizeof(float));  // little-endian host
     return v;
   }
   std::string Int64Initializer(const std::string& name, const std::vector<int64_t>& data) {
     std::string v = Fresh(&used_values_, name);
-    pb::Writer t;
-    t.Int64(f::kTensorDims, static_cast<int64_t>(data.size()));
-    t.Int64(f::kTensorDataType, f::kInt64);
-    t.Bytes(f::kTensorName, v);
-    t.Bytes(f::kTensorRawData, RawInt64s(data));
-    initializers_.push_back(std::move(t));
+    onnx::TensorProto* t = graph_.add_initializer();
+    t->add_dims(static_cast<int64_t>(data.size()));
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->set_name(v);
+    t->set_raw_data(data.data(), data.size() * sizeof(int64_t));
     return v;
   }
   // A rank-0 float constant (broadcasts against anything).
@@ -226,7 +166,7 @@ class Exporter {
     return Initializer(n.name + "." + what, dims, t.data);
   }
 
-  void Add(const NodeBuilder& b) { nodes_.push_back(b.Finish()); }
+  void Add(const NodeBuilder& b) { *graph_.add_node() = b.node(); }
   void Record(const Node& n, const std::string& how) {
     decompositions_.emplace_back("fusefuzz:decomposition:" + n.name, how);
   }
@@ -302,6 +242,16 @@ class Exporter {
         b.AttrInts("kernel_shape", {a.kernel_h, a.kernel_w});
         b.AttrInts("strides", {a.stride_h, a.stride_w});
         b.AttrInts("pads", {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right});
+        if (a.dilation_h != 1 || a.dilation_w != 1) {
+          // AveragePool has dilations only from opset 19; the export writes opset 17.
+          if (n.op == Op::AvgPool) {
+            throw InputError("node '" + n.name + "'",
+                             "a dilated AvgPool needs ONNX opset 19 (AveragePool-19); the export "
+                             "writes opset " +
+                                 std::to_string(kOnnxOpset));
+          }
+          b.AttrInts("dilations", {a.dilation_h, a.dilation_w});
+        }
         b.AttrI("ceil_mode", a.ceil_mode ? 1 : 0);
         if (n.op == Op::AvgPool) b.AttrI("count_include_pad", a.count_include_pad ? 1 : 0);
         Add(b);
@@ -320,10 +270,20 @@ class Exporter {
         Add(NodeBuilder("Identity", n.name).In(x).Out(n.output));
         return;
       case Op::Flatten:
+        Add(NodeBuilder("Flatten", n.name).In(x).Out(n.output).AttrI("axis", AttrInt(n, "axis")));
+        return;
       case Op::Reshape:
-      case Op::Gemm:
+        Add(NodeBuilder("Reshape", n.name)
+                .In(x)
+                .In(Int64Initializer(n.name + "/shape", AttrInts(n, "shape")))
+                .Out(n.output));
+        return;
       case Op::MatMul:
-        break;
+        Add(NodeBuilder("MatMul", n.name).In(x).In(Param(n, "B", n.params.at("B"))).Out(n.output));
+        return;
+      case Op::Gemm:
+        EmitGemm(n);
+        return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
   }
@@ -566,9 +526,48 @@ class Exporter {
     Add(b.Out(n.output));
   }
 
+  // Gemm 1:1, then its epilogue steps as the ONNX ops they stand for (rank 2).
+  void EmitGemm(const Node& n) {
+    std::string cur = n.epilogue.empty() ? n.output : Value(n, "gemm");
+    NodeBuilder b("Gemm", n.epilogue.empty() ? n.name : NodeName(n, "gemm"));
+    b.In(n.inputs[0]).In(Param(n, "B", n.params.at("B")));
+    if (auto it = n.params.find("C"); it != n.params.end()) b.In(Param(n, "C", it->second));
+    b.Out(cur)
+        .AttrF("alpha", AttrFloat(n, "alpha"))
+        .AttrF("beta", AttrFloat(n, "beta"))
+        .AttrI("transA", AttrInt(n, "transA"))
+        .AttrI("transB", AttrInt(n, "transB"));
+    Add(b);
+    std::string how = "Gemm";
+    for (size_t i = 0; i < n.epilogue.size(); ++i) {
+      const EpilogueStep& s = n.epilogue[i];
+      const std::string step = "step" + std::to_string(i);
+      const std::string next = i + 1 == n.epilogue.size() ? n.output : Value(n, step);
+      if (s.kind == EpilogueKind::kClamp) {
+        Add(NodeBuilder("Clip", NodeName(n, step + "/clamp"))
+                .In(cur)
+                .In(Scalar(n, step + ".min", AttrFloat(Op::Clip, s.attrs, "min", n.name)))
+                .In(Scalar(n, step + ".max", AttrFloat(Op::Clip, s.attrs, "max", n.name)))
+                .Out(next));
+        how += ", Clip";
+      } else {
+        EmitActivation(n, s.act, s.attrs, s.params, cur, next, 2, NodeName(n, step));
+        how += ", " + std::string(OpName(s.act));
+      }
+      cur = next;
+    }
+    if (!n.epilogue.empty()) Record(n, "Gemm with epilogue = " + how);
+  }
+
   void EmitPad(const Node& n) {
     auto p = AttrInts(n, "pads");  // t, l, b, r
     std::string mode = AttrString(n, "mode");
+    if (mode == "wrap") {
+      throw InputError("node '" + n.name + "'",
+                       "Pad mode \"wrap\" needs ONNX opset 19 (Pad-19); "
+                       "the export writes opset " +
+                           std::to_string(kOnnxOpset));
+    }
     NodeBuilder b("Pad", n.name);
     b.In(n.inputs[0]).In(Int64Initializer(n.name + "/pads", {0, 0, p[0], p[1], 0, 0, p[2], p[3]}));
     if (mode == "constant") b.In(Scalar(n, "value", AttrFloat(n, "value")));
@@ -579,7 +578,7 @@ class Exporter {
   const OnnxExportOptions& opts_;
   ShapeMap shapes_;
   std::set<std::string> used_values_, used_nodes_;
-  std::vector<pb::Writer> nodes_, initializers_;
+  onnx::GraphProto graph_;  // nodes and initializers as they are emitted
   std::vector<std::pair<std::string, std::string>> decompositions_;
 };
 

@@ -1,24 +1,21 @@
-// ONNX import: decode the ModelProto with the small protobuf reader, then map each node to a
-// fusefuzz op. Shapes are inferred node by node (ONNX requires topological order), which is what
-// auto_pad needs. Every size is checked against Limits before anything is allocated.
+// ONNX import: libprotobuf parses the ModelProto into libonnx's generated classes (memory in
+// proportion to the file, which is at most 2 GiB), then each node is mapped to a fusefuzz op.
+// Shapes are inferred node by node (ONNX requires topological order), which is what auto_pad
+// needs. Every declared size is checked against Limits before a tensor is allocated.
 #include "onnx/import.h"
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "ir/error.h"
 #include "ir/verifier.h"
-#include "onnx/onnx_fields.h"
-#include "onnx/proto_writer.h"
+#include "onnx/proto_io.h"
 
 namespace fusefuzz {
 namespace {
-
-namespace f = onnxf;
 
 struct OTensor {
   Shape dims;  // may be empty: a scalar
@@ -33,7 +30,7 @@ struct OAttr {
   int64_t i = 0;
   std::string s;
   std::vector<int64_t> ints;
-  std::string t;  // a TensorProto, undecoded
+  onnx::TensorProto t;
 };
 
 struct ONode {
@@ -105,117 +102,43 @@ class Importer {
     Fail(NodeWhere(n) + ": " + what);
   }
 
-  void Check(const pb::Reader& r, const char* what) const {
-    if (!r.error().empty()) Fail(std::string("malformed ") + what + ": " + r.error());
-  }
-
-  static std::vector<int64_t> Varints(std::string_view p, bool* ok) {
-    std::vector<int64_t> out;
-    size_t pos = 0;
-    while (pos < p.size()) {
-      uint64_t v = 0;
-      int shift = 0;
-      for (;;) {
-        if (pos >= p.size() || shift >= 70) {
-          *ok = false;
-          return out;
-        }
-        auto b = static_cast<uint8_t>(p[pos++]);
-        v |= static_cast<uint64_t>(b & 0x7f) << shift;
-        shift += 7;
-        if (!(b & 0x80)) break;
-      }
-      out.push_back(static_cast<int64_t>(v));
-    }
-    return out;
-  }
-
-  OTensor DecodeTensor(std::string_view bytes, const std::string& what) const {
+  OTensor DecodeTensor(const onnx::TensorProto& p, const std::string& what) const {
     OTensor t;
-    std::string_view raw;
-    bool have_raw = false;
-    std::vector<float> floats;
-    std::vector<int64_t> ints;
-    pb::Reader r(bytes);
-    while (r.Next()) {
-      switch (r.field()) {
-        case f::kTensorDims:
-          if (r.wire_type() == pb::WireType::kVarint) {
-            t.dims.push_back(static_cast<int64_t>(r.varint()));
-          } else {
-            bool ok = true;
-            for (int64_t d : Varints(r.bytes(), &ok)) t.dims.push_back(d);
-            if (!ok) Fail(what + ": malformed dims");
-          }
-          if (t.dims.size() > 4) Fail(what + ": rank above 4");
-          break;
-        case f::kTensorDataType:
-          t.type = static_cast<int>(r.varint());
-          break;
-        case f::kTensorRawData:
-          raw = r.bytes();
-          have_raw = true;
-          break;
-        case f::kTensorFloatData:
-          if (r.wire_type() == pb::WireType::kFixed32) {
-            float v;
-            uint32_t bits = r.fixed32();
-            std::memcpy(&v, &bits, 4);
-            floats.push_back(v);
-          } else if (r.wire_type() == pb::WireType::kLengthDelimited) {
-            std::string_view p = r.bytes();
-            if (p.size() % 4) Fail(what + ": malformed float_data");
-            for (size_t i = 0; i + 4 <= p.size(); i += 4) {
-              float v;
-              std::memcpy(&v, p.data() + i, 4);  // little-endian host (x86-64, arm64)
-              floats.push_back(v);
-            }
-          }
-          break;
-        case f::kTensorInt64Data:
-          if (r.wire_type() == pb::WireType::kVarint) {
-            ints.push_back(static_cast<int64_t>(r.varint()));
-          } else {
-            bool ok = true;
-            for (int64_t v : Varints(r.bytes(), &ok)) ints.push_back(v);
-            if (!ok) Fail(what + ": malformed int64_data");
-          }
-          break;
-        case f::kTensorDataLocation:
-          if (r.varint() != 0) Fail(what + ": external data is not supported");
-          break;
-        default:
-          break;
-      }
-      if (floats.size() + ints.size() > static_cast<size_t>(limits_.max_elements_per_tensor)) {
-        Fail(what + ": more elements than the limit per tensor");
-      }
+    if (p.dims_size() > 4) Fail(what + ": rank above 4");
+    if (p.data_location() != onnx::TensorProto::DEFAULT) {
+      Fail(what + ": external data is not supported");
     }
-    Check(r, what.c_str());
     int64_t count = 1;
-    for (int64_t d : t.dims) {
+    for (int64_t d : p.dims()) {
       if (d < 0 || d > limits_.max_dim) Fail(what + ": dim " + std::to_string(d) + " out of range");
+      t.dims.push_back(d);
       count *= d;
     }
     if (count > limits_.max_elements_per_tensor) Fail(what + ": more elements than the limit");
     auto n = static_cast<size_t>(count);
-    if (t.type == f::kFloat) {
-      if (have_raw) {
+    t.type = p.data_type();
+    const std::string& raw = p.raw_data();
+    if (t.type == onnx::TensorProto::FLOAT) {
+      if (p.has_raw_data()) {
         if (raw.size() != 4 * n) Fail(what + ": raw_data size does not match the dims");
         t.floats.resize(n);
-        if (n) std::memcpy(t.floats.data(), raw.data(), 4 * n);
+        if (n) std::memcpy(t.floats.data(), raw.data(), 4 * n);  // little-endian host
       } else {
-        if (floats.size() != n) Fail(what + ": float_data size does not match the dims");
-        t.floats = std::move(floats);
+        if (static_cast<size_t>(p.float_data_size()) != n) {
+          Fail(what + ": float_data size does not match the dims");
+        }
+        t.floats.assign(p.float_data().begin(), p.float_data().end());
       }
-    } else if (t.type == f::kInt64) {
-      if (have_raw) {
+    } else if (t.type == onnx::TensorProto::INT64) {
+      if (p.has_raw_data()) {
         if (raw.size() != 8 * n) Fail(what + ": raw_data size does not match the dims");
         t.ints.resize(n);
         if (n) std::memcpy(t.ints.data(), raw.data(), 8 * n);
       } else {
-        if (ints.size() != n) Fail(what + ": int64_data size does not match the dims");
-        t.ints = std::move(ints);
+        if (static_cast<size_t>(p.int64_data_size()) != n) {
+          Fail(what + ": int64_data size does not match the dims");
+        }
+        t.ints.assign(p.int64_data().begin(), p.int64_data().end());
       }
     } else {
       Fail(what + ": data type " + std::to_string(t.type) + " (only FLOAT and INT64 constants)");
@@ -223,166 +146,59 @@ class Importer {
     return t;
   }
 
-  OValue DecodeValueInfo(std::string_view bytes) const {
+  OValue DecodeValueInfo(const onnx::ValueInfoProto& p) const {
     OValue v;
-    pb::Reader r(bytes);
-    while (r.Next()) {
-      if (r.field() == f::kValueInfoName) v.name = std::string(r.bytes());
-      if (r.field() != f::kValueInfoType) continue;
-      pb::Reader type(r.bytes());
-      while (type.Next()) {
-        if (type.field() != f::kTypeTensorType) continue;
-        pb::Reader tensor(type.bytes());
-        while (tensor.Next()) {
-          if (tensor.field() == f::kTypeTensorElemType && tensor.varint() != f::kFloat) {
-            Fail("value '" + v.name + "' is not float32");
-          }
-          if (tensor.field() != f::kTypeTensorShape) continue;
-          pb::Reader shape(tensor.bytes());
-          while (shape.Next()) {
-            if (shape.field() != f::kShapeDim) continue;
-            pb::Reader dim(shape.bytes());
-            bool has_value = false;
-            while (dim.Next()) {
-              if (dim.field() == f::kDimValue) {
-                v.dims.push_back(static_cast<int64_t>(dim.varint()));
-                has_value = true;
-              }
-            }
-            Check(dim, "dimension");
-            if (!has_value) v.static_shape = false;
-            if (v.dims.size() > 4) v.static_shape = false;
-          }
-          Check(shape, "shape");
-        }
-        Check(tensor, "tensor type");
-      }
-      Check(type, "type");
+    v.name = p.name();
+    if (!p.type().has_tensor_type()) return v;
+    const onnx::TypeProto::Tensor& tensor = p.type().tensor_type();
+    if (tensor.has_elem_type() && tensor.elem_type() != onnx::TensorProto::FLOAT) {
+      Fail("value '" + v.name + "' is not float32");
     }
-    Check(r, "value info");
+    if (!tensor.has_shape()) return v;
+    for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
+      if (!d.has_dim_value()) v.static_shape = false;
+      if (v.dims.size() < 4) v.dims.push_back(d.dim_value());
+    }
+    if (tensor.shape().dim_size() > 4) v.static_shape = false;
     return v;
   }
 
-  ONode DecodeNode(std::string_view bytes) const {
+  ONode DecodeNode(const onnx::NodeProto& p) const {
     ONode n;
-    pb::Reader r(bytes);
-    while (r.Next()) {
-      switch (r.field()) {
-        case f::kNodeInput:
-          n.inputs.emplace_back(r.bytes());
-          break;
-        case f::kNodeOutput:
-          n.outputs.emplace_back(r.bytes());
-          break;
-        case f::kNodeName:
-          n.name = std::string(r.bytes());
-          break;
-        case f::kNodeOpType:
-          n.op_type = std::string(r.bytes());
-          break;
-        case f::kNodeDomain:
-          n.domain = std::string(r.bytes());
-          break;
-        case f::kNodeAttribute: {
-          OAttr a;
-          std::string name;
-          pb::Reader ar(r.bytes());
-          while (ar.Next()) {
-            switch (ar.field()) {
-              case f::kAttrName:
-                name = std::string(ar.bytes());
-                break;
-              case f::kAttrType:
-                a.type = static_cast<int>(ar.varint());
-                break;
-              case f::kAttrF: {
-                uint32_t bits = ar.fixed32();
-                std::memcpy(&a.f, &bits, 4);
-                break;
-              }
-              case f::kAttrI:
-                a.i = static_cast<int64_t>(ar.varint());
-                break;
-              case f::kAttrS:
-                a.s = std::string(ar.bytes().substr(0, 256));
-                break;
-              case f::kAttrT:
-                a.t = std::string(ar.bytes());
-                break;
-              case f::kAttrInts:
-                if (ar.wire_type() == pb::WireType::kVarint) {
-                  a.ints.push_back(static_cast<int64_t>(ar.varint()));
-                } else {
-                  bool ok = true;
-                  for (int64_t v : Varints(ar.bytes(), &ok)) a.ints.push_back(v);
-                  if (!ok) Fail("malformed ints attribute");
-                }
-                if (a.ints.size() > 64) Fail("attribute '" + name + "' has over 64 ints");
-                break;
-              default:
-                break;
-            }
-          }
-          Check(ar, "attribute");
-          n.attrs[name] = std::move(a);
-          break;
-        }
-        default:
-          break;
-      }
+    n.name = p.name();
+    n.op_type = p.op_type();
+    n.domain = p.domain();
+    n.inputs.assign(p.input().begin(), p.input().end());
+    n.outputs.assign(p.output().begin(), p.output().end());
+    for (const onnx::AttributeProto& ap : p.attribute()) {
+      if (ap.ints_size() > 64) Fail("attribute '" + ap.name() + "' has over 64 ints");
+      OAttr a;
+      a.type = ap.type();
+      a.f = ap.f();
+      a.i = ap.i();
+      a.s = ap.s().substr(0, 256);
+      a.ints.assign(ap.ints().begin(), ap.ints().end());
+      a.t = ap.t();
+      n.attrs[ap.name()] = std::move(a);
     }
-    Check(r, "node");
     return n;
   }
 
   void DecodeModel(std::string_view bytes) {
-    pb::Reader m(bytes);
-    bool have_graph = false;
-    while (m.Next()) {
-      if (m.field() == f::kModelMetadataProps) {
-        std::string key, value;
-        pb::Reader e(m.bytes());
-        while (e.Next()) {
-          if (e.field() == f::kEntryKey) key = std::string(e.bytes());
-          if (e.field() == f::kEntryValue) value = std::string(e.bytes());
-        }
-        Check(e, "metadata");
-        metadata_[key] = value;
-      }
-      if (m.field() != f::kModelGraph) continue;
-      have_graph = true;
-      pb::Reader g(m.bytes());
-      while (g.Next()) {
-        switch (g.field()) {
-          case f::kGraphNode:
-            if (static_cast<int64_t>(nodes_.size()) >= limits_.max_nodes) {
-              Fail("more than " + std::to_string(limits_.max_nodes) + " nodes");
-            }
-            nodes_.push_back(DecodeNode(g.bytes()));
-            break;
-          case f::kGraphInitializer: {
-            std::string name;
-            pb::Reader t(g.bytes());
-            while (t.Next()) {
-              if (t.field() == f::kTensorName) name = std::string(t.bytes());
-            }
-            consts_[name] = DecodeTensor(g.bytes(), "initializer '" + name + "'");
-            break;
-          }
-          case f::kGraphInput:
-            inputs_.push_back(DecodeValueInfo(g.bytes()));
-            break;
-          case f::kGraphOutput:
-            outputs_.push_back(DecodeValueInfo(g.bytes()).name);
-            break;
-          default:
-            break;
-        }
-      }
-      Check(g, "graph");
+    onnx::ModelProto m;
+    ParseProto(bytes, &m, src_, "ONNX ModelProto");
+    for (const onnx::StringStringEntryProto& e : m.metadata_props()) metadata_[e.key()] = e.value();
+    if (!m.has_graph()) Fail("no graph in the model (not an ONNX ModelProto?)");
+    const onnx::GraphProto& g = m.graph();
+    if (g.node_size() > limits_.max_nodes) {
+      Fail("more than " + std::to_string(limits_.max_nodes) + " nodes");
     }
-    Check(m, "model (not an ONNX ModelProto?)");
-    if (!have_graph) Fail("no graph in the model (not an ONNX ModelProto?)");
+    for (const onnx::NodeProto& n : g.node()) nodes_.push_back(DecodeNode(n));
+    for (const onnx::TensorProto& t : g.initializer()) {
+      consts_[t.name()] = DecodeTensor(t, "initializer '" + t.name() + "'");
+    }
+    for (const onnx::ValueInfoProto& v : g.input()) inputs_.push_back(DecodeValueInfo(v));
+    for (const onnx::ValueInfoProto& v : g.output()) outputs_.push_back(v.name());
   }
 
   void AddConstant(const ONode& n) {
@@ -391,10 +207,12 @@ class Importer {
     if (it != n.attrs.end()) {
       consts_[n.outputs[0]] = DecodeTensor(it->second.t, NodeWhere(n) + " value");
     } else if ((it = n.attrs.find("value_float")) != n.attrs.end()) {
-      consts_[n.outputs[0]] = OTensor{{}, f::kFloat, {it->second.f}, {}};
+      consts_[n.outputs[0]] = OTensor{{}, onnx::TensorProto::FLOAT, {it->second.f}, {}};
     } else if ((it = n.attrs.find("value_ints")) != n.attrs.end()) {
-      consts_[n.outputs[0]] =
-          OTensor{{static_cast<int64_t>(it->second.ints.size())}, f::kInt64, {}, it->second.ints};
+      consts_[n.outputs[0]] = OTensor{{static_cast<int64_t>(it->second.ints.size())},
+                                      onnx::TensorProto::INT64,
+                                      {},
+                                      it->second.ints};
     } else {
       FailNode(n, "only value, value_float and value_ints constants are supported");
     }
@@ -419,13 +237,14 @@ class Importer {
   }
   Tensor FloatParam(const ONode& n, size_t i, const char* what) const {
     const OTensor& t = NeedConst(n, i, what);
-    if (t.type != f::kFloat) FailNode(n, std::string(what) + " must be float");
+    if (t.type != onnx::TensorProto::FLOAT) FailNode(n, std::string(what) + " must be float");
     return Tensor(t.dims.empty() ? Shape{1} : t.dims, t.floats);
   }
   double Scalar(const ONode& n, size_t i, const char* what, double absent) const {
     if (i >= n.inputs.size() || n.inputs[i].empty()) return absent;
     const OTensor& t = NeedConst(n, i, what);
-    if (t.type != f::kFloat || t.floats.size() != 1) FailNode(n, std::string(what) + ": one float");
+    if (t.type != onnx::TensorProto::FLOAT || t.floats.size() != 1)
+      FailNode(n, std::string(what) + ": one float");
     return t.floats[0];
   }
   double AttrF(const ONode& n, const char* name, double def) const {
@@ -512,7 +331,8 @@ class Importer {
       if (k.size() != 2) FailNode(on, "kernel_shape must have 2 entries (2-D only)");
       auto s = AttrInts(on, "strides", {1, 1});
       auto d = AttrInts(on, "dilations", {1, 1});
-      if (d != std::vector<int64_t>{1, 1}) FailNode(on, "dilated pools are not in fusefuzz");
+      if (d.size() != 2) FailNode(on, "dilations must have 2 entries (2-D only)");
+      if (d != std::vector<int64_t>{1, 1}) n.attrs["dilations"] = d;
       n.attrs["kernel_shape"] = k;
       n.attrs["strides"] = s;
       n.attrs["pads"] = Pads(on, ShapeOf(on.inputs[0], on), k, s, d);
@@ -611,7 +431,9 @@ class Importer {
       n.op = Op::Pad;
       value_input(0);
       std::string mode = AttrS(on, "mode", "constant");
-      if (mode != "constant" && mode != "reflect") FailNode(on, "mode \"" + mode + "\"");
+      if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+        FailNode(on, "mode \"" + mode + "\"");
+      }
       std::vector<int64_t> p;
       double value = 0;
       if (on.attrs.count("pads")) {  // opset < 11
@@ -619,7 +441,7 @@ class Importer {
         value = AttrF(on, "value", 0);
       } else {
         const OTensor& pads = NeedConst(on, 1, "pads");
-        if (pads.type != f::kInt64) FailNode(on, "pads must be int64");
+        if (pads.type != onnx::TensorProto::INT64) FailNode(on, "pads must be int64");
         p = pads.ints;
         value = Scalar(on, 2, "constant_value", 0);
         if (on.inputs.size() > 3 && !on.inputs[3].empty()) FailNode(on, "axes are not supported");
@@ -636,6 +458,27 @@ class Importer {
       int64_t axis = AttrI(on, "axis", 1);
       if (axis < 0) axis += static_cast<int64_t>(ShapeOf(on.inputs.at(0), on).size());
       n.attrs["axis"] = axis;
+    } else if (t == "Flatten") {
+      unary(Op::Flatten);
+      n.attrs["axis"] = AttrI(on, "axis", 1);
+    } else if (t == "Reshape") {
+      unary(Op::Reshape);
+      if (AttrI(on, "allowzero", 0) != 0) FailNode(on, "only allowzero 0");
+      const OTensor& shape = NeedConst(on, 1, "shape");
+      if (shape.type != onnx::TensorProto::INT64) FailNode(on, "shape must be int64");
+      n.attrs["shape"] = shape.ints;
+    } else if (t == "MatMul") {
+      unary(Op::MatMul);
+      n.params["B"] = FloatParam(on, 1, "B");
+      if (n.params["B"].shape.size() != 2) FailNode(on, "B must be a constant matrix (rank 2)");
+    } else if (t == "Gemm") {
+      unary(Op::Gemm);
+      n.params["B"] = FloatParam(on, 1, "B");
+      if (on.inputs.size() > 2 && !on.inputs[2].empty()) n.params["C"] = FloatParam(on, 2, "C");
+      n.attrs["alpha"] = AttrF(on, "alpha", 1.0f);
+      n.attrs["beta"] = AttrF(on, "beta", 1.0f);
+      n.attrs["transA"] = AttrI(on, "transA", 0);
+      n.attrs["transB"] = AttrI(on, "transB", 0);
     } else {
       FailNode(on, "not in fusefuzz's vocabulary (see `fusefuzz list ops`)");
     }
@@ -659,16 +502,8 @@ Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const 
 }
 
 Graph ImportOnnxFile(const std::string& path, const Limits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  auto size = static_cast<int64_t>(in.tellg());
-  if (size < 0 || size > (int64_t{1} << 31)) throw InputError(path, "file larger than 2 GiB");
-  in.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), size);
-  if (!in) throw InputError(path, "read error");
-  return ImportOnnx(bytes, path, limits);
+  // protobuf parses less than 2 GiB (ParseProto says so for a larger file).
+  return ImportOnnx(ReadFileBytes(path, int64_t{1} << 31, "2 GiB"), path, limits);
 }
 
 }  // namespace fusefuzz

@@ -1,19 +1,13 @@
 #include "onnx/validate.h"
 
-#if FUSEFUZZ_HAVE_ONNX
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <exception>
-#endif
 
 namespace fusefuzz {
-
-#if FUSEFUZZ_HAVE_ONNX
-
-bool OnnxCheckerAvailable() { return true; }
 
 std::string CheckOnnxModel(const std::string& model_bytes, bool shape_inference) {
   onnx::ModelProto model;
@@ -29,15 +23,5 @@ std::string CheckOnnxModel(const std::string& model_bytes, bool shape_inference)
   }
   return "";
 }
-
-#else
-
-bool OnnxCheckerAvailable() { return false; }
-
-std::string CheckOnnxModel(const std::string&, bool) {
-  return "this fusefuzz was built without libonnx (install libonnx-dev: ci/setup)";
-}
-
-#endif
 
 }  // namespace fusefuzz

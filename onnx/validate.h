@@ -1,14 +1,11 @@
 // Validation of exported models with Debian's libonnx (ONNX 1.12): its checker, then its shape
 // inference in strict mode, which also compares the output shapes we declare with the ones ONNX
-// infers. Built only when CMake finds ONNX (FUSEFUZZ_HAVE_ONNX); otherwise OnnxCheckerAvailable()
-// is false and CheckOnnxModel says so.
+// infers.
 #pragma once
 
 #include <string>
 
 namespace fusefuzz {
-
-bool OnnxCheckerAvailable();
 
 // "" when the serialized ModelProto passes, else the checker's message. `shape_inference`
 // false runs the checker only (see PoolShapesPredateLibonnx in onnx/export.h).

@@ -1,6 +1,6 @@
 // Pass "attr-values": float attributes (Clip bounds, LeakyRelu/Elu/HardSigmoid parameters, norm
 // epsilons, the Pad fill value) along the element steps of the value ladder: to 0, to +-1, to
-// the nearest power of two, to two significant bits. Invalid results (Clip min > max, an
+// the nearest power of two, to two significant bits. Invalid results (an
 // epsilon the verifier refuses) fail verification and cost no query.
 #include <variant>
 

@@ -67,7 +67,11 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
       return Map(y, count, [](float x) { return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x); });
     case Op::Clip: {
       const float lo = a.lo, hi = a.hi;
-      return Map(y, count, [lo, hi](float x) { return x < lo ? lo : (x > hi ? hi : x); });
+      // min(max(x, lo), hi) as ONNX: hi everywhere when lo > hi; NaN propagates.
+      return Map(y, count, [lo, hi](float x) {
+        const float t = x < lo ? lo : x;
+        return t > hi ? hi : t;
+      });
     }
     case Op::LeakyRelu: {
       const float alpha = a.alpha;

@@ -72,6 +72,12 @@ TEST(FastActivation, NanPropagates) {
     EXPECT_TRUE(std::isnan(RunOne(ActNode(op), x)[0])) << OpName(op);
   }
   EXPECT_TRUE(std::isnan(RunOne(ActNode(Op::Clip, {{"min", 0.0}, {"max", 1.0}}), x)[0]));
+  EXPECT_TRUE(std::isnan(RunOne(ActNode(Op::Clip, {{"min", 1.0}, {"max", 0.0}}), x)[0]));
+}
+
+TEST(FastActivation, ClipMinAboveMaxIsMaxEverywhere) {
+  EXPECT_EQ(RunOne(ActNode(Op::Clip, {{"min", 1.0}, {"max", -1.0}}), kX),
+            (std::vector<float>{-1, -1, -1, -1, -1, -1}));
 }
 
 TEST(FastActivation, MatchesReference) {

@@ -94,7 +94,10 @@ void Epilogue::Apply(int64_t n, int64_t m, int64_t p0, int64_t p1, float* y) con
         break;
       case EpilogueKind::kClamp: {
         const float lo = op.lo, hi = op.hi;
-        for (int64_t i = 0; i < count; ++i) y[i] = y[i] < lo ? lo : (y[i] > hi ? hi : y[i]);
+        for (int64_t i = 0; i < count; ++i) {
+          const float t = y[i] < lo ? lo : y[i];  // ONNX Clip: hi everywhere when lo > hi
+          y[i] = t > hi ? hi : t;
+        }
         break;
       }
     }

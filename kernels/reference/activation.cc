@@ -20,8 +20,12 @@ constexpr double kHardSwishLipschitz = 1.5;
 constexpr double kSqrt2 = 1.41421356237309504880;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 
-// Written so that NaN propagates (every comparison with NaN is false and falls through to x).
-double ClipTo(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+// ONNX's min(max(x, lo), hi): hi everywhere when lo > hi. Written so that NaN propagates (every
+// comparison with NaN is false and falls through to x).
+double ClipTo(double x, double lo, double hi) {
+  const double t = x < lo ? lo : x;
+  return t > hi ? hi : t;
+}
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 

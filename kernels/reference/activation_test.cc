@@ -1,5 +1,8 @@
 // Reference activations at kinks and parameter edge values, Gelu both forms against values
 // precomputed with Python's math module, and the activation magnitude rule.
+#include <cmath>
+#include <limits>
+
 #include "kernels/reference/ref_test_util.h"
 
 namespace fusefuzz::reftest {
@@ -25,6 +28,15 @@ TEST(RefActivation, Relu6AndClip) {
   RefTensor flat = Act(Op::Clip, {-1, 1.5f, 9}, {{"min", 1.5}, {"max", 1.5}});
   ExpectValues(flat, {1, 3}, {1.5, 1.5, 1.5});
   ExpectMags(flat, {2.5, 3, 10.5});
+}
+
+TEST(RefActivation, ClipMinAboveMaxIsMaxEverywhere) {
+  // ONNX: min(max(x, min), max); NaN stays NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  RefTensor t = Act(Op::Clip, {-3, 0.5f, 1.5f, 9, nan}, {{"min", 2.0}, {"max", 1.0}});
+  ExpectValues(Act(Op::Clip, {-3, 0.5f, 1.5f, 9}, {{"min", 2.0}, {"max", 1.0}}), {1, 4},
+               {1, 1, 1, 1});
+  EXPECT_TRUE(std::isnan(t.value[4]));
 }
 
 TEST(RefActivation, LeakyReluAlphaEdges) {

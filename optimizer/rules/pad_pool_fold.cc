@@ -8,6 +8,7 @@
 //   clamp). In general MaxPool is refused.
 // In both cases the folded pads must stay < kernel and the output shape must not change (in
 // ceil mode the last window's keep/drop rule depends on where the padding sits).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -19,6 +20,12 @@
 namespace fusefuzz {
 namespace {
 
+// Clip's outputs are >= min, except when min > max: then every output is max (ONNX).
+double ClipLowerBound(const AttrMap& attrs, const std::string& where) {
+  return std::min(AttrFloat(Op::Clip, attrs, "min", where),
+                  AttrFloat(Op::Clip, attrs, "max", where));
+}
+
 std::optional<double> ActLowerBound(Op op, const AttrMap& attrs, const std::string& where) {
   switch (op) {
     case Op::Relu:
@@ -27,7 +34,7 @@ std::optional<double> ActLowerBound(Op op, const AttrMap& attrs, const std::stri
     case Op::HardSigmoid:
       return 0.0;
     case Op::Clip:
-      return AttrFloat(Op::Clip, attrs, "min", where);
+      return ClipLowerBound(attrs, where);
     default:
       return std::nullopt;
   }
@@ -40,7 +47,7 @@ std::optional<double> LowerBound(const Graph& g, const std::string& value) {
   if (n->op != Op::FusedConv) return ActLowerBound(n->op, n->attrs, n->name);
   if (n->epilogue.empty()) return std::nullopt;
   const EpilogueStep& last = n->epilogue.back();
-  if (last.kind == EpilogueKind::kClamp) return AttrFloat(Op::Clip, last.attrs, "min", n->name);
+  if (last.kind == EpilogueKind::kClamp) return ClipLowerBound(last.attrs, n->name);
   if (last.kind == EpilogueKind::kActivation) return ActLowerBound(last.act, last.attrs, n->name);
   return std::nullopt;
 }

@@ -64,6 +64,17 @@ TEST(PadPoolFold, MaxPoolAfterClipWithPadBelowMin) {
   ExpectFiresOnce(g, kRule);
 }
 
+TEST(PadPoolFold, MaxPoolAfterInvertedClipUsesMaxAsLowerBound) {
+  // min > max: every output is max = -0.5, so a pad value of 0 (> -0.5) would win windows: no
+  // fold; -1 (below every output) folds, and the result agrees.
+  Node act = MakeNode(Op::Clip, "act", {"x"}, "a", {{"min", 1.0}, {"max", -0.5}});
+  ExpectNoFire(MaxCase(act, {1, 1, 1, 1}, 0.0), kRule);
+  Graph g = MaxCase(act, {1, 1, 1, 1}, -1.0);
+  OptimizeResult r = ExpectFiresOnce(g, kRule);
+  Rng rng(4);
+  ExpectNumericAgreement(g, r.graph, RandInputs(rng, g), "inverted clip");
+}
+
 TEST(PadPoolFold, MaxPoolAfterFusedConvRelu) {
   Rng rng(3);
   Node conv = MakeConv(rng, "act", "x", "a", 2, 2, 1);

@@ -8,7 +8,7 @@ const os = require('os');
 const path = require('path');
 const readline = require('readline');
 const test = require('node:test');
-const pb = require('./onnx_pb');
+const pb = require('./tensor-files');
 
 const fusefuzz = process.env.FUSEFUZZ;
 const src = process.env.FUSEFUZZ_SOURCE_DIR || path.join(__dirname, '..', '..');

@@ -10,7 +10,7 @@
 const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
-const pb = require('./onnx_pb');
+const pb = require('./tensor-files');
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 
