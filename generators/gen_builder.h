@@ -77,7 +77,8 @@ class Builder {
   // head's ops (Flatten, Reshape, Gemm, MatMul) that the head must contain (any other op: the
   // head picks both by the allowed ones). Nothing but the
   // head's own nodes may consume a rank-2 value, so a head only ends a graph.
-  std::string EmitHead(Op op, const std::string& x);
+  // At most `budget` (>= 2) nodes.
+  std::string EmitHead(Op op, const std::string& x, int64_t budget);
   // Whether EmitHead can run: a flatten op and a matrix op are allowed.
   bool HeadAllowed() const;
 

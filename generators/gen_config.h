@@ -111,8 +111,8 @@ struct GenProbabilities {
   double symmetric_pool_pads = 0.6;  // per axis, with pool_pads: end pad == begin pad
   double concat_two_inputs = 0.9;    // a single Concat joins x with an existing value
   double concat_spatial = 0.2;       // a single Concat joins along H or W (else channels)
-  double pool_dilation = 0.15;       // an unpadded MaxPool/AvgPool window has dilation 2
-  double pad_edge_wrap = 0.4;        // a reflect-shaped Pad is "edge" or "wrap" instead
+  double pool_dilation = 0.15;       // an unpadded MaxPool window has dilation 2
+  double pad_edge_wrap = 0.4;        // a reflect-shaped Pad is "edge" instead (wrap: not exported)
 
   // The classifier head (gen_head.cc): after the body, [GlobalAvgPool] -> Flatten/Reshape ->
   // Gemm or MatMul + Add -> [BatchNorm] -> [activation] -> [Mul], rank 2 from the flatten on.

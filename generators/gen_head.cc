@@ -23,10 +23,13 @@ bool Builder::HeadAllowed() const {
          (Allowed(Op::Gemm) || Allowed(Op::MatMul));
 }
 
-std::string Builder::EmitHead(Op op, const std::string& x) {
+std::string Builder::EmitHead(Op op, const std::string& x, int64_t budget) {
   const GenProbabilities& p = cfg_.probabilities;
   std::string v = x;
-  if (Allowed(Op::GlobalAvgPool) && src_.Bool(p.head_global_pool)) {
+  // The flatten and the matrix op take 2 nodes; each optional step needs one more.
+  int64_t spare = budget - 2;
+  auto take = [&spare] { return spare > 0 ? (--spare, true) : false; };
+  if (Allowed(Op::GlobalAvgPool) && spare > 0 && src_.Bool(p.head_global_pool) && take()) {
     v = AddNode(Op::GlobalAvgPool, {v});
   }
   // The flatten: `op` itself when it is one, else whichever is allowed (Flatten 3:1).
@@ -71,14 +74,20 @@ std::string Builder::EmitHead(Op op, const std::string& x) {
     v = AddNode(Op::Gemm, {v}, std::move(attrs), std::move(params));
   } else {
     v = AddNode(Op::MatMul, {v}, {}, {{"B", ConvWeights({k, n}, k)}});
-    if (Allowed(Op::Add)) {
+    if (Allowed(Op::Add) && take()) {
       const Shape cs = BiasShape(*this, m, n);
       v = AddNode(Op::Add, {v}, {}, {{"B", UniformTensor(cs, -1.0, 1.0)}});
     }
   }
-  if (Allowed(Op::BatchNorm) && src_.Bool(p.head_bn)) v = EmitBatchNorm(v);
-  if (AnyActivation() && src_.Bool(p.head_act)) v = EmitActivation(*PickActivation(), v);
-  if (Allowed(Op::Mul) && src_.Bool(p.head_mul)) v = EmitBinaryConst(Op::Mul, v);
+  if (Allowed(Op::BatchNorm) && spare > 0 && src_.Bool(p.head_bn) && take()) {
+    v = EmitBatchNorm(v);
+  }
+  if (AnyActivation() && spare > 0 && src_.Bool(p.head_act) && take()) {
+    v = EmitActivation(*PickActivation(), v);
+  }
+  if (Allowed(Op::Mul) && spare > 0 && src_.Bool(p.head_mul) && take()) {
+    v = EmitBinaryConst(Op::Mul, v);
+  }
   return v;
 }
 

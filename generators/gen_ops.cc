@@ -490,9 +490,10 @@ std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
     attrs["value"] = -0.0;
   if (mode == 1) attrs["value"] = double(KinkValues()[static_cast<size_t>(src_.Int(1, 10))]);
   if (mode == 2) {
-    // Edge and wrap need no more than reflect's pads (< the dim): the same shapes.
+    // Edge needs no more than reflect's pads: the same shapes. Wrap is not generated: the
+    // opset-17 ONNX export cannot write it (Pad-19), and every generated graph must export.
     const char* kind = "reflect";
-    if (src_.Bool(cfg_.probabilities.pad_edge_wrap)) kind = src_.Bool(0.5) ? "edge" : "wrap";
+    if (src_.Bool(cfg_.probabilities.pad_edge_wrap)) kind = "edge";
     attrs["mode"] = std::string(kind);
   }
   return AddNode(Op::Pad, {x}, std::move(attrs));
@@ -527,8 +528,9 @@ std::string Builder::EmitPool(Op op, const std::string& x) {
   if (src_.Bool(p.ceil_mode)) attrs["ceil_mode"] = int64_t{1};
   // Dilation 2 on an unpadded window whose dilated extent fits: every window then holds input
   // taps only, so no window is all padding.
-  if ((kh > 1 || kw > 1) && pt + pl + pb + pr == 0 && 2 * kh - 1 <= s[2] && 2 * kw - 1 <= s[3] &&
-      src_.Bool(p.pool_dilation)) {
+  // MaxPool only: AveragePool dilations need ONNX opset 19, and every graph must export.
+  if (op == Op::MaxPool && (kh > 1 || kw > 1) && pt + pl + pb + pr == 0 && 2 * kh - 1 <= s[2] &&
+      2 * kw - 1 <= s[3] && src_.Bool(p.pool_dilation)) {
     attrs["dilations"] = std::vector<int64_t>{kh > 1 ? 2 : 1, kw > 1 ? 2 : 1};
   }
   if (op == Op::AvgPool && src_.Bool(p.count_include_pad)) {
@@ -586,7 +588,7 @@ std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
       return AddNode(Op::Identity, {x});
     case OpFamily::kReshape:
     case OpFamily::kGemm:
-      return EmitHead(op, x);
+      return EmitHead(op, x, std::max<int64_t>(budget, 2));
   }
   return x;
 }

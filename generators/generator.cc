@@ -144,8 +144,10 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   }
   // The head is drawn last, so that a graph without one is exactly the graph of a generator
   // without heads (same seed, same body). It replaces the newest value as the first output.
-  if (b.HeadAllowed() && source.Bool(cfg.probabilities.classifier_head)) {
-    outs[0] = b.EmitHead(Op::Identity, current);
+  // Within max_nodes: a head needs at least 2 nodes (flatten and matrix op).
+  const int64_t head_budget = lim.max_nodes - b.node_count();
+  if (b.HeadAllowed() && head_budget >= 2 && source.Bool(cfg.probabilities.classifier_head)) {
+    outs[0] = b.EmitHead(Op::Identity, current, head_budget);
   }
   g.outputs = outs;
   GeneratedCase c;
