@@ -237,6 +237,10 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
     case Op::GlobalAvgPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
       break;  // not activations
   }
   return t;
@@ -299,8 +303,9 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
       return ActivationTags(n.op, n.attrs, n.params, n.name);
     case OpFamily::kPad: {
       std::vector<std::string> t;
-      if (AttrString(n, "mode") == "reflect") {
-        t.push_back("fill=reflect");
+      const std::string mode = AttrString(n, "mode");
+      if (mode != "constant") {
+        t.push_back("fill=" + mode);
       } else {
         const double v = AttrFloat(n, "value");
         t.push_back(v == 0 ? (std::signbit(v) ? "fill=neg_zero" : "fill=zero")
@@ -313,9 +318,27 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
     case OpFamily::kPool:
       if (n.op == Op::GlobalAvgPool) return {};
       return PoolTags(n);
-    case OpFamily::kBinary:
     case OpFamily::kConcat:
+      if (shapes.at(n.inputs[0]).size() > 1) {
+        int64_t a = AttrInt(n, "axis");
+        if (a < 0) a += static_cast<int64_t>(shapes.at(n.inputs[0]).size());
+        return {"axis=" + std::to_string(a)};
+      }
+      return {};
+    case OpFamily::kGemm: {
+      if (n.op == Op::MatMul) return {};
+      std::vector<std::string> t;
+      const GemmDims d = GetGemmDims(n, shapes.at(n.inputs[0]));
+      t.push_back(d.trans_b ? "transB=1" : "transB=0");
+      t.push_back(n.params.count("C") ? "bias=yes" : "bias=no");
+      for (const auto& st : n.epilogue) {
+        t.push_back(st.kind == EpilogueKind::kClamp ? "epilogue=clamp" : "epilogue=activation");
+      }
+      return t;
+    }
+    case OpFamily::kBinary:
     case OpFamily::kIdentity:
+    case OpFamily::kReshape:
       return {};
   }
   return {};

@@ -73,6 +73,14 @@ class Builder {
   std::string EmitPad(const std::string& x, bool zero_constant_only = false);
   std::string EmitPool(Op op, const std::string& x);
   std::string EmitConcat(const std::string& x, const std::string& y = "");
+  // A classifier head on rank-4 x ending in a rank-2 value (gen_head.cc); `op` is one of the
+  // head's ops (Flatten, Reshape, Gemm, MatMul) that the head must contain (any other op: the
+  // head picks both by the allowed ones). Nothing but the
+  // head's own nodes may consume a rank-2 value, so a head only ends a graph.
+  // At most `budget` (>= 2) nodes.
+  std::string EmitHead(Op op, const std::string& x, int64_t budget);
+  // Whether EmitHead can run: a flatten op and a matrix op are allowed.
+  bool HeadAllowed() const;
 
   // Random allowed activation (weighted by op_weights), or nullopt when none is allowed.
   std::optional<Op> PickActivation();

@@ -110,6 +110,21 @@ struct GenProbabilities {
   double square_pool_window = 0.8;
   double symmetric_pool_pads = 0.6;  // per axis, with pool_pads: end pad == begin pad
   double concat_two_inputs = 0.9;    // a single Concat joins x with an existing value
+  double concat_spatial = 0.2;       // a single Concat joins along H or W (else channels)
+  double pool_dilation = 0.15;       // an unpadded MaxPool window has dilation 2
+  double pad_edge_wrap = 0.4;        // a reflect-shaped Pad is "edge" instead (wrap: not exported)
+
+  // The classifier head (gen_head.cc): after the body, [GlobalAvgPool] -> Flatten/Reshape ->
+  // Gemm or MatMul + Add -> [BatchNorm] -> [activation] -> [Mul], rank 2 from the flatten on.
+  double classifier_head = 0.12;
+  double head_global_pool = 0.5;  // GlobalAvgPool before the flatten (ResNet/MobileNet)
+  double head_trans_b = 0.6;      // Gemm B stored [N, K] (transB = 1, PyTorch Linear)
+  double head_gemm_bias = 0.8;    // Gemm has C
+  double head_bias_shape = 0.3;   // C (or MatMul's Add constant) is not [N]: [1], [1,N], [M,1]..
+  double head_alpha_beta = 0.15;  // Gemm alpha and beta != 1
+  double head_bn = 0.35;          // BatchNorm1d after the matrix op
+  double head_act = 0.5;          // an activation after it
+  double head_mul = 0.3;          // Mul by a broadcast constant at the end
 
   // Pattern families (gen_patterns.cc).
   double bn_conv_pad = 0.25;            // bn_conv: an explicit Pad between BN and Conv

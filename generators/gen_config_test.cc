@@ -79,8 +79,10 @@ TEST(GenConfig, ErrorsNameTheJsonPath) {
             "cfg.json: /values/input_scales/0: expected [scale, weight]");
   EXPECT_EQ(ErrorOf(R"({"allow_nan_inf": 1})"), "cfg.json: /allow_nan_inf: expected true or false");
   EXPECT_EQ(ErrorOf(R"([1])"), "cfg.json: : expected an object, got array");
-  EXPECT_EQ(ErrorOf(R"({"allowed_ops": ["Relu"], "op_weights": {"Relu": 0}})"),
-            "cfg.json: /op_weights: every allowed op has weight 0: nothing can be generated");
+  EXPECT_EQ(
+      ErrorOf(R"({"allowed_ops": ["Relu"], "op_weights": {"Relu": 0}})"),
+      "cfg.json: /op_weights: every allowed op outside the classifier head (Flatten, Reshape, "
+      "Gemm, MatMul) has weight 0: nothing can be generated");
 }
 
 }  // namespace

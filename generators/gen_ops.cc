@@ -341,6 +341,10 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
     case Op::GlobalAvgPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
       break;  // no attributes or params to choose
   }
 }
@@ -485,7 +489,13 @@ std::string Builder::EmitPad(const std::string& x, bool zero_constant_only) {
   if (mode == 0 && !zero_constant_only && src_.Bool(cfg_.probabilities.pad_negative_zero))
     attrs["value"] = -0.0;
   if (mode == 1) attrs["value"] = double(KinkValues()[static_cast<size_t>(src_.Int(1, 10))]);
-  if (mode == 2) attrs["mode"] = std::string("reflect");
+  if (mode == 2) {
+    // Edge needs no more than reflect's pads: the same shapes. Wrap is not generated: the
+    // opset-17 ONNX export cannot write it (Pad-19), and every generated graph must export.
+    const char* kind = "reflect";
+    if (src_.Bool(cfg_.probabilities.pad_edge_wrap)) kind = "edge";
+    attrs["mode"] = std::string(kind);
+  }
   return AddNode(Op::Pad, {x}, std::move(attrs));
 }
 
@@ -516,6 +526,13 @@ std::string Builder::EmitPool(Op op, const std::string& x) {
   if (sh != 1 || sw != 1) attrs["strides"] = std::vector<int64_t>{sh, sw};
   if (pt || pl || pb || pr) attrs["pads"] = std::vector<int64_t>{pt, pl, pb, pr};
   if (src_.Bool(p.ceil_mode)) attrs["ceil_mode"] = int64_t{1};
+  // Dilation 2 on an unpadded window whose dilated extent fits: every window then holds input
+  // taps only, so no window is all padding.
+  // MaxPool only: AveragePool dilations need ONNX opset 19, and every graph must export.
+  if (op == Op::MaxPool && (kh > 1 || kw > 1) && pt + pl + pb + pr == 0 && 2 * kh - 1 <= s[2] &&
+      2 * kw - 1 <= s[3] && src_.Bool(p.pool_dilation)) {
+    attrs["dilations"] = std::vector<int64_t>{kh > 1 ? 2 : 1, kw > 1 ? 2 : 1};
+  }
   if (op == Op::AvgPool && src_.Bool(p.count_include_pad)) {
     attrs["count_include_pad"] = int64_t{1};
   }
@@ -525,23 +542,30 @@ std::string Builder::EmitPool(Op op, const std::string& x) {
 std::string Builder::EmitConcat(const std::string& x, const std::string& y) {
   const Shape& s = ShapeOf(x);
   std::vector<std::string> ins = {x};
+  AttrMap attrs;
   if (!y.empty()) {
     ins.push_back(y);
   } else {
+    // Channels, or (real nets' feature-map stitching) height or width.
+    size_t axis = 1;
+    if (src_.Bool(cfg_.probabilities.concat_spatial)) {
+      axis = src_.Bool(0.5) ? 2 : 3;
+      attrs["axis"] = static_cast<int64_t>(axis);
+    }
+    const int64_t cap = axis == 1 ? 2 * cfg_.limits.max_channels : 2 * cfg_.limits.max_spatial;
     std::vector<std::string> cands;
     for (const auto& v : values_) {
       const Shape& t = ShapeOf(v);
-      if (t.size() == 4 && t[0] == s[0] && t[2] == s[2] && t[3] == s[3] &&
-          t[1] + s[1] <= 2 * cfg_.limits.max_channels) {
-        cands.push_back(v);
-      }
+      bool ok = t.size() == 4 && t[axis] + s[axis] <= cap;
+      for (size_t d = 0; ok && d < 4; ++d) ok = d == axis || t[d] == s[d];
+      if (ok) cands.push_back(v);
     }
     if (!cands.empty() && src_.Bool(cfg_.probabilities.concat_two_inputs)) {
       ins.push_back(cands[static_cast<size_t>(src_.Int(0, int64_t(cands.size()) - 1))]);
     }
     if (src_.Bool(cfg_.probabilities.swap_operands)) std::swap(ins.front(), ins.back());
   }
-  return AddNode(Op::Concat, std::move(ins));
+  return AddNode(Op::Concat, std::move(ins), std::move(attrs));
 }
 
 std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
@@ -562,6 +586,9 @@ std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
       return EmitConcat(x);
     case OpFamily::kIdentity:
       return AddNode(Op::Identity, {x});
+    case OpFamily::kReshape:
+    case OpFamily::kGemm:
+      return EmitHead(op, x, std::max<int64_t>(budget, 2));
   }
   return x;
 }

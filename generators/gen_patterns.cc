@@ -30,7 +30,9 @@ std::string SingleOp(Builder& b, const std::string& x, int64_t budget) {
   for (Op op : b.cfg().allowed_ops) {
     auto it = b.cfg().op_weights.find(op);
     ops.push_back(op);
-    w.push_back(it == b.cfg().op_weights.end() ? 0.0 : it->second);
+    // Rank-2 head ops only end a graph (Generate's head step): never in the body.
+    const bool head = FamilyOf(op) == OpFamily::kReshape || FamilyOf(op) == OpFamily::kGemm;
+    w.push_back(it == b.cfg().op_weights.end() || head ? 0.0 : it->second);
   }
   return b.EmitOp(ops[b.src().Pick(w)], x, budget);
 }

@@ -142,6 +142,13 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   if (source.Bool(cfg.probabilities.intermediate_output) && g.nodes.size() > 1) {
     add_out(g.nodes[static_cast<size_t>(source.Int(0, int64_t(g.nodes.size()) - 2))].output);
   }
+  // The head is drawn last, so that a graph without one is exactly the graph of a generator
+  // without heads (same seed, same body). It replaces the newest value as the first output.
+  // Within max_nodes: a head needs at least 2 nodes (flatten and matrix op).
+  const int64_t head_budget = lim.max_nodes - b.node_count();
+  if (b.HeadAllowed() && head_budget >= 2 && source.Bool(cfg.probabilities.classifier_head)) {
+    outs[0] = b.EmitHead(Op::Identity, current, head_budget);
+  }
   g.outputs = outs;
   GeneratedCase c;
   c.graph = std::move(g);

@@ -157,12 +157,30 @@ PoolAttrs GetPoolAttrs(const Node& n) {
   auto k = FixedInts(n, "kernel_shape", 2);
   auto s = FixedInts(n, "strides", 2);
   auto p = FixedInts(n, "pads", 4);
+  auto d = FixedInts(n, "dilations", 2);
   a.kernel_h = k[0], a.kernel_w = k[1];
   a.stride_h = s[0], a.stride_w = s[1];
+  a.dilation_h = d[0], a.dilation_w = d[1];
   a.pad_top = p[0], a.pad_left = p[1], a.pad_bottom = p[2], a.pad_right = p[3];
   a.ceil_mode = AttrInt(n, "ceil_mode") != 0;
   if (n.op == Op::AvgPool) a.count_include_pad = AttrInt(n, "count_include_pad") != 0;
   return a;
+}
+
+GemmDims GetGemmDims(const Node& n, const Shape& a) {
+  GemmDims d;
+  const Shape& b = n.params.at("B").shape;
+  if (n.op == Op::Gemm) {
+    d.alpha = AttrFloat(n, "alpha");
+    d.beta = AttrFloat(n, "beta");
+    d.trans_a = AttrInt(n, "transA") != 0;
+    d.trans_b = AttrInt(n, "transB") != 0;
+  }
+  const size_t r = a.size();
+  d.m = d.trans_a ? a[r - 1] : a[r - 2];
+  d.k = d.trans_a ? a[r - 2] : a[r - 1];
+  d.n = d.trans_b ? b[0] : b[1];
+  return d;
 }
 
 BinaryOperands GetBinaryOperands(const Node& n) {

@@ -4,7 +4,8 @@
 // constant param named "A" or "B": `{"op":"Sub","inputs":["x"],"params":{"A":c}}` computes c - x.
 //
 // FusedConv = Conv followed by an ordered epilogue applied to every output element; its reference
-// semantics are exactly the unfused sequence of its steps.
+// semantics are exactly the unfused sequence of its steps. A Gemm may carry an epilogue of
+// activation and clamp steps (the channel of its [M, N] output is dim 1, N).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,7 @@ struct Node {
   std::string output;
   AttrMap attrs;
   ParamMap params;
-  std::vector<EpilogueStep> epilogue;  // FusedConv only
+  std::vector<EpilogueStep> epilogue;  // FusedConv; Gemm: activation and clamp steps only
   bool operator==(const Node&) const = default;
 };
 
@@ -100,11 +101,21 @@ ConvAttrs GetConvAttrs(const Node& n);
 struct PoolAttrs {
   int64_t kernel_h = 1, kernel_w = 1;
   int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   bool ceil_mode = false;
   bool count_include_pad = false;  // AvgPool only
 };
 PoolAttrs GetPoolAttrs(const Node& n);
+
+// Gemm attributes and the matrix sizes of a Gemm (or MatMul, alpha = beta = 1) with input
+// shape `a`: Y[M, N] = alpha * A'[M, K] * B'[K, N] + beta * C.
+struct GemmDims {
+  int64_t m = 0, k = 0, n = 0;
+  double alpha = 1, beta = 1;
+  bool trans_a = false, trans_b = false;
+};
+GemmDims GetGemmDims(const Node& n, const Shape& a);
 
 // Binary operands: which side is a constant (if any).
 struct BinaryOperands {

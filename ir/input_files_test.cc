@@ -180,7 +180,9 @@ TEST_F(InputFiles, PoolHugeStrideWithCeilModeHasTheExactSize) {
                   "pads": [9223372036854775806, 0, 9223372036854775806, 0]}})"),
                "g.json");
   });
-  EXPECT_CONTAINS(e, "node 'p' (MaxPool): height: the padded input does not fit in a 64-bit");
+  EXPECT_CONTAINS(e,
+                  "node 'p' (MaxPool): height: the dilated window or the padded input does not fit "
+                  "in a 64-bit");
 }
 
 TEST_F(InputFiles, PoolFlagsMustBeZeroOrOne) {

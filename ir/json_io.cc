@@ -224,7 +224,9 @@ Node ReadNode(const json& j, ReadCtx& c, const std::string& p) {
   n.attrs = ReadAttrs(Optional(j, "attrs"), n.op, c, p + "/attrs");
   n.params = ReadParams(Optional(j, "params"), n.op, c, p + "/params");
   if (const json* e = Optional(j, "epilogue")) {
-    if (n.op != Op::FusedConv) Fail(c, p + "/epilogue", "only FusedConv has an epilogue");
+    if (n.op != Op::FusedConv && n.op != Op::Gemm) {
+      Fail(c, p + "/epilogue", "only FusedConv and Gemm have an epilogue");
+    }
     if (!e->is_array()) Fail(c, p + "/epilogue", "must be an array, got " + TypeName(*e));
     if (e->size() > 16) Fail(c, p + "/epilogue", "more than 16 steps");
     for (size_t i = 0; i < e->size(); ++i) {

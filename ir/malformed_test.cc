@@ -175,8 +175,9 @@ std::vector<Case> Cases() {
        "t.json: /nodes/0: node 'conv' (Conv): expected 1 inputs, got 2"},
       {"reflect_pad_too_large", G(One(Act("Pad", R"({"pads": [0, 4, 0, 0], "mode": "reflect"})"))),
        "t.json: /nodes/0: node 'a' (Pad): reflect pads must be smaller than the padded dim"},
-      {"pad_mode_unknown", G(One(Act("Pad", R"({"pads": [0, 1, 0, 0], "mode": "edge"})"))),
-       "t.json: /nodes/0: node 'a' (Pad): mode must be \"constant\" or \"reflect\", got \"edge\""},
+      {"pad_mode_unknown", G(One(Act("Pad", R"({"pads": [0, 1, 0, 0], "mode": "mirror"})"))),
+       "t.json: /nodes/0: node 'a' (Pad): mode must be \"constant\", \"reflect\", \"edge\" or "
+       "\"wrap\", got \"mirror\""},
       {"pool_pad_ge_kernel",
        G(One(Act("MaxPool", R"({"kernel_shape": [2, 2], "pads": [2, 0, 0, 0]})"))),
        "t.json: /nodes/0: node 'a' (MaxPool): pads must be smaller than the kernel"},
@@ -223,7 +224,7 @@ std::vector<Case> Cases() {
        G(One(R"({"name": "c", "op": "Conv", "inputs": ["x"], "outputs": ["y"],
                  "params": {"W": )" +
              kW + R"(}, "epilogue": []})")),
-       "t.json: /nodes/0/epilogue: only FusedConv has an epilogue"},
+       "t.json: /nodes/0/epilogue: only FusedConv and Gemm have an epilogue"},
       {"gelu_fast", G(One(Act("Gelu", R"({"approximate": "fast"})"))),
        "t.json: /nodes/0: node 'a' (Gelu): Gelu approximate must be \"none\" or \"tanh\", got "
        "\"fast\""},

@@ -49,6 +49,7 @@ std::vector<AttrSpec> PoolAttrSpecs(bool avg) {
   std::vector<AttrSpec> a = {
       IntsReq("kernel_shape", "[kH, kW], each >= 1"), Ints("strides", {1, 1}, "[sH, sW]"),
       Ints("pads", {0, 0, 0, 0}, "[top, left, bottom, right]; each < kernel size"),
+      Ints("dilations", {1, 1}, "[dH, dW], each >= 1 (window taps every d-th element)"),
       Int("ceil_mode", 0,
           "0 or 1; 1: output size rounds up (ONNX; windows starting in right pad dropped)")};
   if (avg) a.push_back(Int("count_include_pad", 0, "0 or 1; 1: divide by kernel area incl. pads"));
@@ -125,7 +126,7 @@ OpSchema MakeSchema(Op op) {
               "elementwise with numpy broadcasting; operands from inputs or constants"};
     case Op::Pad:
       return {{IntsReq("pads", "[top, left, bottom, right], each >= 0"),
-               String("mode", "constant", "\"constant\" or \"reflect\""),
+               String("mode", "constant", "\"constant\", \"reflect\", \"edge\" or \"wrap\""),
                Float("value", 0.0, "constant mode fill value")},
               kNoParams,
               "spatial padding (ONNX Pad on H and W)"};
@@ -136,9 +137,32 @@ OpSchema MakeSchema(Op op) {
     case Op::GlobalAvgPool:
       return {{}, kNoParams, "mean over H and W, output [N, C, 1, 1]"};
     case Op::Concat:
-      return {{Int("axis", 1, "only 1 (channels)")}, kNoParams, "concatenate along channels"};
+      return {{Int("axis", 1, "in [-rank, rank); every other dim must match")},
+              kNoParams,
+              "concatenate along `axis`"};
     case Op::Identity:
       return {{}, kNoParams, "y = x"};
+    case Op::Flatten:
+      return {{Int("axis", 1, "in [-rank, rank]; output [prod dims < axis, prod dims >= axis]")},
+              kNoParams,
+              "row-major reshape to rank 2 (ONNX Flatten)"};
+    case Op::Reshape:
+      return {{IntsReq("shape",
+                       "target shape (ONNX Reshape's constant shape input): 0 copies the input "
+                       "dim, one -1 is inferred")},
+              kNoParams,
+              "row-major reshape (ONNX Reshape, allowzero 0)"};
+    case Op::Gemm:
+      return {{Float("alpha", 1.0, "scales A'B'"), Float("beta", 1.0, "scales C"),
+               Int("transA", 0, "0 or 1: A' = A^T"), Int("transB", 0, "0 or 1: B' = B^T")},
+              {{"B", true, "[K, N], or [N, K] when transB"},
+               {"C", false, "bias broadcastable to [M, N]: [1], [N], [1, N], [M, 1] or [M, N]"}},
+              "Y = alpha * A' B' + beta * C, A of rank 2 (ONNX Gemm); epilogue: activations"};
+    case Op::MatMul:
+      return {{},
+              {{"B", true, "constant right operand [K, N]"}},
+              "matrix product over the last dim of A (rank >= 2) with a constant [K, N] "
+              "(ONNX MatMul)"};
   }
   return {};
 }
@@ -192,6 +216,10 @@ std::string_view FamilyName(OpFamily f) {
       return "concat";
     case OpFamily::kIdentity:
       return "identity";
+    case OpFamily::kReshape:
+      return "reshape";
+    case OpFamily::kGemm:
+      return "gemm";
   }
   return "?";
 }

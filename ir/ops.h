@@ -14,7 +14,18 @@ enum class Op {
 #undef FF_OP
 };
 
-enum class OpFamily { kConv, kNorm, kActivation, kBinary, kPad, kPool, kConcat, kIdentity };
+enum class OpFamily {
+  kConv,
+  kNorm,
+  kActivation,
+  kBinary,
+  kPad,
+  kPool,
+  kConcat,
+  kIdentity,
+  kReshape,
+  kGemm
+};
 
 const std::vector<Op>& AllOps();
 std::string_view OpName(Op op);

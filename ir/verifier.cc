@@ -173,7 +173,7 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
       if (!used) Fail(n, "input " + std::to_string(i) + " is not used by any epilogue step");
     }
   } else if (!n.epilogue.empty()) {
-    Fail(n, "only FusedConv has an epilogue");
+    Fail(n, "only FusedConv and Gemm have an epilogue");
   }
   return out;
 }
@@ -249,6 +249,10 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
     case Op::GlobalAvgPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
       throw std::logic_error("NormShape: not a norm op: " + std::string(OpName(n.op)));
   }
   return x;
@@ -283,14 +287,30 @@ Shape PadShape(const Node& n, const std::vector<Shape>& in) {
       Fail(n, "pads must be in [0, 2^24], got " + std::to_string(v));
   }
   std::string mode = AttrString(n, "mode");
-  if (mode != "constant" && mode != "reflect") {
-    Fail(n, "mode must be \"constant\" or \"reflect\", got \"" + mode + "\"");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+    Fail(n, "mode must be \"constant\", \"reflect\", \"edge\" or \"wrap\", got \"" + mode + "\"");
   }
   if (!std::isfinite(AttrFloat(n, "value"))) Fail(n, "value must be finite");
   if (mode == "reflect" && (p[0] >= x[2] || p[2] >= x[2] || p[1] >= x[3] || p[3] >= x[3])) {
     Fail(n, "reflect pads must be smaller than the padded dim, input " + ShapeToString(x));
   }
+  // One wrap-around: a pad longer than the dim would repeat the input more than once.
+  if (mode == "wrap" && (p[0] > x[2] || p[2] > x[2] || p[1] > x[3] || p[3] > x[3])) {
+    Fail(n, "wrap pads must be at most the padded dim, input " + ShapeToString(x));
+  }
   return {x[0], x[1], x[2] + p[0] + p[2], x[3] + p[1] + p[3]};
+}
+
+// True when every one of the `out` windows has a tap in [0, in). O(1) per window: the first tap
+// at or after 0 is the only candidate that can also be < in.
+bool PoolWindowsSeeInput(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                         int64_t pad_begin, int64_t out) {
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t start = o * stride - pad_begin;
+    const int64_t j = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    if (j >= kernel || start + j * dilation >= in) return false;
+  }
+  return true;
 }
 
 Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
@@ -300,6 +320,7 @@ Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
   PoolAttrs a = GetPoolAttrs(n);
   if (a.kernel_h < 1 || a.kernel_w < 1) Fail(n, "kernel_shape must be >= 1");
   if (a.stride_h < 1 || a.stride_w < 1) Fail(n, "strides must be >= 1");
+  if (a.dilation_h < 1 || a.dilation_w < 1) Fail(n, "dilations must be >= 1");
   if (a.pad_top < 0 || a.pad_left < 0 || a.pad_bottom < 0 || a.pad_right < 0) {
     Fail(n, "pads must be >= 0");
   }
@@ -314,13 +335,13 @@ Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
     int64_t v = AttrInt(n, flag);
     if (v != 0 && v != 1) Fail(n, std::string(flag) + " must be 0 or 1, got " + std::to_string(v));
   }
-  std::optional<int64_t> ch =
-      CheckedPoolOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom, a.ceil_mode);
-  std::optional<int64_t> cw =
-      CheckedPoolOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right, a.ceil_mode);
+  std::optional<int64_t> ch = CheckedPoolOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_top,
+                                                    a.pad_bottom, a.ceil_mode, a.dilation_h);
+  std::optional<int64_t> cw = CheckedPoolOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_left,
+                                                    a.pad_right, a.ceil_mode, a.dilation_w);
   if (!ch || !cw) {
     Fail(n, std::string(!ch ? "height" : "width") +
-                ": the padded input does not fit in a 64-bit integer (pads " +
+                ": the dilated window or the padded input does not fit in a 64-bit integer (pads " +
                 std::to_string(!ch ? a.pad_top : a.pad_left) + "+" +
                 std::to_string(!ch ? a.pad_bottom : a.pad_right) + ")");
   }
@@ -329,26 +350,159 @@ Shape PoolShape(const Node& n, const std::vector<Shape>& in) {
     Fail(n, "kernel " + std::to_string(a.kernel_h) + "x" + std::to_string(a.kernel_w) +
                 " does not fit input " + ShapeToString(x));
   }
+  // Dilated taps can step over a small input: a window of padding taps only is undefined.
+  if (!PoolWindowsSeeInput(x[2], a.kernel_h, a.stride_h, a.dilation_h, a.pad_top, oh) ||
+      !PoolWindowsSeeInput(x[3], a.kernel_w, a.stride_w, a.dilation_w, a.pad_left, ow)) {
+    Fail(n, "a dilated window has no tap inside input " + ShapeToString(x) +
+                " (all its taps fall in the padding)");
+  }
   return {x[0], x[1], oh, ow};
 }
 
 Shape ConcatShape(const Node& n, const std::vector<Shape>& in) {
-  if (AttrInt(n, "axis") != 1) Fail(n, "only axis 1 (channels) is supported");
   Shape out = in[0];
-  if (out.size() < 2) Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(out));
+  const int64_t rank = static_cast<int64_t>(out.size());
+  int64_t axis = AttrInt(n, "axis");
+  if (axis < -rank || axis >= rank) {
+    Fail(n, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  }
+  if (axis < 0) axis += rank;
+  const size_t ax = static_cast<size_t>(axis);
   for (size_t i = 1; i < in.size(); ++i) {
     const Shape& s = in[i];
     bool ok = s.size() == out.size();
-    for (size_t d = 0; ok && d < s.size(); ++d) ok = d == 1 || s[d] == out[d];
+    for (size_t d = 0; ok && d < s.size(); ++d) ok = d == ax || s[d] == out[d];
     if (!ok) {
       Fail(n, "input " + std::to_string(i) + ": expected shape " + ShapeToString(out) +
-                  " except dim 1, got " + ShapeToString(s));
+                  " except dim " + std::to_string(axis) + ", got " + ShapeToString(s));
     }
-    // Many inputs of 2^24 channels each: the sum is checked (the element limit comes later).
-    if (__builtin_add_overflow(out[1], s[1], &out[1])) {
-      Fail(n, "the channel count of the concatenation does not fit in a 64-bit integer");
+    // Many inputs of 2^24 each: the sum is checked (the element limit comes later).
+    if (__builtin_add_overflow(out[ax], s[ax], &out[ax])) {
+      Fail(n, "dim " + std::to_string(axis) +
+                  " of the concatenation does not fit in a 64-bit integer");
     }
   }
+  return out;
+}
+
+Shape ReshapeShape(const Node& n, const std::vector<Shape>& in) {
+  const Shape& x = in[0];
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const int64_t count = NumElements(x);
+  if (n.op == Op::Flatten) {
+    int64_t axis = AttrInt(n, "axis");
+    if (axis < -rank || axis > rank) {
+      Fail(n, "axis " + std::to_string(axis) + " out of range [-" + std::to_string(rank) + ", " +
+                  std::to_string(rank) + "] for input " + ShapeToString(x));
+    }
+    if (axis < 0) axis += rank;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= x[static_cast<size_t>(d)];
+    return {outer, count / outer};
+  }
+  const std::vector<int64_t> want = AttrInts(n, "shape");
+  if (want.empty()) Fail(n, "attribute 'shape' must not be empty");
+  Shape out(want.size());
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < want.size(); ++i) {
+    int64_t d = want[i];
+    if (d == 0) {
+      if (static_cast<int64_t>(i) >= rank) {
+        Fail(n, "shape entry " + std::to_string(i) + " is 0 (copy the input dim) but input " +
+                    ShapeToString(x) + " has no dim " + std::to_string(i));
+      }
+      d = x[i];
+    } else if (d == -1) {
+      if (infer >= 0) Fail(n, "attribute 'shape' has more than one -1");
+      infer = static_cast<int64_t>(i);
+      continue;
+    } else if (d < -1) {
+      Fail(n, "shape entry " + std::to_string(i) + " must be >= -1, got " + std::to_string(d));
+    }
+    out[i] = d;
+    if (__builtin_mul_overflow(known, d, &known) || known > count) {
+      Fail(n, "shape " + ShapeToString(want) + " has more elements than input " + ShapeToString(x));
+    }
+  }
+  if (infer >= 0) {
+    if (count % known != 0) {
+      Fail(n, "cannot infer the -1 of shape " + ShapeToString(want) + " from input " +
+                  ShapeToString(x));
+    }
+    out[static_cast<size_t>(infer)] = count / known;
+  } else if (known != count) {
+    Fail(n, "shape " + ShapeToString(want) + " has " + std::to_string(known) + " elements, input " +
+                ShapeToString(x) + " has " + std::to_string(count));
+  }
+  return out;
+}
+
+// Activation and clamp steps of a Gemm epilogue (channel = dim 1 of the [M, N] output).
+void CheckGemmEpilogue(const Node& n, int64_t channels) {
+  for (size_t i = 0; i < n.epilogue.size(); ++i) {
+    const EpilogueStep& s = n.epilogue[i];
+    const std::string ctx = " epilogue step " + std::to_string(i);
+    switch (s.kind) {
+      case EpilogueKind::kActivation:
+        if (!IsActivation(s.act)) {
+          Fail(n, ctx + ": " + std::string(OpName(s.act)) + " is not an activation");
+        }
+        CheckActivation(n, s.act, s.attrs, s.params, channels, ctx);
+        break;
+      case EpilogueKind::kClamp: {
+        double lo = AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
+        double hi = AttrFloat(Op::Clip, s.attrs, "max", NodeWhere(n) + ctx);
+        if (!(lo <= hi)) Fail(n, ctx + ": clamp needs min <= max");
+        break;
+      }
+      case EpilogueKind::kScaleShift:
+      case EpilogueKind::kAdd:
+        Fail(n, ctx + ": a Gemm epilogue holds only activation and clamp steps, got " +
+                    std::string(EpilogueKindName(s.kind)));
+    }
+  }
+}
+
+Shape GemmShape(const Node& n, const std::vector<Shape>& in) {
+  const Shape& a = in[0];
+  const Tensor& b = Param(n, n.params, "B");
+  if (b.shape.size() != 2) Fail(n, "param 'B': expected rank 2, got " + ShapeToString(b.shape));
+  CheckAllFinite(n, "B", b);
+  if (n.op == Op::MatMul) {
+    if (a.size() < 2) Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(a));
+    if (a.back() != b.shape[0]) {
+      Fail(n, "param 'B': expected dim 0 = K = " + std::to_string(a.back()) + " (last dim of " +
+                  ShapeToString(a) + "), got " + ShapeToString(b.shape));
+    }
+    Shape out = a;
+    out.back() = b.shape[1];
+    return out;
+  }
+  if (a.size() != 2) Fail(n, "input 0: expected rank 2 ([M, K]), got " + ShapeToString(a));
+  for (const char* flag : {"transA", "transB"}) {
+    int64_t v = AttrInt(n, flag);
+    if (v != 0 && v != 1) Fail(n, std::string(flag) + " must be 0 or 1, got " + std::to_string(v));
+  }
+  for (const char* f : {"alpha", "beta"}) {
+    if (!std::isfinite(AttrFloat(n, f))) Fail(n, std::string(f) + " must be finite");
+  }
+  const GemmDims d = GetGemmDims(n, a);
+  const int64_t bk = d.trans_b ? b.shape[1] : b.shape[0];
+  if (bk != d.k) {
+    Fail(n, "param 'B' " + ShapeToString(b.shape) + (d.trans_b ? " (transB)" : "") +
+                ": K = " + std::to_string(bk) + " does not match K = " + std::to_string(d.k) +
+                " of input " + ShapeToString(a) + (d.trans_a ? " (transA)" : ""));
+  }
+  const Shape out = {d.m, d.n};
+  if (auto it = n.params.find("C"); it != n.params.end()) {
+    Shape bc;
+    if (it->second.shape.size() > 2 || !BroadcastShapes(out, it->second.shape, &bc) || bc != out) {
+      Fail(n, "param 'C' " + ShapeToString(it->second.shape) +
+                  " does not broadcast to the output " + ShapeToString(out));
+    }
+    CheckAllFinite(n, "C", it->second);
+  }
+  CheckGemmEpilogue(n, d.n);
   return out;
 }
 
@@ -383,12 +537,14 @@ std::optional<int64_t> CheckedConvOutputSize(int64_t in, int64_t kernel, int64_t
 }
 
 std::optional<int64_t> CheckedPoolOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
-  if (stride < 1 || kernel < 1) return 0;
-  int64_t padded = 0, avail = 0, start = 0;
-  if (__builtin_add_overflow(in, pad_begin, &padded) ||
+                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode,
+                                             int64_t dilation) {
+  if (stride < 1 || kernel < 1 || dilation < 1) return 0;
+  int64_t padded = 0, avail = 0, start = 0, span = 0;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
+      __builtin_add_overflow(span, 1, &span) || __builtin_add_overflow(in, pad_begin, &padded) ||
       __builtin_add_overflow(padded, pad_end, &padded) ||
-      __builtin_sub_overflow(padded, kernel, &avail)) {
+      __builtin_sub_overflow(padded, span, &avail)) {
     return std::nullopt;
   }
   if (avail < 0) return 0;
@@ -408,8 +564,9 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilat
 }
 
 int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
-                       int64_t pad_end, bool ceil_mode) {
-  return CheckedPoolOutputSize(in, kernel, stride, pad_begin, pad_end, ceil_mode).value_or(0);
+                       int64_t pad_end, bool ceil_mode, int64_t dilation) {
+  return CheckedPoolOutputSize(in, kernel, stride, pad_begin, pad_end, ceil_mode, dilation)
+      .value_or(0);
 }
 
 Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
@@ -424,7 +581,9 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       if (d < 1) Fail(n, "input " + std::to_string(i) + " has empty shape " + ShapeToString(in[i]));
     }
   }
-  if (n.op != Op::FusedConv && !n.epilogue.empty()) Fail(n, "only FusedConv has an epilogue");
+  if (n.op != Op::FusedConv && n.op != Op::Gemm && !n.epilogue.empty()) {
+    Fail(n, "only FusedConv and Gemm have an epilogue");
+  }
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv: {
       if (n.op == Op::Conv && in.size() != 1) Fail(n, "Conv takes exactly 1 input");
@@ -450,6 +609,10 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       return ConcatShape(n, in);
     case OpFamily::kIdentity:
       return in[0];
+    case OpFamily::kReshape:
+      return ReshapeShape(n, in);
+    case OpFamily::kGemm:
+      return GemmShape(n, in);
   }
   Fail(n, "unknown op");
 }

@@ -33,11 +33,13 @@ bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
 // verified nodes, return 0 then.
 std::optional<int64_t> CheckedConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                              int64_t dilation, int64_t pad_begin, int64_t pad_end);
+// Pools: `dilation` spaces the window taps (ONNX MaxPool/AveragePool dilations).
 std::optional<int64_t> CheckedPoolOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode);
+                                             int64_t pad_begin, int64_t pad_end, bool ceil_mode,
+                                             int64_t dilation = 1);
 int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                        int64_t pad_begin, int64_t pad_end);
 int64_t PoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
-                       int64_t pad_end, bool ceil_mode);
+                       int64_t pad_end, bool ceil_mode, int64_t dilation = 1);
 
 }  // namespace fusefuzz

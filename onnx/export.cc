@@ -242,6 +242,16 @@ class Exporter {
         b.AttrInts("kernel_shape", {a.kernel_h, a.kernel_w});
         b.AttrInts("strides", {a.stride_h, a.stride_w});
         b.AttrInts("pads", {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right});
+        if (a.dilation_h != 1 || a.dilation_w != 1) {
+          // AveragePool has dilations only from opset 19; the export writes opset 17.
+          if (n.op == Op::AvgPool) {
+            throw InputError("node '" + n.name + "'",
+                             "a dilated AvgPool needs ONNX opset 19 (AveragePool-19); the export "
+                             "writes opset " +
+                                 std::to_string(kOnnxOpset));
+          }
+          b.AttrInts("dilations", {a.dilation_h, a.dilation_w});
+        }
         b.AttrI("ceil_mode", a.ceil_mode ? 1 : 0);
         if (n.op == Op::AvgPool) b.AttrI("count_include_pad", a.count_include_pad ? 1 : 0);
         Add(b);
@@ -258,6 +268,21 @@ class Exporter {
       }
       case Op::Identity:
         Add(NodeBuilder("Identity", n.name).In(x).Out(n.output));
+        return;
+      case Op::Flatten:
+        Add(NodeBuilder("Flatten", n.name).In(x).Out(n.output).AttrI("axis", AttrInt(n, "axis")));
+        return;
+      case Op::Reshape:
+        Add(NodeBuilder("Reshape", n.name)
+                .In(x)
+                .In(Int64Initializer(n.name + "/shape", AttrInts(n, "shape")))
+                .Out(n.output));
+        return;
+      case Op::MatMul:
+        Add(NodeBuilder("MatMul", n.name).In(x).In(Param(n, "B", n.params.at("B"))).Out(n.output));
+        return;
+      case Op::Gemm:
+        EmitGemm(n);
         return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
@@ -407,6 +432,10 @@ class Exporter {
       case Op::GlobalAvgPool:
       case Op::Concat:
       case Op::Identity:
+      case Op::Flatten:
+      case Op::Reshape:
+      case Op::Gemm:
+      case Op::MatMul:
         break;
     }
     throw InputError("node '" + n.name + "'", std::string(OpName(act)) + " is not an activation");
@@ -497,9 +526,48 @@ class Exporter {
     Add(b.Out(n.output));
   }
 
+  // Gemm 1:1, then its epilogue steps as the ONNX ops they stand for (rank 2).
+  void EmitGemm(const Node& n) {
+    std::string cur = n.epilogue.empty() ? n.output : Value(n, "gemm");
+    NodeBuilder b("Gemm", n.epilogue.empty() ? n.name : NodeName(n, "gemm"));
+    b.In(n.inputs[0]).In(Param(n, "B", n.params.at("B")));
+    if (auto it = n.params.find("C"); it != n.params.end()) b.In(Param(n, "C", it->second));
+    b.Out(cur)
+        .AttrF("alpha", AttrFloat(n, "alpha"))
+        .AttrF("beta", AttrFloat(n, "beta"))
+        .AttrI("transA", AttrInt(n, "transA"))
+        .AttrI("transB", AttrInt(n, "transB"));
+    Add(b);
+    std::string how = "Gemm";
+    for (size_t i = 0; i < n.epilogue.size(); ++i) {
+      const EpilogueStep& s = n.epilogue[i];
+      const std::string step = "step" + std::to_string(i);
+      const std::string next = i + 1 == n.epilogue.size() ? n.output : Value(n, step);
+      if (s.kind == EpilogueKind::kClamp) {
+        Add(NodeBuilder("Clip", NodeName(n, step + "/clamp"))
+                .In(cur)
+                .In(Scalar(n, step + ".min", AttrFloat(Op::Clip, s.attrs, "min", n.name)))
+                .In(Scalar(n, step + ".max", AttrFloat(Op::Clip, s.attrs, "max", n.name)))
+                .Out(next));
+        how += ", Clip";
+      } else {
+        EmitActivation(n, s.act, s.attrs, s.params, cur, next, 2, NodeName(n, step));
+        how += ", " + std::string(OpName(s.act));
+      }
+      cur = next;
+    }
+    if (!n.epilogue.empty()) Record(n, "Gemm with epilogue = " + how);
+  }
+
   void EmitPad(const Node& n) {
     auto p = AttrInts(n, "pads");  // t, l, b, r
     std::string mode = AttrString(n, "mode");
+    if (mode == "wrap") {
+      throw InputError("node '" + n.name + "'",
+                       "Pad mode \"wrap\" needs ONNX opset 19 (Pad-19); "
+                       "the export writes opset " +
+                           std::to_string(kOnnxOpset));
+    }
     NodeBuilder b("Pad", n.name);
     b.In(n.inputs[0]).In(Int64Initializer(n.name + "/pads", {0, 0, p[0], p[1], 0, 0, p[2], p[3]}));
     if (mode == "constant") b.In(Scalar(n, "value", AttrFloat(n, "value")));

@@ -337,7 +337,8 @@ class Importer {
       if (k.size() != 2) FailNode(on, "kernel_shape must have 2 entries (2-D only)");
       auto s = AttrInts(on, "strides", {1, 1});
       auto d = AttrInts(on, "dilations", {1, 1});
-      if (d != std::vector<int64_t>{1, 1}) FailNode(on, "dilated pools are not in fusefuzz");
+      if (d.size() != 2) FailNode(on, "dilations must have 2 entries (2-D only)");
+      if (d != std::vector<int64_t>{1, 1}) n.attrs["dilations"] = d;
       n.attrs["kernel_shape"] = k;
       n.attrs["strides"] = s;
       n.attrs["pads"] = Pads(on, ShapeOf(on.inputs[0], on), k, s, d);
@@ -436,7 +437,9 @@ class Importer {
       n.op = Op::Pad;
       value_input(0);
       std::string mode = AttrS(on, "mode", "constant");
-      if (mode != "constant" && mode != "reflect") FailNode(on, "mode \"" + mode + "\"");
+      if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+        FailNode(on, "mode \"" + mode + "\"");
+      }
       std::vector<int64_t> p;
       double value = 0;
       if (on.attrs.count("pads")) {  // opset < 11
@@ -461,6 +464,27 @@ class Importer {
       int64_t axis = AttrI(on, "axis", 1);
       if (axis < 0) axis += static_cast<int64_t>(ShapeOf(on.inputs.at(0), on).size());
       n.attrs["axis"] = axis;
+    } else if (t == "Flatten") {
+      unary(Op::Flatten);
+      n.attrs["axis"] = AttrI(on, "axis", 1);
+    } else if (t == "Reshape") {
+      unary(Op::Reshape);
+      if (AttrI(on, "allowzero", 0) != 0) FailNode(on, "only allowzero 0");
+      const OTensor& shape = NeedConst(on, 1, "shape");
+      if (shape.type != onnx::TensorProto::INT64) FailNode(on, "shape must be int64");
+      n.attrs["shape"] = shape.ints;
+    } else if (t == "MatMul") {
+      unary(Op::MatMul);
+      n.params["B"] = FloatParam(on, 1, "B");
+      if (n.params["B"].shape.size() != 2) FailNode(on, "B must be a constant matrix (rank 2)");
+    } else if (t == "Gemm") {
+      unary(Op::Gemm);
+      n.params["B"] = FloatParam(on, 1, "B");
+      if (on.inputs.size() > 2 && !on.inputs[2].empty()) n.params["C"] = FloatParam(on, 2, "C");
+      n.attrs["alpha"] = AttrF(on, "alpha", 1.0f);
+      n.attrs["beta"] = AttrF(on, "beta", 1.0f);
+      n.attrs["transA"] = AttrI(on, "transA", 0);
+      n.attrs["transB"] = AttrI(on, "transB", 0);
     } else {
       FailNode(on, "not in fusefuzz's vocabulary (see `fusefuzz list ops`)");
     }

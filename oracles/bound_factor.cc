@@ -55,6 +55,10 @@ double ActivationCost(Op act) {
     case Op::GlobalAvgPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
       break;  // not activations: StageCost handles them
   }
   throw std::logic_error("ActivationCost: not an activation: " + std::string(OpName(act)));
@@ -74,6 +78,18 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
       }
       return cost;
     }
+    case Op::Gemm: {
+      // As a conv: a dot product of K terms, + alpha scaling, + beta*C and its add (+3, which
+      // also covers BN weights folded in), + each epilogue activation.
+      const GemmDims d = GetGemmDims(n, x);
+      double cost = Reduction(d.k) + 3;
+      for (const auto& st : n.epilogue) {
+        cost += st.kind == EpilogueKind::kActivation ? ActivationCost(st.act) : 2;
+      }
+      return cost;
+    }
+    case Op::MatMul:
+      return Reduction(n.params.at("B").shape[0]);  // a dot product of K terms
     case Op::BatchNorm:
       return 3;  // scale = gamma/sqrt(var+eps) and shift computed in float, then x*scale+shift
     case Op::LayerNorm:
@@ -107,6 +123,8 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
     case Op::MaxPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
       return 0;  // exact data movement
     case Op::Relu:
     case Op::Relu6:

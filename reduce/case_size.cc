@@ -26,21 +26,28 @@ int64_t NodeGeometry(const Node& n) {
       if (n.op == Op::GlobalAvgPool) return 0;
       PoolAttrs a = GetPoolAttrs(n);
       return (a.kernel_h - 1) + (a.kernel_w - 1) + (a.stride_h - 1) + (a.stride_w - 1) + a.pad_top +
-             a.pad_left + a.pad_bottom + a.pad_right + (a.ceil_mode ? 1 : 0) +
-             (a.count_include_pad ? 1 : 0);
+             a.pad_left + a.pad_bottom + a.pad_right + (a.dilation_h - 1) + (a.dilation_w - 1) +
+             (a.ceil_mode ? 1 : 0) + (a.count_include_pad ? 1 : 0);
     }
     case OpFamily::kPad: {
       int64_t s = 0;
       for (int64_t p : AttrInts(n, "pads")) s += p;
-      return s + (AttrString(n, "mode") == "reflect" ? 1 : 0) +
+      return s + (AttrString(n, "mode") != "constant" ? 1 : 0) +
              (AttrFloat(n, "value") != 0 ? 1 : 0);
     }
+    case OpFamily::kGemm:
+      // Transposes and a non-unit alpha/beta are complications a smaller case can drop.
+      return n.op == Op::Gemm
+                 ? AttrInt(n, "transA") + AttrInt(n, "transB") +
+                       (AttrFloat(n, "alpha") != 1 ? 1 : 0) + (AttrFloat(n, "beta") != 1 ? 1 : 0)
+                 : 0;
     case OpFamily::kNorm:
       return n.op == Op::GroupNorm ? AttrInt(n, "num_groups") - 1 : 0;
     case OpFamily::kActivation:
     case OpFamily::kBinary:
     case OpFamily::kConcat:
     case OpFamily::kIdentity:
+    case OpFamily::kReshape:
       return 0;  // no geometry: their size is in their params and values
   }
   return 0;

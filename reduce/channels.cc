@@ -6,7 +6,8 @@
 // W's dim 1) from its output class (W's dim 0 and B). Every per-channel param, PRelu slope,
 // binary constant with a channel dim, graph input and GroupNorm group count is sliced
 // consistently: mode "lower" keeps the first half of the channels, mode "upper" the last half
-// (a fault may show only in some channels). A class meeting a Concat or a FusedConv,
+// (a fault may show only in some channels). A class meeting a Concat, a FusedConv, a Flatten,
+// Reshape, Gemm or MatMul,
 // a channel broadcast (C = 1 against C > 1), or a grouped conv / GroupNorm that cannot halve is
 // left alone.
 #include <map>
@@ -71,7 +72,11 @@ class ChannelClasses {
     }
     cls_[n.output] = in;
     for (const auto& v : n.inputs) Union(in, cls_.at(v));
-    if (n.op == Op::FusedConv || n.op == Op::Concat) Bad(in);
+    // Channels of rank-2 values are features: Gemm/MatMul weights would have to shrink too.
+    if (n.op == Op::FusedConv || n.op == Op::Concat || FamilyOf(n.op) == OpFamily::kReshape ||
+        FamilyOf(n.op) == OpFamily::kGemm) {
+      Bad(in);
+    }
     if (n.op == Op::GroupNorm) {
       const int64_t g = AttrInt(n, "num_groups");
       if ((c_in / 2) % g != 0 && (g % 2 != 0 || c_in % 2 != 0)) Bad(in);
@@ -160,6 +165,10 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
     case Op::GlobalAvgPool:
     case Op::Concat:
     case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
       return;
   }
 }

@@ -69,10 +69,13 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
     case OpFamily::kPool:
       return k.pool(n, x, threads, y);
     case OpFamily::kConcat:
-      return fast::ConcatOp(inputs, y);
+      return fast::ConcatOp(n, inputs, y);
     case OpFamily::kIdentity:
+    case OpFamily::kReshape:  // Flatten, Reshape: row-major, the same data under a new shape
       std::copy(x.data.begin(), x.data.end(), y.data.begin());
       return;
+    case OpFamily::kGemm:
+      return k.gemm(n, x, threads, y);
   }
   throw InputError("node '" + n.name + "'", "unknown op");
 }

@@ -35,7 +35,7 @@ void ParallelFor(int threads, int64_t count, const std::function<void(int64_t)>&
 // node's output shape, y.data has its element count) but whose values are unspecified (a reused
 // buffer, docs/kernels.md "Tensor pool"): each op writes every output element.
 void PadOp(const Node& n, const Tensor& x, Tensor& y);
-void ConcatOp(const std::vector<const Tensor*>& inputs, Tensor& y);
+void ConcatOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y);
 
 // The table of one ISA copy's entry points: what the executor dispatches through.
 struct KernelTable {
@@ -46,6 +46,8 @@ struct KernelTable {
   void (*activation)(const Node& n, const Tensor& x, int threads, Tensor& y);
   void (*binary)(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y);
   void (*pool)(const Node& n, const Tensor& x, int threads, Tensor& y);
+  // Gemm (with its activation/clamp epilogue) and MatMul.
+  void (*gemm)(const Node& n, const Tensor& x, int threads, Tensor& y);
 };
 
 // The table of the copy `isa` runs (isa.cc); kAuto: DefaultFastIsa(). InputError when the copy
@@ -120,5 +122,7 @@ void ActivationOp(const Node& n, const Tensor& x, int threads, Tensor& y);
 void NormOp(const Node& n, const Tensor& x, int threads, Tensor& y);
 void BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, int threads, Tensor& y);
 void PoolOp(const Node& n, const Tensor& x, int threads, Tensor& y);
+// Gemm (with its activation/clamp epilogue) and MatMul (gemm.cc, Eigen GEMM).
+void GemmOp(const Node& n, const Tensor& x, int threads, Tensor& y);
 
 }  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -15,7 +15,7 @@ void ConvEntry(const Node& n, const std::vector<const Tensor*>& inputs, int thre
 }
 
 constexpr KernelTable kTable{
-    FUSEFUZZ_ISA_STR(FUSEFUZZ_ISA), &ConvEntry, &NormOp, &ActivationOp, &BinaryOp, &PoolOp};
+    FUSEFUZZ_ISA_STR(FUSEFUZZ_ISA), &ConvEntry, &NormOp, &ActivationOp, &BinaryOp, &PoolOp, &GemmOp};
 
 }  // namespace
 }  // namespace fusefuzz::fast::FUSEFUZZ_ISA

@@ -1,19 +1,33 @@
-// Reference Concat (channels, any rank >= 2) and Identity: pure copies of values and magnitudes.
+// Reference Concat (any axis, any rank), Identity, Flatten and Reshape: pure copies of values and
+// magnitudes (a row-major reshape keeps the element order).
+#include "ir/verifier.h"
 #include "kernels/reference/ref_ops.h"
 
 namespace fusefuzz::ref {
 
 RefTensor RunConcat(const Node& n, const Inputs& in) {
   if (n.op == Op::Identity) return *in[0];
+  if (n.op == Op::Flatten || n.op == Op::Reshape) {
+    RefTensor y = *in[0];
+    y.shape = InferNodeShape(n, {in[0]->shape});
+    return y;
+  }
   Shape out_shape = in[0]->shape;
-  out_shape[1] = 0;
-  for (const RefTensor* t : in) out_shape[1] += t->shape[1];
+  const int64_t rank = static_cast<int64_t>(out_shape.size());
+  int64_t axis = AttrInt(n, "axis");
+  if (axis < 0) axis += rank;
+  const size_t ax = static_cast<size_t>(axis);
+  out_shape[ax] = 0;
+  for (const RefTensor* t : in) out_shape[ax] += t->shape[ax];
   RefTensor y = Zeros(out_shape);
-  const int64_t inner = InnerSize(out_shape, 2);
+  // Each input contributes one contiguous block of dim(axis) * inner elements per outer index.
+  int64_t outer = 1;
+  for (size_t d = 0; d < ax; ++d) outer *= out_shape[d];
+  const int64_t inner = InnerSize(out_shape, ax + 1);
   size_t o = 0;
-  for (int64_t nb = 0; nb < out_shape[0]; ++nb) {
+  for (int64_t nb = 0; nb < outer; ++nb) {
     for (const RefTensor* t : in) {
-      const size_t block = static_cast<size_t>(t->shape[1] * inner);
+      const size_t block = static_cast<size_t>(t->shape[ax] * inner);
       const size_t begin = static_cast<size_t>(nb) * block;
       for (size_t k = 0; k < block; ++k, ++o) {
         y.value[o] = t->value[begin + k];

@@ -33,7 +33,10 @@ RefTensor RunNode(const Node& n, const Inputs& in) {
       return RunPool(n, in);
     case OpFamily::kConcat:
     case OpFamily::kIdentity:
+    case OpFamily::kReshape:
       return RunConcat(n, in);
+    case OpFamily::kGemm:
+      return RunGemm(n, in);
   }
   throw std::logic_error("RunReference: unknown op family");
 }

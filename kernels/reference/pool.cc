@@ -3,6 +3,7 @@
 // only change the divisor when count_include_pad = 1.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ir/verifier.h"
 #include "kernels/reference/ref_ops.h"
@@ -14,41 +15,47 @@ namespace {
 // error of the maximum; 2^-10 is far above any k*u the oracle accepts (u = 2^-24).
 constexpr double kNearTie = 1.0 / 1024;
 
-struct Window {
-  int64_t h0, h1, w0, w1;  // input rows [h0, h1) and columns [w0, w1), clipped to the input
-  double padded_area;      // window clipped to the padded extent (count_include_pad divisor)
+// The taps of a window along one dim: input indices start + j * dilation, j in [0, kernel).
+struct Taps {
+  std::vector<int64_t> in;  // taps inside the input
+  int64_t padded = 0;       // taps inside the padded extent (count_include_pad divisor)
 };
 
-Window WindowAt(const PoolAttrs& a, int64_t in_h, int64_t in_w, int64_t oh, int64_t ow) {
-  const int64_t hs = oh * a.stride_h - a.pad_top, ws = ow * a.stride_w - a.pad_left;
-  // In ceil mode the last window may overhang the end padding; ONNX/PyTorch count the include-
-  // pad divisor only up to the padded border.
-  const int64_t he_pad = std::min(hs + a.kernel_h, in_h + a.pad_bottom);
-  const int64_t we_pad = std::min(ws + a.kernel_w, in_w + a.pad_right);
-  return {std::max<int64_t>(hs, 0), std::min(hs + a.kernel_h, in_h), std::max<int64_t>(ws, 0),
-          std::min(ws + a.kernel_w, in_w), static_cast<double>((he_pad - hs) * (we_pad - ws))};
+Taps TapsAt(int64_t start, int64_t kernel, int64_t dilation, int64_t in, int64_t pad_end) {
+  Taps t;
+  for (int64_t j = 0; j < kernel; ++j) {
+    const int64_t i = start + j * dilation;
+    // In ceil mode the last window may overhang the end padding; ONNX/PyTorch count the
+    // include-pad divisor only up to the padded border.
+    if (i < in + pad_end) ++t.padded;
+    if (i >= 0 && i < in) t.in.push_back(i);
+  }
+  return t;
 }
 
 RefTensor Pool(const Node& n, const RefTensor& x) {
   const PoolAttrs a = GetPoolAttrs(n);
   const int64_t in_h = x.shape[2], in_w = x.shape[3];
-  const int64_t out_h =
-      PoolOutputSize(in_h, a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom, a.ceil_mode);
-  const int64_t out_w =
-      PoolOutputSize(in_w, a.kernel_w, a.stride_w, a.pad_left, a.pad_right, a.ceil_mode);
+  const int64_t out_h = PoolOutputSize(in_h, a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom,
+                                       a.ceil_mode, a.dilation_h);
+  const int64_t out_w = PoolOutputSize(in_w, a.kernel_w, a.stride_w, a.pad_left, a.pad_right,
+                                       a.ceil_mode, a.dilation_w);
   RefTensor y = Zeros({x.shape[0], x.shape[1], out_h, out_w});
   for (int64_t nb = 0; nb < x.shape[0]; ++nb) {
     for (int64_t c = 0; c < x.shape[1]; ++c) {
       for (int64_t oh = 0; oh < out_h; ++oh) {
         for (int64_t ow = 0; ow < out_w; ++ow) {
-          const Window win = WindowAt(a, in_h, in_w, oh, ow);
+          const Taps th =
+              TapsAt(oh * a.stride_h - a.pad_top, a.kernel_h, a.dilation_h, in_h, a.pad_bottom);
+          const Taps tw =
+              TapsAt(ow * a.stride_w - a.pad_left, a.kernel_w, a.dilation_w, in_w, a.pad_right);
           double r = 0, m = 0;
           if (n.op == Op::MaxPool) {
             // Pads are -inf: only input elements compete. A NaN anywhere makes the result NaN
             // (once best is NaN, no comparison replaces it).
-            size_t best = At4(x.shape, nb, c, win.h0, win.w0);
-            for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-              for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            size_t best = At4(x.shape, nb, c, th.in[0], tw.in[0]);
+            for (int64_t ih : th.in) {
+              for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
                 if (std::isnan(x.value[xi]) || x.value[xi] > x.value[best]) best = xi;
               }
@@ -57,8 +64,8 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
             m = x.mag[best];
             // A near-tied element may legitimately be selected instead: take the largest
             // magnitude among the elements that could win.
-            for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-              for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            for (int64_t ih : th.in) {
+              for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
                 if (r - x.value[xi] <= kNearTie * (x.mag[xi] + x.mag[best])) {
                   m = std::max(m, x.mag[xi]);
@@ -68,16 +75,16 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
             m += std::fabs(r);
           } else {
             double sum = 0, mag_sum = 0;
-            for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-              for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            for (int64_t ih : th.in) {
+              for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
                 sum += x.value[xi];
                 mag_sum += x.mag[xi];
               }
             }
-            const double count = a.count_include_pad
-                                     ? win.padded_area
-                                     : static_cast<double>((win.h1 - win.h0) * (win.w1 - win.w0));
+            const double count = static_cast<double>(
+                a.count_include_pad ? th.padded * tw.padded
+                                    : static_cast<int64_t>(th.in.size() * tw.in.size()));
             r = sum / count;
             m = mag_sum / count;
           }

@@ -62,7 +62,9 @@ RefTensor RunActivation(const Node& n, const Inputs& in);  // activation.cc
 RefTensor RunBinary(const Node& n, const Inputs& in);      // binary.cc
 RefTensor RunPad(const Node& n, const Inputs& in);         // pad.cc
 RefTensor RunPool(const Node& n, const Inputs& in);        // pool.cc
-RefTensor RunConcat(const Node& n, const Inputs& in);      // concat.cc (Concat, Identity)
+RefTensor RunConcat(const Node& n, const Inputs& in);      // concat.cc (Concat, Identity, Flatten,
+                                                           // Reshape)
+RefTensor RunGemm(const Node& n, const Inputs& in);        // gemm.cc (Gemm, MatMul)
 
 // activation.cc: applies `act` (with its attrs/params) in place; the channel is dim 1.
 // Used by Relu.. nodes and by FusedConv activation and clamp epilogue steps.

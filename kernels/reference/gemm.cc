@@ -1,0 +1,96 @@
+// Reference Gemm (ONNX: Y = alpha * A' B' + beta * C, with its activation/clamp epilogue applied
+// exactly as the unfused ops) and MatMul (A of rank >= 2 times a constant [K, N]). Dot products
+// in double; the magnitude of each output is the same computation over absolute values.
+#include <cmath>
+
+#include "kernels/reference/ref_ops.h"
+
+namespace fusefuzz::ref {
+namespace {
+
+// Element (i, j) of B' (B or its transpose), as double.
+double BAt(const Tensor& b, bool trans, int64_t k, int64_t j) {
+  const int64_t cols = b.shape[1];
+  return static_cast<double>(trans ? b.data[static_cast<size_t>(j * cols + k)]
+                                   : b.data[static_cast<size_t>(k * cols + j)]);
+}
+
+RefTensor MatMul(const Node& n, const RefTensor& a) {
+  const Tensor& b = n.params.at("B");
+  const int64_t k = b.shape[0], cols = b.shape[1];
+  const int64_t rows = static_cast<int64_t>(a.value.size()) / k;  // all leading dims together
+  Shape out = a.shape;
+  out.back() = cols;
+  RefTensor y = Zeros(out);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      double r = 0, m = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const size_t ai = static_cast<size_t>(i * k + p);
+        const double w = BAt(b, false, p, j);
+        r += a.value[ai] * w;
+        m += a.mag[ai] * std::fabs(w);
+      }
+      y.value[static_cast<size_t>(i * cols + j)] = r;
+      y.mag[static_cast<size_t>(i * cols + j)] = m;
+    }
+  }
+  return y;
+}
+
+RefTensor Gemm(const Node& n, const RefTensor& a) {
+  const GemmDims d = GetGemmDims(n, a.shape);
+  const Tensor& b = n.params.at("B");
+  const auto c_it = n.params.find("C");
+  const Tensor* c = c_it == n.params.end() ? nullptr : &c_it->second;
+  RefTensor y = Zeros({d.m, d.n});
+  for (int64_t i = 0; i < d.m; ++i) {
+    for (int64_t j = 0; j < d.n; ++j) {
+      double r = 0, m = 0;
+      for (int64_t p = 0; p < d.k; ++p) {
+        const size_t ai = static_cast<size_t>(d.trans_a ? p * d.m + i : i * d.k + p);
+        const double w = BAt(b, d.trans_b, p, j);
+        r += a.value[ai] * w;
+        m += a.mag[ai] * std::fabs(w);
+      }
+      r *= d.alpha;
+      m *= std::fabs(d.alpha);
+      if (c) {
+        // C broadcasts to [M, N] from [1], [N], [1, N], [M, 1] or [M, N] (verified).
+        const Shape& cs = c->shape;
+        const int64_t ci = cs.size() == 2 ? (cs[0] == 1 ? 0 : i) * cs[1] + (cs[1] == 1 ? 0 : j)
+                                          : (cs[0] == 1 ? 0 : j);
+        const double cv = static_cast<double>(c->data[static_cast<size_t>(ci)]);
+        r += d.beta * cv;
+        m += std::fabs(d.beta * cv);
+      }
+      y.value[static_cast<size_t>(i * d.n + j)] = r;
+      y.mag[static_cast<size_t>(i * d.n + j)] = m;
+    }
+  }
+  const std::string where = NodeWhere(n);
+  for (size_t k = 0; k < n.epilogue.size(); ++k) {
+    const EpilogueStep& s = n.epilogue[k];
+    const std::string step_where = where + " epilogue step " + std::to_string(k);
+    switch (s.kind) {
+      case EpilogueKind::kActivation:
+        ApplyActivation(s.act, s.attrs, s.params, step_where, &y);
+        break;
+      case EpilogueKind::kClamp:
+        ApplyActivation(Op::Clip, s.attrs, {}, step_where, &y);
+        break;
+      case EpilogueKind::kScaleShift:
+      case EpilogueKind::kAdd:
+        throw std::logic_error(step_where + ": not a Gemm epilogue step (verifier)");
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+RefTensor RunGemm(const Node& n, const Inputs& in) {
+  return n.op == Op::MatMul ? MatMul(n, *in[0]) : Gemm(n, *in[0]);
+}
+
+}  // namespace fusefuzz::ref

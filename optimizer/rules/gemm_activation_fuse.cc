@@ -1,0 +1,55 @@
+// gemm-activation-fuse: Gemm -> activation  =>  Gemm whose epilogue ends with the activation (its
+// attrs and params; a PRelu slope is per output column). Existing steps keep their order.
+#include <memory>
+
+#include "optimizer/rewriter.h"
+#include "optimizer/rules/pattern.h"
+#include "optimizer/rules/rules.h"
+
+namespace fusefuzz {
+namespace {
+
+class GemmActivationFuse final : public Rule {
+ public:
+  std::string_view name() const override { return "gemm-activation-fuse"; }
+  std::string_view summary() const override {
+    return "Gemm -> activation => Gemm with the activation appended to its epilogue; Gemm "
+           "output has no other consumer and is not a graph output";
+  }
+
+  RootOps roots() const override { return RootOps::Family(OpFamily::kActivation); }
+
+  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+    const Graph& g = ctx.graph();
+    const Node& act = g.nodes[static_cast<size_t>(anchor)];
+    const int p = ProducerOfInput(g, act, 0);
+    if (p < 0 || g.nodes[size_t(p)].op != Op::Gemm) {
+      return NoMatch("activation input is not produced by a Gemm");
+    }
+    if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
+      return NoMatch(why);
+    }
+    return RuleMatch{{p, anchor}, {}};
+  }
+
+  void Apply(RuleMatch m, Rewriter& rw) const override {
+    const int gemm = m.nodes[0], act_index = m.nodes[1];
+    const Node& act = rw.node(act_index);
+    Node fused = rw.node(gemm);
+    EpilogueStep step;
+    step.kind = EpilogueKind::kActivation;
+    step.act = act.op;
+    step.attrs = act.attrs;
+    step.params = act.params;
+    fused.epilogue.push_back(std::move(step));
+    fused.output = act.output;
+    rw.ReplaceNode(act_index, std::move(fused));
+    rw.EraseNode(gemm);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeGemmActivationFuse() { return std::make_unique<GemmActivationFuse>(); }
+
+}  // namespace fusefuzz
