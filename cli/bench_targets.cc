@@ -127,7 +127,10 @@ class Runner {
         const TargetResult r = e.target->Run(bc.graph, bc.inputs, req);
         const char* variant = optimize ? "fused" : "unfused";
         if (r.bad_response || r.status == RunStatus::kCrash || r.status == RunStatus::kTimeout) {
-          throw Abort{"target " + e.info.spec + " on " + name + " (" + variant + "): " + r.message};
+          std::string msg =
+              "target " + e.info.spec + " on " + name + " (" + variant + "): " + r.message;
+          if (!r.log.empty()) msg += "; its stderr ends: " + r.log;
+          throw Abort{msg};
         }
         if (r.status != RunStatus::kOk) {
           c.verdict = r.status == RunStatus::kUnsupported ? "UNSUPPORTED" : "TARGET_ERROR";

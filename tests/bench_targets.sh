@@ -53,6 +53,15 @@ assert runs and all("/conv_bn/" in r for r in runs), runs
 assert "| conv_bn |" in open(sys.argv[1] + "/benchmarks.md").read()
 PY
 
+# A target that crashes on the second pattern: exit 2 too, the first pattern kept.
+rc=0
+"$fusefuzz" bench --target "exec:$example --crash-on Relu6" \
+  --filter 'conv_bn(_relu6)?/mobilenetv2_(expand|dw)/N1_C(2|9)_H14_' --tiny --repetitions 1 --runs 2 \
+  --warmup 0 --out "$out/crash" 2>"$out/crash.err" || rc=$?
+test "$rc" = 2
+grep -q 'crashing on Relu6' "$out/crash.err"
+grep -q '| conv_bn |' "$out/crash/benchmarks.md"
+
 # A target without the capability, and a filter matching nothing: exit 2 with a message.
 rc=0
 "$fusefuzz" bench --target "exec:$example --no-capabilities" --tiny --out "$out/nocap" \
