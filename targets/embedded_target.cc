@@ -26,12 +26,12 @@ class EmbeddedTarget : public Target {
   TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
     TargetResult r;
     try {
-      Graph run = g;
+      OptimizeResult o;
       if (req.optimize) {
-        OptimizeResult o = Optimize(g, req.opt);
+        o = Optimize(g, req.opt);
         r.rewrites = std::move(o.rewrites);
-        run = std::move(o.graph);
       }
+      const Graph& run = req.optimize ? o.graph : g;
       if (req.bench_runs > 0) {
         // The optimization is the preparation, outside the timed runs (as a session's is).
         r.timings = TimeRuns(req.bench_warmup, req.bench_runs,
