@@ -254,8 +254,9 @@ int BenchTargets(const TargetBenchArgs& a) {
       table.rows.push_back(runner.Measure(cases[i]));
     } catch (const Abort& abort) {
       WriteBenchTable(table, a.out);
-      std::cerr << "fusefuzz: error: " << abort.message << "\nfusefuzz bench: stopped; the "
-                << table.rows.size() << " rows measured before are in " << a.out << "\n";
+      std::cerr << "fusefuzz: error: " << abort.message
+                << "\nfusefuzz bench: stopped; rows measured before: " << table.rows.size()
+                << ", written to " << a.out << "\n";
       return 2;
     }
     // Rewritten after every row: an interrupted run keeps what it measured.
