@@ -1,5 +1,7 @@
 // (Named cmd_benchmark.cc, not cmd_bench.cc: the layer glob excludes files ending in _bench.cc.)
-// `fusefuzz bench [--filter REGEX] [--threads N] [--out DIR] [--from-json FILE] [-- FLAGS...]`:
+// `fusefuzz bench --target T [--target T2 ...]` times the same cases through any engine
+// (cli/bench_targets.cc). Without --target,
+// `fusefuzz bench [--filter REGEX] [--threads N] [--out DIR] [--from-json FILE] [-- FLAGS...]` is
 // a thin front over the Google Benchmark binaries built beside fusefuzz (bench/fusion_bench,
 // bench/harness_bench). Runs them with JSON output into DIR, then writes DIR/benchmarks.md (fused
 // vs unfused vs oneDNN table, medians when --benchmark_repetitions is given) and DIR/speedup.svg.
@@ -23,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
 
@@ -348,16 +351,49 @@ int Bench(const BenchArgs& a) {
 
 void RegisterBench(Cli& cli) {
   auto* cmd = cli.app.add_subcommand(
-      "bench", "Run the fused-vs-unfused kernel benchmarks; write a table and a speedup chart");
+      "bench",
+      "Time fused vs unfused: our kernels and oneDNN (Google Benchmark binaries), or any "
+      "engines with --target; write a table and a speedup chart");
   auto a = std::make_shared<BenchArgs>();
-  cmd->add_option("--filter", a->filter, "regex over benchmark names (--benchmark_filter)");
-  cmd->add_option("--threads", a->threads, "threads for our kernels and oneDNN")
+  auto t = std::make_shared<TargetBenchArgs>();
+  cmd->add_option("--filter", a->filter,
+                  "regex over benchmark names (--benchmark_filter); with --target, searched in "
+                  "BM_Fusion/<pattern>/<layer>/<shape>");
+  cmd->add_option("--threads", a->threads, "threads for our kernels and oneDNN (or the targets)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--out", a->out, "output directory")->capture_default_str();
-  cmd->add_option("--from-json", a->from_json,
-                  "do not run: tabulate an existing fusion_bench JSON output");
-  cmd->add_option("extra", a->extra, "after --: flags passed to the benchmark binaries");
-  cmd->callback([a, &cli] { cli.exit_code = Bench(*a); });
+  auto* from = cmd->add_option("--from-json", a->from_json,
+                               "do not run: tabulate an existing fusion_bench JSON output");
+  auto* extra =
+      cmd->add_option("extra", a->extra, "after --: flags passed to the benchmark binaries");
+  auto* target = cmd->add_option("--target", t->targets,
+                                 "time through this engine (embedded, exec:CMD with the protocol "
+                                 "capability bench, onednn); repeat for one column group each");
+  target->excludes(from)->excludes(extra);
+  cmd->add_option("--repetitions", t->repetitions, "with --target: timing requests per variant")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--runs", t->runs, "with --target: timed runs per request")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--warmup", t->warmup, "with --target: untimed runs per request")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--timeout", t->timeout, "with --target: seconds per request")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--tiny", t->tiny, "with --target: layers 16x narrower and 4x smaller (smoke)");
+  cmd->callback([a, t, &cli] {
+    if (t->targets.empty()) {
+      cli.exit_code = Bench(*a);
+      return;
+    }
+    t->filter = a->filter;
+    t->out = a->out;
+    t->threads = a->threads;
+    t->command_line = cli.command_line;
+    cli.exit_code = BenchTargets(*t);
+  });
 }
 
 }  // namespace fusefuzz

@@ -1,4 +1,6 @@
 // The default target: the embedded optimizer followed by the fast kernels, in process.
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <optional>
 
@@ -16,6 +18,7 @@ class EmbeddedTarget : public Target {
     caps_.name = "embedded";
     caps_.ops = std::set<Op>(AllOps().begin(), AllOps().end());
     caps_.bisect_limit = caps_.disable = caps_.inject = caps_.reports_rewrites = true;
+    caps_.bench = true;
   }
   const TargetCaps& caps() const override { return caps_; }
   std::string spec() const override { return "embedded"; }
@@ -25,12 +28,18 @@ class EmbeddedTarget : public Target {
   TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
     TargetResult r;
     try {
+      OptimizeResult o;
       if (req.optimize) {
-        OptimizeResult o = Optimize(g, req.opt);
+        o = Optimize(g, req.opt);
         r.rewrites = std::move(o.rewrites);
-        r.outputs = RunFast(o.graph, inputs, FastOptions{req.threads});
+      }
+      const Graph& run = req.optimize ? o.graph : g;
+      if (req.bench_runs > 0) {
+        // The optimization is the preparation, outside the timed runs (as a session's is).
+        r.timings = TimeRuns(req.bench_warmup, req.bench_runs,
+                             [&] { r.outputs = RunFast(run, inputs, FastOptions{req.threads}); });
       } else {
-        r.outputs = RunFast(g, inputs, FastOptions{req.threads});
+        r.outputs = RunFast(run, inputs, FastOptions{req.threads});
       }
     } catch (const std::exception& e) {
       r.status = RunStatus::kError;
@@ -59,6 +68,25 @@ std::string_view RunStatusName(RunStatus s) {
       return "timeout";
   }
   return "?";
+}
+
+BenchTimings TimeRuns(int warmup, int runs, const std::function<void()>& run) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < warmup; ++i) run();
+  std::vector<double> ns;
+  for (int i = 0; i < runs; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    run();
+    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+  }
+  BenchTimings t;
+  t.runs = runs;
+  if (ns.empty()) return t;
+  std::sort(ns.begin(), ns.end());
+  const size_t n = ns.size();
+  t.median_ns = n % 2 ? ns[n / 2] : (ns[n / 2 - 1] + ns[n / 2]) / 2;
+  t.min_ns = ns.front();
+  return t;
 }
 
 std::unique_ptr<Target> MakeEmbeddedTarget() { return std::make_unique<EmbeddedTarget>(); }

@@ -17,6 +17,7 @@
 #include "ir/json_io.h"
 #include "kernels/fast/executor.h"
 #include "optimizer/optimizer.h"
+#include "targets/target.h"
 
 namespace fusefuzz {
 namespace {
@@ -32,6 +33,8 @@ struct Flags {
   std::string rule_name;         // reported for every rewrite instead of the rule's own name
   std::string error_after_rule;  // answer an error when the optimized run applied this rule
   int decline_over = 0;          // > 0: answer unsupported for graphs with more nodes
+  std::string bad_timings;       // a lie told in the timings of graphs with bad_timings_on
+  std::vector<std::string> bad_timings_on;
 };
 
 std::set<Op> OpSet(const std::vector<std::string>& names) {
@@ -58,7 +61,8 @@ class Server {
         crash_(OpSet(f.crash_on)),
         hang_(OpSet(f.hang_on)),
         garbage_(OpSet(f.garbage_on)),
-        unsupported_(OpSet(f.unsupported)) {}
+        unsupported_(OpSet(f.unsupported)),
+        lie_(OpSet(f.bad_timings_on)) {}
 
   nlohmann::ordered_json Hello() const {
     json ops = json::array();
@@ -66,7 +70,7 @@ class Server {
       if (!unsupported_.count(op)) ops.push_back(std::string(OpName(op)));
     }
     json caps = json::array();
-    if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites"};
+    if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites", "bench"};
     return {{"protocol", "fusefuzz-target"},
             {"version", f_.bad_hello ? 99 : 1},
             {"name", f_.name},
@@ -98,6 +102,7 @@ class Server {
       TensorMap inputs = ReadTensors(req.at("inputs"), "request /inputs");
       json options = req.value("options", json::object());
       FastOptions fast{options.value("threads", 1)};
+      const bool lie = Contains(g, lie_);  // the request's graph, before fusion
       std::vector<Rewrite> rewrites;
       if (options.value("optimize", true)) {
         OptimizeOptions opt;
@@ -127,8 +132,20 @@ class Server {
         rewrites = std::move(o.rewrites);
         g = std::move(o.graph);
       }
+      TensorMap result;
+      auto run = [&] { result = RunFast(g, inputs, fast); };
+      const json bench = req.value("bench", json::object());
+      const int runs = f_.no_capabilities ? 0 : bench.value("runs", 0);
+      if (runs > 0) {
+        // Timed here, around the kernels only: the optimization above is the preparation.
+        const BenchTimings t = TimeRuns(bench.value("warmup", 0), runs, run);
+        resp["timings"] = {{"runs", t.runs}, {"median_ns", t.median_ns}, {"min_ns", t.min_ns}};
+        if (lie) Lie(&resp["timings"]);
+      } else {
+        run();
+      }
       json outputs = json::object();
-      for (const auto& [name, t] : RunFast(g, inputs, fast)) outputs[name] = TensorToJson(t);
+      for (const auto& [name, t] : result) outputs[name] = TensorToJson(t);
       resp["outputs"] = std::move(outputs);
       if (!f_.no_capabilities) {
         json rw = json::array();
@@ -164,8 +181,23 @@ class Server {
     return "";
   }
 
+  static bool Contains(const Graph& g, const std::set<Op>& ops) {
+    for (const Node& n : g.nodes) {
+      if (ops.count(n.op)) return true;
+    }
+    return false;
+  }
+
+  // --bad-timings: the timings of a graph with a --bad-timings-on op become a lie.
+  void Lie(json* timings) const {
+    if (f_.bad_timings == "negative") (*timings)["median_ns"] = -1000.0;
+    if (f_.bad_timings == "missing") timings->erase("median_ns");
+    if (f_.bad_timings == "runs") (*timings)["runs"] = (*timings)["runs"].get<int>() + 1;
+    if (f_.bad_timings == "nan") (*timings)["min_ns"] = "nan";
+  }
+
   Flags f_;
-  std::set<Op> crash_, hang_, garbage_, unsupported_;
+  std::set<Op> crash_, hang_, garbage_, unsupported_, lie_;
 };
 
 int Main(int argc, char** argv) {
@@ -192,6 +224,10 @@ int Main(int argc, char** argv) {
   app.add_flag("--bad-hello", f.bad_hello, "announce protocol version 99");
   // Rule names are the target's to choose: paths, spaces, newlines must not hurt fusefuzz.
   app.add_option("--rule-name", f.rule_name, "report every rewrite under this rule name");
+  app.add_option("--bad-timings", f.bad_timings, "lie in the timings of --bad-timings-on graphs")
+      ->check(CLI::IsMember({"negative", "missing", "runs", "nan"}));
+  app.add_option("--bad-timings-on", f.bad_timings_on, "graphs with this op get lying timings")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   try {
     Server server(f);

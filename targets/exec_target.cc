@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "ir/error.h"
 #include "ir/json_io.h"
@@ -94,6 +96,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     caps->ops.insert(*op);
   }
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
+  caps->bench = false;
   if (auto c = j.find("capabilities"); c != j.end()) {
     if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
     for (const json& cap : *c) {
@@ -104,6 +107,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       if (cap == "inject") caps->inject = true;
       if (cap == "rewrites") caps->reports_rewrites = true;
       if (cap == "onnx") caps->onnx = true;
+      if (cap == "bench") caps->bench = true;
     }
   }
   return "";
@@ -135,7 +139,36 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, con
                  {"inputs", m.input_names},
                  {"outputs", m.output_names}};
   }
+  if (req.bench_runs > 0) j["bench"] = {{"warmup", req.bench_warmup}, {"runs", req.bench_runs}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+// Timings of a response to a timing request of `runs` runs; returns what is wrong, or "".
+// A target's own clock is all fusefuzz has, so anything implausible is refused, not tabulated.
+std::string ParseTimings(const json& j, int runs, BenchTimings* out) {
+  if (!j.is_object()) return "/timings: must be an object (the request asked for timings)";
+  auto n = j.find("runs");
+  if (n == j.end() || !n->is_number_integer() || *n != runs) {
+    return "/timings/runs: must be " + std::to_string(runs) +
+           ", the number of runs asked for, got " +
+           (n == j.end() ? std::string("nothing") : n->dump());
+  }
+  out->runs = runs;
+  for (auto [key, field] : {std::pair{"median_ns", &out->median_ns}, {"min_ns", &out->min_ns}}) {
+    auto v = j.find(key);
+    // NaN and infinities cannot be JSON numbers; strings and nulls are refused here.
+    if (v == j.end() || !v->is_number() || !(v->get<double>() > 0) ||
+        !std::isfinite(v->get<double>())) {
+      return std::string("/timings/") + key + ": must be a finite number of nanoseconds > 0, got " +
+             (v == j.end() ? std::string("nothing") : v->dump());
+    }
+    *field = v->get<double>();
+  }
+  if (out->min_ns > out->median_ns) {
+    return "/timings: min_ns " + j["min_ns"].dump() + " is above median_ns " +
+           j["median_ns"].dump();
+  }
+  return "";
 }
 
 // Rewrites of a response; returns what is wrong, or "".
@@ -181,7 +214,9 @@ class ExecTarget : public Target {
 
   TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
     TargetResult r;
-    if (std::string why = Refusal(g, req); !why.empty()) {
+    std::string why = Refusal(g, req);
+    if (why.empty()) why = BenchRefusal(req);
+    if (!why.empty()) {
       r.status = RunStatus::kUnsupported;
       r.message = why;
       return r;
@@ -236,10 +271,9 @@ class ExecTarget : public Target {
     int kinds = static_cast<int>(j.contains("outputs")) + static_cast<int>(j.contains("error")) +
                 static_cast<int>(j.contains("unsupported"));
     if (kinds != 1) {
-      return Status(RunStatus::kError,
-                    "target response must have exactly one of \"outputs\", "
-                    "\"unsupported\", \"error\": " +
-                        Excerpt(line));
+      return Bad(
+          "target response must have exactly one of \"outputs\", \"unsupported\", \"error\": " +
+          Excerpt(line));
     }
     auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
     if (j.contains("error")) {
@@ -258,15 +292,23 @@ class ExecTarget : public Target {
     try {
       r.outputs = ReadTensors(j["outputs"], "target response /outputs");
     } catch (const InputError& e) {
-      return Status(RunStatus::kError, std::string("target wrote a bad response: ") + e.what());
+      return Bad(std::string("target wrote a bad response: ") + e.what());
     }
     if (std::string why = CheckOutputs(g, r.outputs); !why.empty()) {
-      return Status(RunStatus::kError, "target wrote a bad response: " + why);
+      return Bad("target wrote a bad response: " + why);
     }
     if (auto rw = j.find("rewrites"); rw != j.end()) {
       if (std::string why = ParseRewrites(*rw, &r.rewrites); !why.empty()) {
-        return Status(RunStatus::kError, "target wrote a bad response: " + why);
+        return Bad("target wrote a bad response: " + why);
       }
+    }
+    if (req.bench_runs > 0) {
+      BenchTimings t;
+      auto tj = j.find("timings");
+      std::string why = tj == j.end() ? "/timings: missing (the request asked for timings)"
+                                      : ParseTimings(*tj, req.bench_runs, &t);
+      if (!why.empty()) return Bad("target wrote a bad response: " + why);
+      r.timings = t;
     }
     return r;
   }
@@ -328,6 +370,13 @@ class ExecTarget : public Target {
     return "";
   }
 
+  std::string BenchRefusal(const RunRequest& req) const {
+    if (req.bench_runs > 0 && !caps_.bench) {
+      return "target '" + caps_.name + "' lacks the capability bench";
+    }
+    return "";
+  }
+
   static std::string CheckOutputs(const Graph& g, const TensorMap& got) {
     for (const std::string& name : g.outputs) {
       auto it = got.find(name);
@@ -342,9 +391,16 @@ class ExecTarget : public Target {
     return "";
   }
 
+  static TargetResult Bad(std::string message) {
+    TargetResult r = Status(RunStatus::kError, std::move(message));
+    r.bad_response = true;
+    return r;
+  }
+
   // Ends the process after a crash, timeout or garbage; it is restarted before the next case.
   TargetResult Fail(RunStatus status, std::string message) {
     TargetResult r = Status(status, std::move(message));
+    r.bad_response = status == RunStatus::kError;  // garbage
     r.log = proc_->StderrTail();
     last_log_ = r.log;
     proc_.reset();

@@ -4,7 +4,9 @@
 //   exec:CMD   an external program speaking line-delimited JSON (docs/target-protocol.md)
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ struct TargetCaps {
   bool inject = false;        // knows fusefuzz's fault names
   bool reports_rewrites = false;
   bool onnx = false;   // wants each graph also as an ONNX model (onnx/export.h) in the request
+  bool bench = false;  // times repeated runs itself (RunRequest::bench_runs)
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
 };
 
@@ -32,14 +35,31 @@ struct RunRequest {
   bool optimize = true;  // false: run the graph as given (kernel check)
   OptimizeOptions opt;   // on_rewrite is ignored by external targets
   int threads = 1;
+  // > 0: a timing request (capability bench): prepare the case once, run it bench_warmup times
+  // untimed, then bench_runs times timed, and report the timings of those runs.
+  int bench_warmup = 0;
+  int bench_runs = 0;
 };
+
+// Timings a target measured itself (transport excluded), in nanoseconds.
+struct BenchTimings {
+  int64_t runs = 0;
+  double median_ns = 0, min_ns = 0;
+};
+
+// Runs `run` `warmup` times, then `runs` times, each timed on the steady clock.
+BenchTimings TimeRuns(int warmup, int runs, const std::function<void()>& run);
 
 struct TargetResult {
   RunStatus status = RunStatus::kOk;
   std::string message;  // why, for anything but kOk
   TensorMap outputs;
-  std::vector<Rewrite> rewrites;  // when the target reports them
-  std::string log;                // stderr tail of an external target after a crash
+  std::vector<Rewrite> rewrites;        // when the target reports them
+  std::string log;                      // stderr tail of an external target after a crash
+  std::optional<BenchTimings> timings;  // answers a timing request (validated)
+  // The target broke the protocol (garbage, or a well-formed response with bad content such as
+  // invalid timings), as opposed to reporting an error of its own.
+  bool bad_response = false;
 };
 
 class Target {

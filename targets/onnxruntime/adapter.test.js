@@ -97,3 +97,39 @@ test('cases it cannot run are unsupported, bad models are errors', async () => {
   assert.ok(typeof r.error === 'string' && r.error.length > 0);
   await t.close();
 });
+
+test('timing requests (capability bench): own timings, same outputs as an ordinary run', async () => {
+  const t = await start(['--level', 'all']);
+  assert.ok(t.hello.capabilities.includes('bench'));
+  for (const optimize of [false, true]) {
+    const plain = await t.ask(request('glow-conv-relu-bn', optimize ? 1 : 3, {optimize}));
+    const timed = await t.ask(Object.assign(request('glow-conv-relu-bn', optimize ? 2 : 4,
+        {optimize}), {bench: {warmup: 1, runs: 5}}));
+    assert.ok(timed.timings, JSON.stringify(timed).slice(0, 300));
+    assert.strictEqual(timed.timings.runs, 5);
+    assert.ok(timed.timings.min_ns > 0 && timed.timings.min_ns <= timed.timings.median_ns);
+    assert.deepStrictEqual(timed.outputs, plain.outputs);
+    assert.deepStrictEqual(timed.rewrites, plain.rewrites);
+    assert.strictEqual(plain.timings, undefined);
+  }
+  const bad = await t.ask(Object.assign(request('op-conv', 5, {}), {bench: {warmup: 1}}));
+  assert.match(bad.error, /"bench" needs integers/);
+  await t.close();
+});
+
+test('fusefuzz bench --target: ORT at levels disabled and all in one table, verdicts PASS', () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fusefuzz-ort-bench-'));
+  const ort = (level) => `exec:${process.execPath} ${path.join(__dirname, 'fusefuzz-ort.js')} ` +
+      `--level ${level} --name ort-${level}`;
+  execFileSync(fusefuzz, ['bench', '--target', ort('disabled'), '--target', ort('all'),
+    '--filter', 'conv_bn_relu/resnet18_conv5_x/N1_', '--tiny', '--repetitions', '2', '--runs', '2',
+    '--warmup', '1', '--out', out], {stdio: ['ignore', 'pipe', 'pipe']});
+  const doc = JSON.parse(fs.readFileSync(path.join(out, 'benchmarks.json'), 'utf8'));
+  assert.deepStrictEqual(doc.context.fusefuzz_engines.map((e) => e.label),
+      ['ort-disabled', 'ort-all']);
+  assert.deepStrictEqual(Object.values(doc.context.fusefuzz_verdicts), ['PASS', 'PASS']);
+  const iters = doc.benchmarks.filter((b) => b.run_type === 'iteration');
+  assert.strictEqual(iters.length, 2 * 2 * 2);
+  assert.ok(iters.every((b) => b.real_time > 0 && b.iterations === 2));
+  assert.match(fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8'), /ort-all speedup/);
+});

@@ -5,7 +5,9 @@
 // program runs it with ORT's graphOptimizationLevel --level (disabled | basic | extended | all;
 // a request with optimize false runs at "disabled") and reports, as rewrites, the ORT graph
 // transformers whose log says they modified the model. options.disable takes ORT transformer
-// names (session option optimization.disable_specified_optimizers).
+// names (session option optimization.disable_specified_optimizers). Timing requests (capability
+// bench): one session per request (level "disabled" for optimize false, --level otherwise),
+// intra-op threads options.threads (1 by default), then warmup + timed session.run calls.
 // Flags: --level L (default all), --skip-ops A,B (leave ops out of the hello), --name N.
 'use strict';
 const {fork} = require('child_process');
@@ -93,7 +95,9 @@ function finish() {
   if (reply.error !== undefined) {
     write({id, error: reply.error});
   } else {
-    write({id, outputs: reply.outputs, rewrites: rewritesFrom(lines)});
+    const resp = {id, outputs: reply.outputs, rewrites: rewritesFrom(lines)};
+    if (reply.timings) resp.timings = reply.timings;
+    write(resp);
   }
   rl.resume();
 }
@@ -111,6 +115,11 @@ function handle(req) {
     return {unsupported: 'ONNX Runtime cannot stop after N rewrites'};
   }
   const optimize = o.optimize !== false;
+  const b = req.bench;
+  if (b !== undefined && !(b && Number.isInteger(b.warmup) && b.warmup >= 0 &&
+      Number.isInteger(b.runs) && b.runs >= 1)) {
+    return {error: 'bad request: "bench" needs integers warmup >= 0 and runs >= 1'};
+  }
   return {
     run: {
       id: req.id,
@@ -120,6 +129,7 @@ function handle(req) {
       disable: optimize && Array.isArray(o.disable) ? o.disable : [],
       threads: Number.isInteger(o.threads) && o.threads > 0 ? o.threads : 1,
       wantLog: optimize && opts.level !== 'disabled',
+      bench: b ? {warmup: b.warmup, runs: b.runs} : null,
     },
   };
 }
@@ -128,7 +138,7 @@ write({
   protocol: 'fusefuzz-target', version: 1, name: opts.name,
   engine: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version,
   ops: OPS.filter((op) => !opts.skip.includes(op)),
-  capabilities: ['onnx', 'rewrites', 'disable'],
+  capabilities: ['onnx', 'rewrites', 'disable', 'bench'],
 });
 
 const rl = readline.createInterface({input: process.stdin});

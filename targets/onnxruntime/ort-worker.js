@@ -35,10 +35,33 @@ async function run(msg) {
   try {
     const feeds = {};
     for (const name of session.inputNames) feeds[name] = fromB64(msg.inputs[name]);
-    const results = await session.run(feeds);
+    let results;
+    let timings;
+    if (msg.bench) {
+      // Timing request (capability bench): the session is ready, the feeds are ORT tensors;
+      // each timed run is session.run alone, on the monotonic clock. Info-level logging (for
+      // the rewrites) is for session creation only: runs log at warning level.
+      const quiet = {logSeverityLevel: 2};
+      for (let i = 0; i < msg.bench.warmup; i++) results = await session.run(feeds, quiet);
+      const ns = [];
+      for (let i = 0; i < msg.bench.runs; i++) {
+        const t0 = process.hrtime.bigint();
+        results = await session.run(feeds, quiet);
+        ns.push(Number(process.hrtime.bigint() - t0));
+      }
+      ns.sort((a, b) => a - b);
+      const mid = ns.length >> 1;
+      timings = {
+        runs: ns.length,
+        median_ns: ns.length % 2 ? ns[mid] : (ns[mid - 1] + ns[mid]) / 2,
+        min_ns: ns[0],
+      };
+    } else {
+      results = await session.run(feeds);
+    }
     const outputs = {};
     for (const name of session.outputNames) outputs[name] = toB64(results[name]);
-    return {outputs};
+    return timings ? {outputs, timings} : {outputs};
   } finally {
     await session.release();
   }

@@ -5,7 +5,9 @@
 
 Each request's graph becomes a torch.fx GraphModule in float32 (translate.py), optimized by the
 chosen mode and run on one thread. A request with optimize=false runs the module as built
-(eager), which is fusefuzz's kernel check. See README.md.
+(eager), which is fusefuzz's kernel check. A timing request (capability bench) runs the prepared
+module warmup times, then times each of runs calls under torch.no_grad on one thread. See
+README.md.
 """
 
 import argparse
@@ -13,6 +15,7 @@ import importlib.metadata
 import json
 import os
 import sys
+import time
 
 # The hello goes out before torch is imported: importing torch takes seconds (tens on a loaded
 # machine), and the op list needs none of it.
@@ -35,10 +38,38 @@ def capabilities(mode):
     # fuse_modules takes the module groups from us, so applying only the first N is exact;
     # the other passes are opaque, so they cannot be cut short (no bisect_limit).
     if mode == "fuse_modules":
-        return ["bisect_limit", "rewrites"]
+        return ["bisect_limit", "rewrites", "bench"]
     if mode in ("fx", "fuse_fx"):
-        return ["rewrites"]  # read off the module tree before and after
-    return []
+        return ["rewrites", "bench"]  # rewrites read off the module tree before and after
+    return ["bench"]
+
+
+def bench_counts(req):
+    """(warmup, runs) of a timing request, or None for an ordinary request."""
+    b = req.get("bench")
+    if b is None:
+        return None
+    ok = isinstance(b, dict) and all(
+        isinstance(b.get(k), int) and not isinstance(b.get(k), bool) for k in ("warmup", "runs"))
+    if not ok or b["warmup"] < 0 or b["runs"] < 1:
+        raise ValueError('"bench" needs integers warmup >= 0 and runs >= 1, got %r' % (b,))
+    return b["warmup"], b["runs"]
+
+
+def time_runs(module, inputs, warmup, runs):
+    """(outputs of the last run, timings): each timed run is the module call alone."""
+    outputs = None
+    for _ in range(warmup):
+        outputs = module(*inputs)
+    ns = []
+    for _ in range(runs):
+        t0 = time.perf_counter_ns()
+        outputs = module(*inputs)
+        ns.append(time.perf_counter_ns() - t0)
+    ns.sort()
+    mid = len(ns) // 2
+    median = ns[mid] if len(ns) % 2 else (ns[mid - 1] + ns[mid]) / 2
+    return outputs, {"runs": len(ns), "median_ns": median, "min_ns": ns[0]}
 
 
 def declaration_order_groups(modules):
@@ -135,11 +166,18 @@ def handle(req, mode):
     inputs = [translate.tensor_from_json(req["inputs"][name]) for name in tr.input_names]
     run_mode = mode if options.get("optimize", True) else "eager"
     limit = options.get("bisect_limit", -1)
+    counts = bench_counts(req)
     module, rewrites = optimize(tr, run_mode, -1 if limit is None else int(limit))
+    timings = None
     with torch.no_grad():
-        outputs = module(*inputs)
+        if counts:
+            outputs, timings = time_runs(module, inputs, *counts)
+        else:
+            outputs = module(*inputs)
     resp = {"outputs": {name: translate.tensor_to_json(t)
                         for name, t in zip(tr.output_names, outputs)}}
+    if timings:
+        resp["timings"] = timings
     if rewrites is not None and "rewrites" in capabilities(mode):
         resp["rewrites"] = rewrites
     return resp

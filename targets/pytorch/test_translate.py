@@ -192,7 +192,7 @@ class Protocol(unittest.TestCase):
         hello = json.loads(p.stdout.readline())
         self.assertEqual(hello["protocol"], "fusefuzz-target")
         self.assertEqual(hello["name"], "pytorch-fx")
-        self.assertEqual(hello["capabilities"], ["rewrites"])
+        self.assertEqual(hello["capabilities"], ["rewrites", "bench"])
         with open(os.path.join(ROOT, "corpus", "seeds", "conv-bn-bn.json")) as f:
             g = json.load(f)
         x = rand(g["inputs"][0]["shape"])

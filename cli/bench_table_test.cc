@@ -1,0 +1,88 @@
+// The statistics and renderings of `fusefuzz bench --target` (cli/bench_table.h) on a table built
+// by hand: medians, coefficient of variation, Google Benchmark JSON entries, markdown cells.
+#include "cli/bench_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace fusefuzz {
+namespace {
+
+BenchTable Table() {
+  BenchTable t;
+  t.engines = {{"eng-a", "embedded", ""}, {"eng-b", "exec:b", "a remark"}};
+  t.repetitions = 3;
+  t.runs = 4;
+  t.warmup = 1;
+  t.command = "fusefuzz bench --target embedded";
+  t.context = {{"date", "today"}, {"host_name", "h"}, {"num_cpus", 2}};
+  BenchRow row;
+  row.name = "BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3";
+  row.pattern = "conv_bn";
+  row.layer = "resnet18_conv3_x";
+  row.shape = "N1_C128_H28_K3";
+  BenchCell a;
+  a.unfused_ns = {300, 100, 200};
+  a.unfused_min_ns = {290, 90, 190};
+  a.fused_ns = {100, 50, 60};
+  a.fused_min_ns = {90, 45, 55};
+  a.verdict = "PASS";
+  BenchCell b;
+  b.verdict = "UNSUPPORTED";
+  b.note = "grouped | conv";
+  row.cells = {a, b};
+  t.rows.push_back(row);
+  return t;
+}
+
+TEST(BenchTable, MedianAndCoefficientOfVariation) {
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(Median({}), 0);
+  // mean 200, sample stddev 100
+  EXPECT_DOUBLE_EQ(CoefficientOfVariation({100, 200, 300}), 0.5);
+  EXPECT_EQ(CoefficientOfVariation({7}), 0);
+}
+
+TEST(BenchTable, GoogleBenchmarkJson) {
+  const nlohmann::json j = BenchJson(Table());
+  const auto& b = j.at("benchmarks");
+  // eng-a: 2 variants x (3 iterations + 4 aggregates); eng-b measured nothing.
+  ASSERT_EQ(b.size(), 14u);
+  EXPECT_EQ(b[0]["name"], "BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3/eng-a/unfused");
+  EXPECT_EQ(b[0]["run_type"], "iteration");
+  EXPECT_EQ(b[0]["real_time"], 300);
+  EXPECT_EQ(b[0]["min_ns"], 290);
+  EXPECT_EQ(b[0]["iterations"], 4);
+  EXPECT_EQ(b[0]["label"], "PASS");
+  EXPECT_EQ(b[4]["name"], "BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3/eng-a/unfused_median");
+  EXPECT_EQ(b[4]["real_time"], 200);
+  EXPECT_EQ(b[6]["aggregate_name"], "cv");
+  EXPECT_EQ(b[6]["aggregate_unit"], "percentage");
+  EXPECT_DOUBLE_EQ(b[6]["real_time"].get<double>(), 0.5);
+  EXPECT_EQ(b[7]["run_name"], "BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3/eng-a/fused");
+  EXPECT_EQ(
+      j["context"]["fusefuzz_verdicts"]["BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3/eng-b"],
+      "UNSUPPORTED");
+  EXPECT_EQ(j["context"]["fusefuzz_runs"], 4);
+}
+
+TEST(BenchTable, MarkdownRowHasSpeedupVerdictAndEscapedNote) {
+  const std::string md = BenchMarkdown(Table());
+  // unfused median 200 ns = 0.2 µs, fused 60 ns; speedup 3.33; cv 50.0 / 36.1 (%).
+  EXPECT_NE(md.find("| conv_bn | resnet18_conv3_x | N1_C128_H28_K3 | 0.2 | 0.1 | 3.33 | 50.0 / "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| PASS | - | - | - | - | UNSUPPORTED [1] |"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("1. BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3 on eng-b: grouped \\| conv"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("`exec:b`; a remark"), std::string::npos);
+  const std::string svg = BenchSvg(Table());
+  EXPECT_NE(svg.find(">3.33</text>"), std::string::npos) << svg;
+}
+
+}  // namespace
+}  // namespace fusefuzz

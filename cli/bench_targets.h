@@ -1,0 +1,24 @@
+// `fusefuzz bench --target T...`: the fusion benchmark through any engine that speaks the
+// protocol capability `bench` (docs/benchmarks.md#any-engine-fusefuzz-bench---target).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fusefuzz {
+
+struct TargetBenchArgs {
+  std::vector<std::string> targets;  // embedded, exec:CMD or onednn (the in-process peer)
+  std::string filter;                // regex searched in BM_Fusion/<pattern>/<layer>/<shape>
+  std::string out = "bench-out";
+  int repetitions = 5, runs = 10, warmup = 2, threads = 1;
+  bool tiny = false;     // layers 16x narrower, 4x smaller: smoke tests
+  double timeout = 120;  // seconds per request (a timing request runs warmup + runs times)
+  std::string command_line;
+};
+
+// Returns the exit status: 0, or 2 when a target broke the protocol or died (the rows measured
+// before are written). Throws InputError for bad options and targets that cannot start.
+int BenchTargets(const TargetBenchArgs& a);
+
+}  // namespace fusefuzz
