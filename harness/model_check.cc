@@ -172,6 +172,18 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     s << "classifier agreement over " << r.samples.size() << " samples: top-1 " << top1 << "/"
       << rows << ", top-5 " << top5 << "/" << rows << "\n";
   }
+  bool mistrusted = false;
+  for (const SampleCheck& sc : r.samples) {
+    mistrusted |= sc.optimized.verdict == Verdict::kMistrusted;
+  }
+  if (mistrusted) {
+    s << "note: MISTRUSTED means this oracle cannot judge the outputs (the bound oracle's "
+         "magnitude term outgrows a deep model's outputs); judge with --oracle allclose\n";
+  }
+  if (top1 < rows) {
+    s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
+      << rows << " rows\n";
+  }
   if (!r.finding) {
     std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);
     s << buf;

@@ -366,6 +366,9 @@ class Translation:
         return y, broadcast(shape_list[0], shape_list[1])
 
     def pool(self, node, x, s):
+        if attr(node, "dilations", [1, 1]) != [1, 1]:
+            # The window helpers below step densely; dilated pools are not translated.
+            raise Unsupported("%s dilations %s" % (node["op"], attr(node, "dilations", None)))
         kh, kw = attr(node, "kernel_shape", None)
         sh, sw = attr(node, "strides", [1, 1])
         t, l, b, r = attr(node, "pads", [0, 0, 0, 0])

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exports a torchvision classifier to ONNX for the real-model import test.
 
-Usage: make_model.py MODEL OUT_DIR [--size S]
+Usage: make_model.py MODEL OUT_DIR [--size S] [--keep-bn]
 
 MODEL is resnet18 or mobilenet_v2. Writes OUT_DIR/model.onnx (opset 17, random weights, every
 BatchNorm's running statistics set away from the identity, eval mode), OUT_DIR/input.json (a
@@ -48,14 +48,23 @@ def main():
     ap.add_argument("model")
     ap.add_argument("out_dir")
     ap.add_argument("--size", type=int, default=64, help="input height and width")
+    ap.add_argument("--keep-bn", action="store_true",
+                    help="keep BatchNormalization nodes (the exporter folds them into the convs "
+                         "by default): the model an optimizer's Conv+BN fusions see")
     args = ap.parse_args()
     torch.manual_seed(0)
     model = build(args.model)
     x = torch.rand(1, 3, args.size, args.size, generator=torch.Generator().manual_seed(1))
     os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "model.onnx")
-    torch.onnx.export(model, x, path, opset_version=17, input_names=["input"],
-                      output_names=["output"], do_constant_folding=True)
+    if args.keep_bn:
+        # PRESERVE on an eval-mode model: inference BatchNormalization, not folded.
+        torch.onnx.export(model, x, path, opset_version=17, input_names=["input"],
+                          output_names=["output"], do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+    else:
+        torch.onnx.export(model, x, path, opset_version=17, input_names=["input"],
+                          output_names=["output"], do_constant_folding=True)
     with torch.no_grad():
         y = model(x)
     with open(os.path.join(args.out_dir, "input.json"), "w") as f:
