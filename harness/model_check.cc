@@ -53,7 +53,8 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   const int64_t n = cand->second.shape[0], k = cand->second.shape[1];
   for (int64_t row = 0; row < n; ++row) {
     const size_t base = static_cast<size_t>(row * k);
-    auto ref_top = TopK(k, 1, [&](int64_t i) { return rt->second.value[base + static_cast<size_t>(i)]; });
+    auto ref_top =
+        TopK(k, 1, [&](int64_t i) { return rt->second.value[base + static_cast<size_t>(i)]; });
     auto got_top = TopK(k, 5, [&](int64_t i) {
       return static_cast<double>(cand->second.data[base + static_cast<size_t>(i)]);
     });

@@ -27,8 +27,9 @@ TEST(RunOnTarget, PassesCleanAndFailsWithAFault) {
   EXPECT_NE(bad.out.find("unoptimized run: PASS"), std::string::npos) << bad.out;
 
   // Through the protocol: the same verdicts from the example target.
-  CmdResult exec = Fusefuzz("run " + kSeed + "glow-conv-relu-bn.json --target 'exec:" +
-                            FUSEFUZZ_EXAMPLE_TARGET + " --inject through-activation'");
+  CmdResult exec =
+      Fusefuzz("run " + kSeed + "glow-conv-relu-bn.json --target 'exec:" + FUSEFUZZ_EXAMPLE_TARGET +
+               " --inject through-activation'");
   EXPECT_EQ(exec.status, 1) << exec.out;
   EXPECT_NE(exec.out.find("optimized run: MISMATCH"), std::string::npos) << exec.out;
 }
@@ -47,8 +48,8 @@ TEST(ListTargets, NamesEveryBuiltinEngineMode) {
   CmdResult r = Fusefuzz("list targets");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("embedded                  ok  fusefuzz"), std::string::npos) << r.out;
-  for (const char* spec : {"pytorch:eager", "pytorch:fuse_modules", "onnxruntime:all",
-                           "onnxruntime:disabled"}) {
+  for (const char* spec :
+       {"pytorch:eager", "pytorch:fuse_modules", "onnxruntime:all", "onnxruntime:disabled"}) {
     EXPECT_NE(r.out.find(spec), std::string::npos) << spec << "\n" << r.out;
   }
 }
