@@ -56,7 +56,7 @@ TEST(Triage, UnblamedFindingsAreSignedFromTheMinimizedCase) {
   // the minimized case, the fault's cases are one or two findings.
   fs::path dir = TempDir("unblamed");
   CmdResult r =
-      Fusefuzz("fuzz --graphs 400 --seed 5 -j 2 -q --minimize-budget 30 --target " +
+      Fusefuzz("fuzz --graphs 400 --seed 5 -j 2 -q --minimize-budget 120 --target " +
                Example("--no-capabilities --inject declaration-order") + " --out " + dir.string());
   ASSERT_EQ(r.status, 1) << r.out;
   json s = ReadJson(dir / "summary.json");
