@@ -65,9 +65,15 @@ test('hello declares every op and the onnx capability; --skip-ops leaves ops out
 test('the op list matches the protocol schema (kept in sync with ir/ops.def)', async () => {
   const schema = JSON.parse(fs.readFileSync(
       path.join(src, 'docs', 'target-protocol.schema.json'), 'utf8'));
+  // The classifier-head ops export 1:1 (docs/onnx.md) but have not been through ORT's round
+  // trip yet: the adapter leaves them out of its hello, so fusefuzz never sends them.
+  const notDeclared = ['Flatten', 'Reshape', 'Gemm', 'MatMul'];
   const t = await start([]);
-  assert.deepStrictEqual(t.hello.ops, schema.$defs.op.enum);
-  await t.close();
+  try {
+    assert.deepStrictEqual([...t.hello.ops, ...notDeclared], schema.$defs.op.enum);
+  } finally {
+    await t.close();
+  }
 });
 
 test('level all fuses Conv+Relu and says so; disable switches the transformer off', async () => {
