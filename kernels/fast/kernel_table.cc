@@ -14,8 +14,13 @@ void ConvEntry(const Node& n, const std::vector<const Tensor*>& inputs, int thre
   Conv(n, *inputs[0], Epilogue(n, inputs, y.shape), threads, y);
 }
 
-constexpr KernelTable kTable{
-    FUSEFUZZ_ISA_STR(FUSEFUZZ_ISA), &ConvEntry, &NormOp, &ActivationOp, &BinaryOp, &PoolOp, &GemmOp};
+constexpr KernelTable kTable{FUSEFUZZ_ISA_STR(FUSEFUZZ_ISA),
+                             &ConvEntry,
+                             &NormOp,
+                             &ActivationOp,
+                             &BinaryOp,
+                             &PoolOp,
+                             &GemmOp};
 
 }  // namespace
 }  // namespace fusefuzz::fast::FUSEFUZZ_ISA
