@@ -28,6 +28,7 @@
 #include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
+#include "targets/subprocess.h"
 
 namespace fusefuzz {
 namespace {
@@ -40,12 +41,6 @@ struct BenchArgs {
   int threads = 1;
   std::vector<std::string> extra;
 };
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // The benchmark binary `name` next to this executable (<dir>/bench/name, <dir>/name), or "".
 std::string FindBench(const std::string& name) {

@@ -78,7 +78,8 @@ void RegisterCheck(Cli& cli) {
                 target->spec().c_str());
     ModelCheckResult r = CheckModel(*target, g, inputs, m);
     std::printf("%s", ModelCheckText(r, m.out_dir).c_str());
-    cli.exit_code = r.finding ? 1 : 0;
+    // A model the target declined was not checked: like bad input, exit 2.
+    cli.exit_code = r.finding ? 1 : !r.unsupported.empty() ? 2 : 0;
   });
 }
 

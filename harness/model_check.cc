@@ -110,8 +110,14 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
         first.blame = BlameFusion(target, g, in, ref, o.check, decisive);
       }
     }
+    for (const CaseOutcome* c : {&s.plain, &s.optimized}) {
+      if (result.unsupported.empty() && c->run.status == RunStatus::kUnsupported) {
+        result.unsupported = c->run.message.empty() ? "the target declined it" : c->run.message;
+      }
+    }
     result.samples.push_back(std::move(s));
   }
+  if (result.finding) result.unsupported.clear();
   if (result.finding) {
     result.kind = std::string(FindingKindName(first.kind));
     result.blamed_rule = first.blame.rule;
@@ -184,6 +190,10 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
       << rows << " rows\n";
+  }
+  if (!r.unsupported.empty()) {
+    s << "check: NOT CHECKED: UNSUPPORTED (" << r.unsupported << ")\n";
+    return s.str();
   }
   if (!r.finding) {
     std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);

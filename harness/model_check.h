@@ -44,6 +44,9 @@ struct ModelCheckResult {
   std::string signature;    // its folder under OUT/findings/, "" when none was written
   std::string blamed_rule;  // "" when not blamed
   int64_t nodes_before = 0, nodes_after = 0;  // the culprit's size after minimization
+  // The target declined the model (a run was UNSUPPORTED) and nothing was found: the model was
+  // not checked. The first such message.
+  std::string unsupported;
   double seconds = 0;
 };
 

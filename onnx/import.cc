@@ -4,6 +4,9 @@
 // needs. Every declared size is checked against Limits before a tensor is allocated.
 #include "onnx/import.h"
 
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,46 +50,60 @@ struct OValue {
 
 class Importer {
  public:
-  Importer(std::string source, const Limits& limits) : src_(std::move(source)), limits_(limits) {}
+  Importer(std::string source, const Limits& limits, bool cut)
+      : src_(std::move(source)), limits_(limits), cut_mode_(cut) {}
 
   Graph Run(std::string_view bytes) {
     DecodeModel(bytes);
+    if (cut_mode_) InferShapesForCut(bytes);
     Graph g;
     for (const OValue& v : inputs_) {
       if (consts_.count(v.name)) continue;  // an initializer listed as input (IR < 4)
       if (!v.static_shape || v.dims.empty() || static_cast<int64_t>(v.dims.size()) > 4) {
-        Fail("graph input '" + v.name + "' needs a static float shape of rank 1..4");
+        if (!cut_mode_)
+          Fail("graph input '" + v.name + "' needs a static float shape of rank 1..4");
+        cut_.model_inputs.push_back({v.name, v.dims});
+        continue;  // its consumers are cut off
       }
+      if (cut_mode_) cut_.model_inputs.push_back({v.name, v.dims});
       g.inputs.push_back({v.name, v.dims});
       shapes_[v.name] = v.dims;
     }
     std::set<std::string> node_names;
+    std::vector<size_t> onnx_index;  // of each node of g in nodes_
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const ONode& on = nodes_[i];
-      if (on.op_type == "Constant") {
-        AddConstant(on);
-        continue;
-      }
-      // torch.onnx.export passes shared weights through Identity: a constant, not a node.
-      if (on.op_type == "Identity" && on.inputs.size() == 1 && on.outputs.size() == 1 &&
-          consts_.count(on.inputs[0])) {
-        consts_[on.outputs[0]] = consts_.at(on.inputs[0]);
-        continue;
-      }
-      Node n = Convert(on);
-      std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
-      n.name = base;
-      for (int k = 1; node_names.count(n.name); ++k) n.name = base + "_" + std::to_string(k);
-      node_names.insert(n.name);
-      std::vector<Shape> in;
-      for (const auto& v : n.inputs) in.push_back(ShapeOf(v, on));
       try {
-        shapes_[n.output] = InferNodeShape(n, in);
+        if (on.op_type == "Constant") {
+          AddConstant(on);
+          continue;
+        }
+        // torch.onnx.export passes shared weights through Identity: a constant, not a node.
+        if (on.op_type == "Identity" && on.inputs.size() == 1 && on.outputs.size() == 1 &&
+            consts_.count(on.inputs[0])) {
+          consts_[on.outputs[0]] = consts_.at(on.inputs[0]);
+          continue;
+        }
+        Node n = Convert(on);
+        std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
+        n.name = base;
+        for (int k = 1; node_names.count(n.name); ++k) n.name = base + "_" + std::to_string(k);
+        std::vector<Shape> in;
+        for (const auto& v : n.inputs) in.push_back(ShapeOf(v, on));
+        try {
+          shapes_[n.output] = InferNodeShape(n, in);
+        } catch (const InputError& e) {
+          Fail(NodeWhere(on) + ": " + e.what());
+        }
+        node_names.insert(n.name);
+        g.nodes.push_back(std::move(n));
+        onnx_index.push_back(i);
       } catch (const InputError& e) {
-        Fail(NodeWhere(on) + ": " + e.what());
+        if (!cut_mode_) throw;
+        dropped_.emplace_back(i, e.problem());
       }
-      g.nodes.push_back(std::move(n));
     }
+    if (cut_mode_) return KeepLargestPart(std::move(g), onnx_index);
     for (const std::string& o : outputs_) {
       if (!shapes_.count(o)) Fail("graph output '" + o + "' is not computed by a node");
       g.outputs.push_back(o);
@@ -98,6 +115,8 @@ class Importer {
     }
     return g;
   }
+
+  CutImport& cut() { return cut_; }
 
  private:
   [[noreturn]] void Fail(const std::string& what) const { throw InputError(src_, what); }
@@ -226,8 +245,146 @@ class Importer {
 
   const Shape& ShapeOf(const std::string& v, const ONode& n) const {
     auto it = shapes_.find(v);
-    if (it == shapes_.end()) FailNode(n, "input '" + v + "' is not a graph input or node output");
-    return it->second;
+    if (it != shapes_.end()) return it->second;
+    if (cut_mode_) {
+      // A value of a node that was cut off: it becomes a graph input if its shape is known.
+      auto jt = inferred_.find(v);
+      if (jt != inferred_.end()) return jt->second;
+      FailNode(n,
+               "input '" + v + "' has no static float32 shape of rank 1..4 (ONNX shape inference)");
+    }
+    FailNode(n, "input '" + v + "' is not a graph input or node output");
+  }
+
+  // --cut: the shapes of every value, from libonnx's shape inference (with data propagation, so
+  // Reshape targets computed by Shape/Gather chains are known too). A model it cannot infer
+  // simply has fewer cut points.
+  void InferShapesForCut(std::string_view bytes) {
+    onnx::ModelProto m;
+    ParseProto(bytes, &m, src_, "ONNX ModelProto");
+    try {
+      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, true));
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): partial shapes are kept
+    }
+    auto add = [&](const onnx::ValueInfoProto& p) {
+      OValue v = DecodeValueInfoLenient(p);
+      if (v.static_shape && !v.dims.empty() && v.dims.size() <= 4) inferred_[v.name] = v.dims;
+    };
+    for (const auto& p : m.graph().value_info()) add(p);
+    for (const auto& p : m.graph().output()) add(p);
+  }
+
+  // Like DecodeValueInfo, but a value that is not float32 is simply not static.
+  static OValue DecodeValueInfoLenient(const onnx::ValueInfoProto& p) {
+    OValue v;
+    v.name = p.name();
+    v.static_shape = false;
+    if (!p.type().has_tensor_type()) return v;
+    const onnx::TypeProto::Tensor& tensor = p.type().tensor_type();
+    if (tensor.elem_type() != onnx::TensorProto::FLOAT || !tensor.has_shape()) return v;
+    v.static_shape = tensor.shape().dim_size() <= 4;
+    for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
+      if (!d.has_dim_value() || d.dim_value() < 1) v.static_shape = false;
+      v.dims.push_back(d.dim_value());
+    }
+    return v;
+  }
+
+  // --cut: keeps the largest weakly connected part of the importable nodes (ties: the earliest);
+  // the values it reads from elsewhere become graph inputs, the values others read (or the model
+  // outputs) become graph outputs.
+  Graph KeepLargestPart(Graph g, const std::vector<size_t>& onnx_index) {
+    const size_t n = g.nodes.size();
+    cut_.model_nodes = 0;
+    for (const ONode& on : nodes_) {
+      if (on.op_type != "Constant") ++cut_.model_nodes;
+    }
+    if (n == 0) {
+      Fail("no node of the model is in fusefuzz's vocabulary" +
+           (dropped_.empty() ? std::string() : " (first: " + dropped_.front().second + ")"));
+    }
+    std::map<std::string, size_t> producer;
+    for (size_t j = 0; j < n; ++j) producer[g.nodes[j].output] = j;
+    std::vector<size_t> parent(n);
+    for (size_t j = 0; j < n; ++j) parent[j] = j;
+    auto find = [&](size_t j) {
+      while (parent[j] != j) j = parent[j] = parent[parent[j]];
+      return j;
+    };
+    for (size_t j = 0; j < n; ++j) {
+      for (const std::string& v : g.nodes[j].inputs) {
+        auto it = producer.find(v);
+        if (it != producer.end()) parent[find(j)] = find(it->second);
+      }
+    }
+    std::vector<size_t> size(n, 0);
+    for (size_t j = 0; j < n; ++j) ++size[find(j)];
+    size_t best = find(0);
+    for (size_t j = 0; j < n; ++j) {
+      if (size[find(j)] > size[best]) best = find(j);
+    }
+    std::set<size_t> kept_onnx;
+    Graph out;
+    std::set<std::string> produced_here;
+    for (size_t j = 0; j < n; ++j) {
+      if (find(j) == best) {
+        kept_onnx.insert(onnx_index[j]);
+        produced_here.insert(g.nodes[j].output);
+      } else {
+        dropped_.emplace_back(onnx_index[j], NodeWhere(nodes_[onnx_index[j]]) +
+                                                 ": importable, but not connected to the "
+                                                 "largest importable part");
+      }
+    }
+    // Inputs: the model's own inputs (model order), then cut values (order of first use).
+    std::set<std::string> read;
+    std::vector<std::string> cut_values;
+    for (size_t j = 0; j < n; ++j) {
+      if (find(j) != best) continue;
+      for (const std::string& v : g.nodes[j].inputs) {
+        if (produced_here.count(v) || !read.insert(v).second) continue;
+        bool model_input = false;
+        for (const ValueInfo& in : g.inputs) model_input = model_input || in.name == v;
+        if (!model_input) cut_values.push_back(v);
+      }
+    }
+    for (const ValueInfo& in : g.inputs) {
+      if (read.count(in.name)) out.inputs.push_back(in);
+    }
+    for (const std::string& v : cut_values) {
+      out.inputs.push_back({v, shapes_.count(v) ? shapes_.at(v) : inferred_.at(v)});
+      cut_.cut_inputs.push_back(v);
+    }
+    // Outputs: values of the part that the model outputs or that another node reads.
+    std::set<std::string> read_elsewhere;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (kept_onnx.count(i)) continue;
+      for (const std::string& v : nodes_[i].inputs) read_elsewhere.insert(v);
+    }
+    const std::set<std::string> model_outputs(outputs_.begin(), outputs_.end());
+    for (size_t j = 0; j < n; ++j) {
+      if (find(j) != best) continue;
+      const std::string& o = g.nodes[j].output;
+      if (model_outputs.count(o)) {
+        out.outputs.push_back(o);
+      } else if (read_elsewhere.count(o)) {
+        out.outputs.push_back(o);
+        cut_.cut_outputs.push_back(o);
+      }
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (find(j) == best) out.nodes.push_back(std::move(g.nodes[j]));
+    }
+    std::sort(dropped_.begin(), dropped_.end());
+    for (auto& d : dropped_) cut_.dropped.push_back(std::move(d.second));
+    if (out.outputs.empty()) out.outputs.push_back(out.nodes.back().output);
+    try {
+      VerifyGraph(out, limits_);
+    } catch (const InputError& e) {
+      Fail(e.what());
+    }
+    return out;
   }
 
   const OTensor* Const(const ONode& n, size_t i) const {
@@ -499,17 +656,50 @@ class Importer {
   std::map<std::string, OTensor> consts_;
   std::map<std::string, std::string> metadata_;
   std::map<std::string, Shape> shapes_;
+  bool cut_mode_ = false;
+  std::map<std::string, Shape> inferred_;  // --cut: libonnx's shapes of every value
+  CutImport cut_;
+  std::vector<std::pair<size_t, std::string>> dropped_;  // --cut: (index in nodes_, why)
 };
 
 }  // namespace
 
 Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const Limits& limits) {
-  return Importer(source, limits).Run(model_bytes);
+  return Importer(source, limits, false).Run(model_bytes);
 }
 
 Graph ImportOnnxFile(const std::string& path, const Limits& limits) {
+  return ImportOnnx(ReadModelFile(path), path, limits);
+}
+
+CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
+                        const Limits& limits) {
+  Importer importer(source, limits, true);
+  Graph g = importer.Run(model_bytes);
+  CutImport r = std::move(importer.cut());
+  r.graph = std::move(g);
+  return r;
+}
+
+std::string ReadModelFile(const std::string& path) {
   // protobuf parses less than 2 GiB (ParseProto says so for a larger file).
-  return ImportOnnx(ReadFileBytes(path, int64_t{1} << 31, "2 GiB"), path, limits);
+  return ReadFileBytes(path, int64_t{1} << 31, "2 GiB");
+}
+
+std::string OnnxModelWithOutputs(std::string_view model_bytes, const std::string& source,
+                                 const std::vector<ValueInfo>& outputs) {
+  onnx::ModelProto m;
+  ParseProto(model_bytes, &m, source, "ONNX ModelProto");
+  onnx::GraphProto* g = m.mutable_graph();
+  g->clear_output();
+  for (const ValueInfo& v : outputs) {
+    onnx::ValueInfoProto* o = g->add_output();
+    o->set_name(v.name);
+    onnx::TypeProto::Tensor* t = o->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : v.shape) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  return SerializeProto(m);
 }
 
 }  // namespace fusefuzz

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ir/limits.h"
@@ -19,5 +20,28 @@ Graph ImportOnnx(std::string_view model_bytes, const std::string& source,
 
 // Reads the file (at most 2 GiB) and imports it.
 Graph ImportOnnxFile(const std::string& path, const Limits& limits = {});
+
+// `import --cut`: instead of failing on the first node outside the vocabulary, keeps the largest
+// weakly connected part of the nodes that import (docs/onnx.md, "Import with --cut"). Values it
+// reads from cut-off nodes become graph inputs (shapes from libonnx's shape inference); values
+// that cut-off nodes read become graph outputs.
+struct CutImport {
+  Graph graph;                           // verified
+  int64_t model_nodes = 0;               // nodes of the model, Constant nodes not counted
+  std::vector<ValueInfo> model_inputs;   // the model's graph inputs (not initializers)
+  std::vector<std::string> dropped;      // "node 'x' (op type Y): why", in model order
+  std::vector<std::string> cut_inputs;   // graph inputs that the model computes
+  std::vector<std::string> cut_outputs;  // graph outputs that the model does not output
+};
+CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
+                        const Limits& limits = {});
+
+// The bytes of a model file (at most 2 GiB).
+std::string ReadModelFile(const std::string& path);
+
+// The model with its graph outputs replaced by `outputs` (float32, the given shapes): running it
+// computes the model's prefix up to those values, e.g. the cut inputs of a CutImport.
+std::string OnnxModelWithOutputs(std::string_view model_bytes, const std::string& source,
+                                 const std::vector<ValueInfo>& outputs);
 
 }  // namespace fusefuzz

@@ -4,24 +4,13 @@
 #include <cstdlib>
 
 #include "ir/error.h"
+#include "targets/subprocess.h"
 
 #ifndef FUSEFUZZ_TARGETS_DIR
 #define FUSEFUZZ_TARGETS_DIR "targets"
 #endif
 
 namespace fusefuzz {
-namespace {
-
-// One shell word: the path is ours or the user's environment, never a file's, but may hold
-// spaces or quotes.
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 const std::vector<BuiltinTarget>& BuiltinTargets() {
   static const std::vector<BuiltinTarget> kTargets = {
       {"pytorch",

@@ -15,6 +15,13 @@
 extern char** environ;
 
 namespace fusefuzz {
+
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 namespace {
 
 void CloseFd(int* fd) {

@@ -23,6 +23,10 @@ namespace fusefuzz {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+// One shell word for Subprocess::Start's command: single quotes, with ' as '\''. Used for paths
+// of our own or of the user's environment; text read from a file never forms a command.
+std::string ShellQuote(const std::string& s);
+
 class Subprocess {
  public:
   enum class Io { kOk, kEof, kTimeout, kTooLong };
