@@ -11,6 +11,7 @@
 #include "ir/printers.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
+#include "targets/builtin_targets.h"
 
 namespace fusefuzz {
 namespace {
@@ -197,9 +198,17 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
     if (!spec.is_null()) {
       r.target = spec.get<std::string>();
-      if (r.target != "embedded" && !(r.target.rfind("exec:", 0) == 0 && r.target.size() > 5)) {
-        rd.Fail("/target/spec",
-                "unknown target \"" + r.target + "\" (expected embedded or exec:CMD)");
+      bool builtin = false;
+      try {
+        builtin = BuiltinTargetCommand(r.target).has_value();
+      } catch (const InputError& e) {
+        rd.Fail("/target/spec", e.problem());
+      }
+      if (r.target != "embedded" && !builtin &&
+          !(r.target.rfind("exec:", 0) == 0 && r.target.size() > 5)) {
+        rd.Fail("/target/spec", "unknown target \"" + r.target +
+                                    "\" (expected embedded, pytorch:MODE, onnxruntime:LEVEL or "
+                                    "exec:CMD)");
       }
     }
     const json& kc = rd.Field(t, "/target", "kernel_check", false, json::value_t::boolean);

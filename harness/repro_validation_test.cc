@@ -101,6 +101,12 @@ TEST(ReproValidation, BadTargetSpecNamesTheFileNotTheOption) {
   EXPECT_EQ(e.find("--target"), std::string::npos) << e;
   EXPECT_CONTAINS(Edited([](json& j) { j["target"]["specs"] = "embedded"; }),
                   "r.json: /target/specs: unknown key");
+  // Built-in engines by name are accepted (their command is fusefuzz's own), an unknown mode is
+  // refused with the modes there are.
+  EXPECT_EQ(Edited([](json& j) { j["target"]["spec"] = "onnxruntime:disabled"; }), "<accepted>");
+  EXPECT_EQ(Edited([](json& j) { j["target"]["spec"] = "pytorch:fx"; }), "<accepted>");
+  EXPECT_CONTAINS(Edited([](json& j) { j["target"]["spec"] = "onnxruntime:fast; rm -rf ~"; }),
+                  "r.json: /target/spec: unknown onnxruntime mode 'fast; rm -rf ~' (one of: ");
 }
 
 TEST(ReproValidation, RecordedExecTargetRunsOnlyWhenTrustedOrOverridden) {
