@@ -195,4 +195,33 @@ BinaryOperands GetBinaryOperands(const Node& n) {
   return b;
 }
 
+void DropDefaultAttrs(Op op, AttrMap& attrs) {
+  for (auto it = attrs.begin(); it != attrs.end();) {
+    const AttrSpec* spec = FindAttrSpec(op, it->first);
+    const AttrValue& v = it->second;
+    bool is_default = false;
+    if (spec && !spec->required) {
+      switch (spec->type) {
+        case AttrType::kInt:
+          is_default =
+              std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
+          break;
+        case AttrType::kFloat:
+          is_default =
+              std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
+          break;
+        case AttrType::kInts:
+          is_default = std::holds_alternative<std::vector<int64_t>>(v) &&
+                       std::get<std::vector<int64_t>>(v) == spec->default_ints;
+          break;
+        case AttrType::kString:
+          is_default = std::holds_alternative<std::string>(v) &&
+                       std::get<std::string>(v) == spec->default_string;
+          break;
+      }
+    }
+    it = is_default ? attrs.erase(it) : std::next(it);
+  }
+}
+
 }  // namespace fusefuzz

@@ -88,6 +88,10 @@ std::vector<int64_t> AttrInts(Op op, const AttrMap& attrs, const std::string& na
 std::string AttrString(Op op, const AttrMap& attrs, const std::string& name,
                        const std::string& where);
 
+// Removes the attributes that hold their schema default (same type and value): the canonical
+// form that the generator mostly writes and `fusefuzz import` writes (docs/onnx.md).
+void DropDefaultAttrs(Op op, AttrMap& attrs);
+
 // Conv attributes, decoded once (Conv and FusedConv).
 struct ConvAttrs {
   int64_t stride_h = 1, stride_w = 1;

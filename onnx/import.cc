@@ -85,7 +85,8 @@ class Importer {
           continue;
         }
         Node n = Convert(on);
-        DropDefaultAttrs(n);
+        // Defaults are left out, as in fusefuzz's own files: export -> import gives the same JSON.
+        DropDefaultAttrs(n.op, n.attrs);
         std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
         n.name = base;
         for (int k = 1; node_names.count(n.name); ++k) n.name = base + "_" + std::to_string(k);
@@ -274,37 +275,6 @@ class Importer {
     };
     for (const auto& p : m.graph().value_info()) add(p);
     for (const auto& p : m.graph().output()) add(p);
-  }
-
-  // An attribute that holds its schema default is left out, as fusefuzz's own files leave it
-  // out, so export -> import gives back the same JSON (docs/onnx.md, "Round trip").
-  static void DropDefaultAttrs(Node& n) {
-    for (auto it = n.attrs.begin(); it != n.attrs.end();) {
-      const AttrSpec* spec = FindAttrSpec(n.op, it->first);
-      bool is_default = false;
-      if (spec && !spec->required) {
-        const AttrValue& v = it->second;
-        switch (spec->type) {
-          case AttrType::kInt:
-            is_default =
-                std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
-            break;
-          case AttrType::kFloat:
-            is_default =
-                std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
-            break;
-          case AttrType::kInts:
-            is_default = std::holds_alternative<std::vector<int64_t>>(v) &&
-                         std::get<std::vector<int64_t>>(v) == spec->default_ints;
-            break;
-          case AttrType::kString:
-            is_default = std::holds_alternative<std::string>(v) &&
-                         std::get<std::string>(v) == spec->default_string;
-            break;
-        }
-      }
-      it = is_default ? n.attrs.erase(it) : std::next(it);
-    }
   }
 
   // Like DecodeValueInfo, but a value that is not float32 is simply not static.
