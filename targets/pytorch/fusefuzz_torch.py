@@ -22,15 +22,10 @@ import time
 OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "Relu",
        "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid", "Tanh", "Silu",
        "HardSwish", "Gelu", "Add", "Sub", "Mul", "Div", "Pad", "MaxPool", "AvgPool",
-       "GlobalAvgPool", "Concat", "Identity"]
+       "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm", "MatMul"]
 # Ops of ir/ops.def this adapter leaves out of its hello (so fusefuzz never sends them), with
 # the reason; test_translate.py checks that OPS and these cover ops.def exactly.
-NOT_TRANSLATED = {
-    "Flatten": "classifier-head op (rank 2), not translated yet",
-    "Reshape": "classifier-head op, not translated yet",
-    "Gemm": "classifier-head op with an epilogue, not translated yet",
-    "MatMul": "classifier-head op, not translated yet",
-}
+NOT_TRANSLATED = {}
 MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 
 

@@ -150,6 +150,17 @@ class Translation(unittest.TestCase):
         got = run(one_node("Pad", [1, 1, 3, 4], {"pads": [1, 2, 0, 3], "value": -1.5}), x)[0]
         np.testing.assert_array_equal(
             got, np.pad(x, ((0, 0), (0, 0), (1, 0), (2, 3)), constant_values=-1.5))
+        # ONNX edge and wrap are numpy's edge and wrap (torch: replicate, circular).
+        for mode in ("edge", "wrap"):
+            got = run(one_node("Pad", [1, 1, 3, 4], {"pads": [1, 2, 2, 3], "mode": mode}), x)[0]
+            np.testing.assert_array_equal(got, np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 3)), mode))
+
+    def test_concat_on_any_axis(self):
+        a, b = rand([2, 3, 4, 5], 1), rand([2, 3, 4, 2], 2)
+        for axis in (3, -1):
+            g = one_node("Concat", [2, 3, 4, 5], {"axis": axis}, inputs=2)
+            g["inputs"][1]["shape"] = [2, 3, 4, 2]
+            np.testing.assert_array_equal(run(g, a, b)[0], np.concatenate([a, b], axis=3))
 
     def test_fused_conv_is_conv_then_its_epilogue(self):
         with open(os.path.join(ROOT, "corpus", "seeds", "op-fusedconv.json")) as f:
@@ -165,6 +176,32 @@ class Modes(unittest.TestCase):
         seed = "resnet-basicblock-relu-after-add.json"
         with open(os.path.join(ROOT, "corpus", "seeds", seed)) as f:
             return json.load(f)
+
+    def test_head_ops_flatten_reshape_gemm_matmul(self):
+        x = rand([2, 3, 4, 5], 3)
+        (y,) = run(one_node("Flatten", [2, 3, 4, 5], {"axis": 2}), x)
+        np.testing.assert_array_equal(y, x.reshape(6, 20))
+        (y,) = run(one_node("Reshape", [2, 3, 4, 5], {"shape": [0, -1, 5]}), x)
+        np.testing.assert_array_equal(y, x.reshape(2, 12, 5))
+        a, b = rand([3, 4], 4), rand([4, 6], 5)
+        c_col, c_row = rand([6], 6), rand([3, 1], 7)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        cases = [({}, {"B": b}, a64 @ b64),
+                 ({}, {"B": b, "C": c_col}, a64 @ b64 + c_col),  # nn.Linear
+                 ({"alpha": 0.5, "beta": 2.0}, {"B": b, "C": c_row}, 0.5 * (a64 @ b64) + 2 * c_row),
+                 ({"transB": 1}, {"B": b.T.copy()}, a64 @ b64)]
+        for attrs, params, want in cases:
+            (y,) = run(one_node("Gemm", [3, 4], attrs, params), a)
+            np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5, err_msg=str(attrs))
+        (y,) = run(one_node("Gemm", [4, 3], {"transA": 1}, {"B": b}), a.T.copy())
+        np.testing.assert_allclose(y, a64 @ b64, rtol=1e-5, atol=1e-5)
+        g = one_node("Gemm", [3, 4], {}, {"B": b, "C": c_col})
+        g["nodes"][0]["epilogue"] = [{"kind": "activation", "op": "Relu"}]
+        (y,) = run(g, a)
+        np.testing.assert_allclose(y, np.maximum(a64 @ b64 + c_col, 0), rtol=1e-5, atol=1e-5)
+        m = rand([2, 3, 4], 8)
+        (y,) = run(one_node("MatMul", [2, 3, 4], {}, {"B": b}), m)
+        np.testing.assert_allclose(y, m.astype(np.float64) @ b64, rtol=1e-5, atol=1e-5)
 
     def test_declaration_order_groups_ignore_the_data_flow(self):
         tr = translate.translate(self.resnet())

@@ -120,6 +120,22 @@ def conv_output_size(size, kernel, stride, dilation, pad_begin, pad_end):
     return (size + pad_begin + pad_end - (dilation * (kernel - 1) + 1)) // stride + 1
 
 
+def prod(dims):
+    p = 1
+    for d in dims:
+        p *= int(d)
+    return p
+
+
+def reshape_target(shape, target):
+    """ONNX Reshape (allowzero 0): 0 copies the input dim, one -1 takes the rest."""
+    out = [int(shape[i]) if d == 0 else int(d) for i, d in enumerate(target)]
+    if -1 in out:
+        known = prod(d for d in out if d != -1)
+        out[out.index(-1)] = prod(shape) // known
+    return out
+
+
 def broadcast(a, b):
     rank = max(len(a), len(b))
     a = [1] * (rank - len(a)) + list(a)
@@ -217,8 +233,9 @@ class Translation:
             value = fattr(node, "value", 0.0)
             if mode == "constant":
                 y = self.fn(F.pad, x, [l, r, t, b], mode="constant", value=value)
-            elif mode == "reflect":
-                y = self.fn(F.pad, x, [l, r, t, b], mode="reflect")
+            elif mode in ("reflect", "edge", "wrap"):
+                torch_mode = {"reflect": "reflect", "edge": "replicate", "wrap": "circular"}[mode]
+                y = self.fn(F.pad, x, [l, r, t, b], mode=torch_mode)
             else:
                 raise Unsupported("Pad mode %s" % mode)
             return y, [s[0], s[1], s[2] + t + b, s[3] + l + r]
@@ -227,14 +244,69 @@ class Translation:
         if op == "GlobalAvgPool":
             return self.call_module(node, nn.AdaptiveAvgPool2d(1), [x]), [s[0], s[1], 1, 1]
         if op == "Concat":
-            if attr(node, "axis", 1) != 1:
-                raise Unsupported("Concat axis %s" % attr(node, "axis", 1))
+            axis = attr(node, "axis", 1)
+            axis = axis + len(shapes[0]) if axis < 0 else axis
             out = list(shapes[0])
-            out[1] = sum(sh[1] for sh in shapes)
-            return self.fn(torch.cat, list(ins), 1), out
+            out[axis] = sum(sh[axis] for sh in shapes)
+            return self.fn(torch.cat, list(ins), axis), out
         if op == "Identity":
             return x, s
+        if op == "Flatten":
+            axis = attr(node, "axis", 1)
+            axis = axis + len(s) if axis < 0 else axis
+            out = [prod(s[:axis]), prod(s[axis:])]
+            return self.fn(torch.reshape, x, tuple(out)), out
+        if op == "Reshape":
+            out = reshape_target(s, attr(node, "shape", None))
+            return self.fn(torch.reshape, x, tuple(out)), out
+        if op == "Gemm":
+            return self.gemm(node, x, s, params)
+        if op == "MatMul":
+            b = params["B"]
+            y = self.fn(torch.matmul, x, self.constant(node, "B", b))
+            return y, list(s[:-1]) + [int(b.shape[1])]
         raise Unsupported("op %s" % op)
+
+    def gemm(self, node, x, s, params):
+        """ONNX Gemm: alpha * A' B' + beta * C, then the epilogue's activations. The plain
+        form (alpha = beta = 1, no transposed A, C absent or one bias per column) is nn.Linear,
+        as a real model is written, so the modes' Linear fusions see it."""
+        alpha, beta = fattr(node, "alpha", 1.0), fattr(node, "beta", 1.0)
+        trans_a, trans_b = attr(node, "transA", 0), attr(node, "transB", 0)
+        b = params["B"].t() if trans_b else params["B"]  # B' [K, N]
+        k, n = int(b.shape[0]), int(b.shape[1])
+        m = s[1] if trans_a else s[0]
+        c = params.get("C")
+        column_bias = c is None or (c.numel() == n and (c.dim() == 1 or c.shape[0] == 1) and n > 1)
+        if alpha == 1.0 and beta == 1.0 and not trans_a and column_bias:
+            linear = nn.Linear(k, n, bias=c is not None)
+            with torch.no_grad():
+                linear.weight.copy_(b.t())
+                if c is not None:
+                    linear.bias.copy_(c.reshape(-1))
+            y = self.call_module(node, linear, [x])
+        else:
+            a = self.fn(torch.t, x) if trans_a else x
+            y = self.fn(torch.mm, a, self.constant(node, "B", b.contiguous()))
+            if alpha != 1.0:
+                y = self.fn(operator.mul, y, alpha)
+            if c is not None:
+                term = self.constant(node, "C", c)
+                if beta != 1.0:
+                    term = self.fn(operator.mul, term, beta)
+                y = self.fn(operator.add, y, term)
+        out = [m, n]
+        for i, step in enumerate(node.get("epilogue", [])):
+            sp = {name: tensor_from_json(v) for name, v in step.get("params", {}).items()}
+            if step["kind"] == "activation":
+                y = self.activation(node, step["op"], step.get("attrs", {}), sp, y, out,
+                                    suffix="_ep%d" % i)
+            elif step["kind"] == "clamp":
+                a = step.get("attrs", {})
+                y = self.fn(torch.clamp, y, float(a["min"]), float(a["max"]))
+            else:
+                raise Unsupported("Gemm epilogue step %s" % step["kind"])
+        return y, out
 
     def conv(self, node, ins, shapes, params):
         x, s = ins[0], shapes[0]
@@ -410,7 +482,8 @@ ACTIVATIONS = {"Relu", "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", 
 BINARY = {"Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Div": operator.truediv}
 SUPPORTED_OPS = (["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"] +
                  sorted(ACTIVATIONS) + sorted(BINARY) +
-                 ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity"])
+                 ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity", "Flatten",
+                  "Reshape", "Gemm", "MatMul"])
 
 
 def topological(nodes):
