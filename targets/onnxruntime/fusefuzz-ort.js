@@ -18,7 +18,7 @@ const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
   'Relu6', 'Clip', 'LeakyRelu', 'PRelu', 'Elu', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Silu',
   'HardSwish', 'Gelu', 'Add', 'Sub', 'Mul', 'Div', 'Pad', 'MaxPool', 'AvgPool', 'GlobalAvgPool',
-  'Concat', 'Identity'];
+  'Concat', 'Identity', 'Flatten', 'Reshape', 'Gemm', 'MatMul'];
 
 function parseArgs(argv) {
   const o = {level: 'all', skip: [], name: 'onnxruntime'};
