@@ -34,7 +34,7 @@ std::string MonotoneProblem(const Node& act) {
   }
 }
 
-class PoolActivationReorder final : public Rule {
+class PoolActivationReorder final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "pool-activation-reorder"; }
   std::string_view summary() const override {
@@ -45,15 +45,15 @@ class PoolActivationReorder final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::MaxPool}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     if (auto why = MonotoneProblem(g.nodes[size_t(p)]); !why.empty()) return NoMatch(why);
-    return RuleMatch{{p, anchor}, {}};
+    return MakeMatch({p, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     SwapActivationAndPool(rw, m.nodes[0], m.nodes[1]);
   }
 };
