@@ -11,27 +11,24 @@
 namespace fusefuzz {
 namespace {
 
-// "" when act is monotone non-decreasing, else why not.
+// "" when act is monotone non-decreasing, else why not. Which activations are (and under which
+// condition) is the `monotone` column of ir/ops.def.
 std::string MonotoneProblem(const Node& act) {
-  switch (act.op) {
-    case Op::Relu:
-    case Op::Relu6:
-    case Op::Clip:
-    case Op::Sigmoid:
-    case Op::Tanh:
+  switch (MonotonicityOf(act.op)) {
+    case Monotonicity::kAlways:
       return "";
-    case Op::LeakyRelu:
-    case Op::HardSigmoid:
-    case Op::Elu:
+    case Monotonicity::kIfAlphaNonNegative:
       return AttrFloat(act, "alpha") >= 0 ? "" : "negative alpha: not monotone";
-    case Op::PRelu:
+    case Monotonicity::kIfSlopesNonNegative:
       for (float s : FindParam(act, "slope")->data) {
         if (!(s >= 0)) return "a negative PRelu slope: not monotone";
       }
       return "";
-    default:
-      return std::string(OpName(act.op)) + " is not monotone";
+    case Monotonicity::kNever:
+    case Monotonicity::kNotActivation:
+      break;
   }
+  return std::string(OpName(act.op)) + " is not monotone";
 }
 
 class PoolActivationReorder final : public TypedRule<NoData> {
