@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "generators/seeded_inputs.h"
+#include "harness/case_repro.h"
 #include "harness/finding_filing.h"
 #include "harness/minimize.h"
 #include "harness/repro.h"
@@ -90,19 +91,9 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     const CaseOutcome& decisive = s.plain.finding() ? s.plain : s.optimized;
     if (!result.finding && decisive.finding()) {
       result.finding = true;
-      first.graph = g;
-      first.inputs = in;
-      first.target = target.spec();
-      first.opt = o.check.opt;
-      first.opt.on_rewrite = nullptr;
-      first.oracle = o.check.oracle;
-      first.kernel_check = true;
-      first.kind = decisive.kind;
-      first.verdict = std::string(VerdictName(decisive.verdict));
-      first.worst = decisive.oracle.worst;
-      first.detail =
-          decisive.run.status == RunStatus::kOk ? decisive.oracle.detail : decisive.run.message;
-      first.target_log = decisive.run.log;
+      first = ReproOfCheck(g, in, target.spec(), o.check);
+      first.kernel_check = true;  // both runs are always made
+      SetOutcome(decisive, &first);
       first.has_seed = inputs.empty();
       first.seed = s.seed;
       if (decisive.kind == FindingKind::kFusion || IsOptimizedRunFailure(decisive, o.check)) {

@@ -172,12 +172,28 @@ struct OpInfo {
   std::string_view name;
   OpFamily family;
   int min_inputs, max_inputs;
+  Monotonicity monotone;
+  RoundingClass rounding;
 };
 constexpr OpInfo kInfo[] = {
-#define FF_OP(e, name, family, min_in, max_in) {Op::e, name, OpFamily::family, min_in, max_in},
+#define FF_OP(e, name, family, min_in, max_in, monotone, rounding) \
+  {Op::e, name, OpFamily::family, min_in, max_in, Monotonicity::monotone, RoundingClass::rounding},
 #include "ir/ops.def"
 #undef FF_OP
 };
+
+// An activation must say which monotonicity and rounding class it has; no other op may.
+constexpr bool ActivationColumnsConsistent() {
+  for (const OpInfo& i : kInfo) {
+    const bool act = i.family == OpFamily::kActivation;
+    if (act != (i.monotone != Monotonicity::kNotActivation)) return false;
+    if (act != (i.rounding != RoundingClass::kNotActivation)) return false;
+  }
+  return true;
+}
+static_assert(ActivationColumnsConsistent(),
+              "ir/ops.def: set monotone and rounding for every activation, kNotActivation for "
+              "every other op");
 
 const OpInfo& InfoOf(Op op) { return kInfo[static_cast<int>(op)]; }
 
@@ -198,6 +214,8 @@ std::optional<Op> OpFromName(std::string_view name) {
   return std::nullopt;
 }
 OpFamily FamilyOf(Op op) { return InfoOf(op).family; }
+Monotonicity MonotonicityOf(Op op) { return InfoOf(op).monotone; }
+RoundingClass RoundingClassOf(Op op) { return InfoOf(op).rounding; }
 std::string_view FamilyName(OpFamily f) {
   switch (f) {
     case OpFamily::kConv:

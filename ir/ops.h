@@ -9,7 +9,7 @@
 namespace fusefuzz {
 
 enum class Op {
-#define FF_OP(e, name, family, min_in, max_in) e,
+#define FF_OP(e, name, family, min_in, max_in, monotone, rounding) e,
 #include "ir/ops.def"
 #undef FF_OP
 };
@@ -27,6 +27,16 @@ enum class OpFamily {
   kGemm
 };
 
+// Columns of ir/ops.def (see there).
+enum class Monotonicity {
+  kNotActivation,
+  kAlways,
+  kIfAlphaNonNegative,
+  kIfSlopesNonNegative,
+  kNever
+};
+enum class RoundingClass { kNotActivation, kPiecewiseLinear, kTranscendental };
+
 const std::vector<Op>& AllOps();
 std::string_view OpName(Op op);
 std::optional<Op> OpFromName(std::string_view name);
@@ -34,6 +44,8 @@ OpFamily FamilyOf(Op op);
 std::string_view FamilyName(OpFamily family);
 int MinInputs(Op op);
 int MaxInputs(Op op);
+Monotonicity MonotonicityOf(Op op);
+RoundingClass RoundingClassOf(Op op);
 inline bool IsActivation(Op op) { return FamilyOf(op) == OpFamily::kActivation; }
 inline bool IsBinary(Op op) { return FamilyOf(op) == OpFamily::kBinary; }
 

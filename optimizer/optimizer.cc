@@ -50,7 +50,7 @@ void ApplyChecked(const Rule& rule, RuleMatch match, Graph& g, const OptimizeOpt
 #endif
   MutationForwarder forward(opts, rw);
   Rewriter rewriter(g, std::string(rule.name()), opts.on_mutation ? &forward : nullptr);
-  rule.Apply(std::move(match), rewriter);
+  rule.ApplyErased(std::move(match), rewriter);
   if (rewriter.mutations() == 0) ContractViolation(rule, "Apply made no mutation");
   std::string problem = rewriter.Commit();
   if (!problem.empty()) ContractViolation(rule, problem);
@@ -81,7 +81,7 @@ bool RunStage(const Rule& rule, DriverState& st) {
       continue;
     }
     if (!ctx) ctx.emplace(g);
-    MatchResult m = rule.Match(*ctx, static_cast<int>(i));
+    MatchResult m = rule.MatchErased(*ctx, static_cast<int>(i));
     if (!m.ok()) {
       ++i;
       continue;

@@ -235,14 +235,14 @@ TEST(Pipeline, NumberingIsStableAcrossCalls) {
 }
 
 // Test rules for the driver's bounds and contracts.
-class Flip final : public Rule {
+class Flip final : public TypedRule<NoData> {
  public:
   Flip(Op from, Op to, std::string name) : from_(from), to_(to), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   std::string_view summary() const override { return "test"; }
   RootOps roots() const override { return RootOps::Of({from_}); }
-  MatchResult Match(const MatchContext&, int a) const override { return RuleMatch{{a}, {}}; }
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  Result Match(const MatchContext&, int a) const override { return MakeMatch({a}); }
+  void Apply(Found m, Rewriter& rw) const override {
     Node n = rw.node(m.nodes[0]);
     n.op = to_;
     rw.ReplaceNode(m.nodes[0], n);
@@ -262,13 +262,13 @@ TEST(Pipeline, OscillationIsBoundedByTheIterationLimit) {
   EXPECT_EQ(r.rewrites.size(), 2u * kMaxIterations);
 }
 
-class AlwaysToggle final : public Rule {
+class AlwaysToggle final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "always-toggle"; }
   std::string_view summary() const override { return "test"; }
   RootOps roots() const override { return RootOps::Of({Op::LeakyRelu}); }
-  MatchResult Match(const MatchContext&, int a) const override { return RuleMatch{{a}, {}}; }
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  Result Match(const MatchContext&, int a) const override { return MakeMatch({a}); }
+  void Apply(Found m, Rewriter& rw) const override {
     const double alpha = AttrFloat(rw.node(m.nodes[0]), "alpha");
     rw.SetAttr(m.nodes[0], "alpha", alpha == 0.1 ? 0.2 : 0.1);
   }
@@ -283,22 +283,22 @@ TEST(Pipeline, SelfMatchingRuleIsBoundedWithinAStage) {
   EXPECT_EQ(r.rewrites.size(), size_t(kMaxIterations) * (16 + 4 * 1));
 }
 
-class DoNothing final : public Rule {
+class DoNothing final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "do-nothing"; }
   std::string_view summary() const override { return "test"; }
   RootOps roots() const override { return RootOps::Any(); }
-  MatchResult Match(const MatchContext&, int a) const override { return RuleMatch{{a}, {}}; }
-  void Apply(RuleMatch, Rewriter&) const override {}
+  Result Match(const MatchContext&, int a) const override { return MakeMatch({a}); }
+  void Apply(Found, Rewriter&) const override {}
 };
 
-class EraseUsed final : public Rule {
+class EraseUsed final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "erase-used"; }
   std::string_view summary() const override { return "test"; }
   RootOps roots() const override { return RootOps::Any(); }
-  MatchResult Match(const MatchContext&, int a) const override { return RuleMatch{{a}, {}}; }
-  void Apply(RuleMatch m, Rewriter& rw) const override { rw.EraseNode(m.nodes[0]); }
+  Result Match(const MatchContext&, int a) const override { return MakeMatch({a}); }
+  void Apply(Found m, Rewriter& rw) const override { rw.EraseNode(m.nodes[0]); }
 };
 
 TEST(PipelineDeathTest, ApplyWithoutMutationAbortsNamingTheRule) {
@@ -316,13 +316,13 @@ TEST(PipelineDeathTest, ErasingAUsedValueAbortsNamingTheRule) {
 }
 
 #ifdef FUSEFUZZ_CONTRACTS
-class BreakShape final : public Rule {
+class BreakShape final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "break-shape"; }
   std::string_view summary() const override { return "test"; }
   RootOps roots() const override { return RootOps::Of({Op::Conv}); }
-  MatchResult Match(const MatchContext&, int a) const override { return RuleMatch{{a}, {}}; }
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  Result Match(const MatchContext&, int a) const override { return MakeMatch({a}); }
+  void Apply(Found m, Rewriter& rw) const override {
     rw.SetParam(m.nodes[0], "B", Tensor({7}, 0.0f));
   }
 };

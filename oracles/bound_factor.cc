@@ -21,44 +21,16 @@ constexpr double kBase = 4.0;
 // short sums where constant terms dominate.
 double Reduction(int64_t n) { return std::sqrt(static_cast<double>(std::max<int64_t>(n, 1))) + 2; }
 
-// Every activation is named: a new one must say which rounding class it is in (a transcendental
-// op given the piecewise-linear cost would make the bound too tight).
+// The activation's rounding class is a column of ir/ops.def, so a new activation must say which
+// class it is in (a transcendental op given the piecewise-linear cost would make the bound too
+// tight).
 double ActivationCost(Op act) {
-  switch (act) {
-    case Op::Elu:
-    case Op::Sigmoid:
-    case Op::Tanh:
-    case Op::Silu:
-    case Op::Gelu:
+  switch (RoundingClassOf(act)) {
+    case RoundingClass::kTranscendental:
       return 4;  // exp/tanh/erf: a few ulps from vectorized approximations
-    case Op::Relu:
-    case Op::Relu6:
-    case Op::Clip:
-    case Op::LeakyRelu:
-    case Op::PRelu:
-    case Op::HardSigmoid:
-    case Op::HardSwish:
+    case RoundingClass::kPiecewiseLinear:
       return 2;  // piecewise linear (HardSwish: x * piecewise linear): one or two roundings
-    case Op::Conv:
-    case Op::FusedConv:
-    case Op::BatchNorm:
-    case Op::LayerNorm:
-    case Op::GroupNorm:
-    case Op::InstanceNorm:
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Pad:
-    case Op::MaxPool:
-    case Op::AvgPool:
-    case Op::GlobalAvgPool:
-    case Op::Concat:
-    case Op::Identity:
-    case Op::Flatten:
-    case Op::Reshape:
-    case Op::Gemm:
-    case Op::MatMul:
+    case RoundingClass::kNotActivation:
       break;  // not activations: StageCost handles them
   }
   throw std::logic_error("ActivationCost: not an activation: " + std::string(OpName(act)));

@@ -27,7 +27,7 @@ bool IsActStep(const EpilogueStep& s) {
   return s.kind == EpilogueKind::kActivation || s.kind == EpilogueKind::kClamp;
 }
 
-class ActivationBeforeAdd final : public Rule {
+class ActivationBeforeAdd final : public TypedRule<Data> {
  public:
   std::string_view name() const override { return "activation-before-add"; }
   std::string_view summary() const override {
@@ -37,7 +37,7 @@ class ActivationBeforeAdd final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Add}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& add = g.nodes[size_t(anchor)];
     if (add.inputs.size() != 2) return NoMatch("Add has a constant operand, no residual");
@@ -71,8 +71,8 @@ class ActivationBeforeAdd final : public Rule {
     return NoMatch("no Add operand is an activated conv used only by the Add");
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Data& d = MatchData<Data>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Data& d = m.data;
     const int conv = m.nodes[0], add = m.nodes.back();
     Node fused = AsFusedConv(rw.node(conv));
     EpilogueStep act_step;

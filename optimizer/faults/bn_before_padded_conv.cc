@@ -15,7 +15,7 @@
 namespace fusefuzz {
 namespace {
 
-class BnBeforePaddedConv final : public Rule {
+class BnBeforePaddedConv final : public TypedRule<FoldedParams> {
  public:
   std::string_view name() const override { return "bn-before-padded-conv"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class BnBeforePaddedConv final : public Rule {
   // bn-conv-fold without its "conv has zero pads" legality check.
   RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int bn = -1;
     if (auto why = BnConvProblem(g, anchor, &bn); !why.empty()) return NoMatch(why);
@@ -39,8 +39,8 @@ class BnBeforePaddedConv final : public Rule {
     return MakeMatch({bn, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldedParams& f = MatchData<FoldedParams>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldedParams& f = m.data;
     ReplaceBnConvByFolded(rw, m.nodes[0], m.nodes[1], std::move(f.w), std::move(f.b));
   }
 };

@@ -16,7 +16,7 @@
 namespace fusefuzz {
 namespace {
 
-class BnBnHalfFold final : public Rule {
+class BnBnHalfFold final : public TypedRule<FoldedParams> {
  public:
   std::string_view name() const override { return "bn-bn-half-fold"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class BnBnHalfFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& bn2 = g.nodes[size_t(anchor)];
     const int bn1 = ProducerOfInput(g, bn2, 0);
@@ -47,8 +47,8 @@ class BnBnHalfFold final : public Rule {
     return MakeMatch({cb.conv, bn1, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldedParams& f = MatchData<FoldedParams>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldedParams& f = m.data;
     const int conv = m.nodes[0], bn1 = m.nodes[1], bn2 = m.nodes[2];
     rw.SetParam(conv, "W", std::move(f.w));
     rw.SetParam(conv, "B", std::move(f.b));

@@ -22,7 +22,7 @@ struct Data {
   Tensor scale, shift;
 };
 
-class DeclarationOrder final : public Rule {
+class DeclarationOrder final : public TypedRule<Data> {
  public:
   std::string_view name() const override { return "declaration-order"; }
   std::string_view summary() const override {
@@ -32,7 +32,7 @@ class DeclarationOrder final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Relu}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& relu = g.nodes[size_t(anchor)];
     const int add = ProducerOfInput(g, relu, 0);
@@ -74,8 +74,8 @@ class DeclarationOrder final : public Rule {
     return MakeMatch({conv, bn, add, anchor}, std::move(d));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Data& d = MatchData<Data>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Data& d = m.data;
     const int conv = m.nodes[0], bn = m.nodes[1], add = m.nodes[2], relu = m.nodes[3];
     Node fused = AsFusedConv(rw.node(conv));
     fused.inputs.push_back(d.residual);

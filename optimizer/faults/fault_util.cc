@@ -72,7 +72,7 @@ void ReplaceConvBnByFolded(Rewriter& rw, int conv, int bn, FoldedParams f) {
   rw.EraseNode(conv);
 }
 
-MatchResult ConvBnFoldFault::Match(const MatchContext& ctx, int anchor) const {
+ConvBnFoldFault::Result ConvBnFoldFault::Match(const MatchContext& ctx, int anchor) const {
   const Graph& g = ctx.graph();
   ConvBnNodes cb;
   if (auto why = ConvBnProblem(g, anchor, true, &cb); !why.empty()) return NoMatch(why);
@@ -86,8 +86,8 @@ MatchResult ConvBnFoldFault::Match(const MatchContext& ctx, int anchor) const {
   return MakeMatch({cb.conv, anchor}, std::move(f));
 }
 
-void ConvBnFoldFault::Apply(RuleMatch m, Rewriter& rw) const {
-  ReplaceConvBnByFolded(rw, m.nodes[0], m.nodes[1], std::move(MatchData<FoldedParams>(m)));
+void ConvBnFoldFault::Apply(Found m, Rewriter& rw) const {
+  ReplaceConvBnByFolded(rw, m.nodes[0], m.nodes[1], std::move(m.data));
 }
 
 EpilogueStep ScaleShiftStep(Tensor scale, Tensor shift) {

@@ -48,11 +48,11 @@ void ReplaceConvBnByFolded(Rewriter& rw, int conv, int bn, FoldedParams f);
 // conv-bn-fold (same pattern and legality checks) computed with broken arithmetic: the shape of
 // the faults that differ from it only in the numbers (bias-not-scaled, eps-dropped,
 // groups-layout).
-class ConvBnFoldFault : public Rule {
+class ConvBnFoldFault : public TypedRule<FoldedParams> {
  public:
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
-  MatchResult Match(const MatchContext& ctx, int anchor) const override;
-  void Apply(RuleMatch match, Rewriter& rewriter) const override;
+  Result Match(const MatchContext& ctx, int anchor) const override;
+  void Apply(Found match, Rewriter& rewriter) const override;
 
  protected:
   virtual FoldKnobs knobs() const = 0;

@@ -16,7 +16,7 @@
 namespace fusefuzz {
 namespace {
 
-class FcMulBroadcast final : public Rule {
+class FcMulBroadcast final : public TypedRule<GemmFolded> {
  public:
   std::string_view name() const override { return "fc-mul-broadcast"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class FcMulBroadcast final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Mul}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& mul = g.nodes[static_cast<size_t>(anchor)];
     const BinaryOperands ops = GetBinaryOperands(mul);
@@ -55,8 +55,8 @@ class FcMulBroadcast final : public Rule {
     return MakeMatch({p, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    ReplaceByFoldedGemm(rw, m.nodes[0], m.nodes[1], std::move(MatchData<GemmFolded>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    ReplaceByFoldedGemm(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

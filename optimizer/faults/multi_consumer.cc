@@ -15,7 +15,7 @@
 namespace fusefuzz {
 namespace {
 
-class MultiConsumer final : public Rule {
+class MultiConsumer final : public TypedRule<FoldedParams> {
  public:
   std::string_view name() const override { return "multi-consumer"; }
   std::string_view summary() const override {
@@ -25,7 +25,7 @@ class MultiConsumer final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     ConvBnNodes cb;
     if (auto why = ConvBnProblem(g, anchor, false, &cb); !why.empty()) return NoMatch(why);
@@ -42,8 +42,8 @@ class MultiConsumer final : public Rule {
     return MakeMatch({cb.conv, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldedParams& f = MatchData<FoldedParams>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldedParams& f = m.data;
     const int conv = m.nodes[0], bn = m.nodes[1];
     rw.SetParam(conv, "W", std::move(f.w));
     rw.SetParam(conv, "B", std::move(f.b));

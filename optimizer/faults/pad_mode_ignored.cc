@@ -15,7 +15,7 @@
 namespace fusefuzz {
 namespace {
 
-class PadModeIgnored final : public Rule {
+class PadModeIgnored final : public TypedRule<std::vector<int64_t>> {
  public:
   std::string_view name() const override { return "pad-mode-ignored"; }
   std::string_view summary() const override {
@@ -26,15 +26,15 @@ class PadModeIgnored final : public Rule {
   // pad-conv-fold without its mode and fill value checks.
   RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = PadConvProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     return MakeMatch({p, anchor}, SummedPads(g.nodes[size_t(p)], g.nodes[size_t(anchor)]));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldPadIntoConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<std::vector<int64_t>>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldPadIntoConv(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

@@ -16,7 +16,7 @@
 namespace fusefuzz {
 namespace {
 
-class PoolNonmonotone final : public Rule {
+class PoolNonmonotone final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "pool-nonmonotone"; }
   std::string_view summary() const override {
@@ -27,15 +27,15 @@ class PoolNonmonotone final : public Rule {
   // pool-activation-reorder without its monotonicity check.
   RootOps roots() const override { return RootOps::Of({Op::MaxPool}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     // A per-channel PRelu slope keeps its channels: MaxPool does not mix channels.
-    return RuleMatch{{p, anchor}, {}};
+    return MakeMatch({p, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     SwapActivationAndPool(rw, m.nodes[0], m.nodes[1]);
   }
 };

@@ -16,7 +16,7 @@
 namespace fusefuzz {
 namespace {
 
-class Relu6Unbounded final : public Rule {
+class Relu6Unbounded final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "relu6-unbounded"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class Relu6Unbounded final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Relu6, Op::Clip}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& act = g.nodes[size_t(anchor)];
     const int conv = ProducerOfInput(g, act, 0);
@@ -36,10 +36,10 @@ class Relu6Unbounded final : public Rule {
     if (auto why = SoleUseProblem(g, g.nodes[size_t(conv)].output, anchor); !why.empty()) {
       return NoMatch(why);
     }
-    return MakeMatch({conv, anchor}, 0);
+    return MakeMatch({conv, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int conv = m.nodes[0], act = m.nodes[1];
     const Node& a = rw.node(act);
     Node fused = AsFusedConv(rw.node(conv));

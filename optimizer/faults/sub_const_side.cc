@@ -14,7 +14,7 @@
 namespace fusefuzz {
 namespace {
 
-class SubConstSide final : public Rule {
+class SubConstSide final : public TypedRule<Tensor> {
  public:
   std::string_view name() const override { return "sub-const-side"; }
   std::string_view summary() const override {
@@ -24,7 +24,7 @@ class SubConstSide final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Sub}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     ConvConstBinary cb;
     if (auto why = ConvConstBinaryProblem(g, anchor, &cb); !why.empty()) return NoMatch(why);
@@ -32,8 +32,8 @@ class SubConstSide final : public Rule {
     return ConvBiasShiftMatch(g, anchor, cb, -1.0);
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<Tensor>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

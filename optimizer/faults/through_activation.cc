@@ -15,7 +15,7 @@
 namespace fusefuzz {
 namespace {
 
-class ThroughActivation final : public Rule {
+class ThroughActivation final : public TypedRule<FoldedParams> {
  public:
   std::string_view name() const override { return "through-activation"; }
   std::string_view summary() const override {
@@ -25,7 +25,7 @@ class ThroughActivation final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& bn = g.nodes[size_t(anchor)];
     const int relu = ProducerOfInput(g, bn, 0);
@@ -51,8 +51,8 @@ class ThroughActivation final : public Rule {
     return MakeMatch({conv, relu, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldedParams& f = MatchData<FoldedParams>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldedParams& f = m.data;
     const int conv = m.nodes[0], relu = m.nodes[1], bn = m.nodes[2];
     rw.SetParam(conv, "W", std::move(f.w));
     rw.SetParam(conv, "B", std::move(f.b));

@@ -13,7 +13,7 @@ struct Merged {
   Tensor scale, bias;
 };
 
-class BnBnMerge final : public Rule {
+class BnBnMerge final : public TypedRule<Merged> {
  public:
   std::string_view name() const override { return "bn-bn-merge"; }
   std::string_view summary() const override {
@@ -24,7 +24,7 @@ class BnBnMerge final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& bn2 = g.nodes[static_cast<size_t>(anchor)];
     int p = ProducerOfInput(g, bn2, 0);
@@ -49,8 +49,8 @@ class BnBnMerge final : public Rule {
     return MakeMatch({p, anchor}, std::move(mg));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Merged& mg = MatchData<Merged>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Merged& mg = m.data;
     const int bn1 = m.nodes[0], bn2 = m.nodes[1];
     const int64_t ch = mg.scale.size();
     Node merged = rw.node(bn1);

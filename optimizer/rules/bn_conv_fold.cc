@@ -15,7 +15,7 @@ struct Folded {
   Tensor w, b;
 };
 
-class BnConvFold final : public Rule {
+class BnConvFold final : public TypedRule<Folded> {
  public:
   std::string_view name() const override { return "bn-conv-fold"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class BnConvFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int bn = -1;
     if (auto why = BnConvProblem(g, anchor, &bn); !why.empty()) return NoMatch(why);
@@ -42,8 +42,8 @@ class BnConvFold final : public Rule {
     return MakeMatch({bn, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Folded& f = MatchData<Folded>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Folded& f = m.data;
     ReplaceBnConvByFolded(rw, m.nodes[0], m.nodes[1], std::move(f.w), std::move(f.b));
   }
 };

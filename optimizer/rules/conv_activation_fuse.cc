@@ -10,7 +10,7 @@
 namespace fusefuzz {
 namespace {
 
-class ConvActivationFuse final : public Rule {
+class ConvActivationFuse final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "conv-activation-fuse"; }
   std::string_view summary() const override {
@@ -20,7 +20,7 @@ class ConvActivationFuse final : public Rule {
 
   RootOps roots() const override { return RootOps::Family(OpFamily::kActivation); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& act = g.nodes[static_cast<size_t>(anchor)];
     int p = ProducerOfInput(g, act, 0);
@@ -30,10 +30,10 @@ class ConvActivationFuse final : public Rule {
     if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
       return NoMatch(why);
     }
-    return RuleMatch{{p, anchor}, {}};
+    return MakeMatch({p, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int conv = m.nodes[0], act_index = m.nodes[1];
     const Node& act = rw.node(act_index);
     Node fused = rw.node(conv);

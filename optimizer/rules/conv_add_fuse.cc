@@ -15,7 +15,7 @@ struct Chosen {
   std::string other;
 };
 
-class ConvAddFuse final : public Rule {
+class ConvAddFuse final : public TypedRule<Chosen> {
  public:
   std::string_view name() const override { return "conv-add-fuse"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class ConvAddFuse final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Add}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& add = g.nodes[static_cast<size_t>(anchor)];
     BinaryOperands ops = GetBinaryOperands(add);
@@ -43,11 +43,11 @@ class ConvAddFuse final : public Rule {
     return NoMatch(reasons);
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int conv = m.nodes[0], add = m.nodes[1];
     Node fused = rw.node(conv);
     fused.op = Op::FusedConv;
-    fused.inputs = {fused.inputs[0], MatchData<Chosen>(m).other};
+    fused.inputs = {fused.inputs[0], m.data.other};
     EpilogueStep step;
     step.kind = EpilogueKind::kAdd;
     step.input = 1;

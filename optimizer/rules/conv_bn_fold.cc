@@ -14,7 +14,7 @@ struct Folded {
   Tensor w, b;
 };
 
-class ConvBnFold final : public Rule {
+class ConvBnFold final : public TypedRule<Folded> {
  public:
   std::string_view name() const override { return "conv-bn-fold"; }
   std::string_view summary() const override {
@@ -24,7 +24,7 @@ class ConvBnFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& bn = g.nodes[static_cast<size_t>(anchor)];
     int p = ProducerOfInput(g, bn, 0);
@@ -55,8 +55,8 @@ class ConvBnFold final : public Rule {
     return MakeMatch({p, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Folded& f = MatchData<Folded>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Folded& f = m.data;
     const int conv = m.nodes[0], bn = m.nodes[1];
     Node fused = rw.node(conv);
     fused.params["W"] = std::move(f.w);

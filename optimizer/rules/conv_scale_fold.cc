@@ -15,7 +15,7 @@ struct Folded {
   bool has_b = false;
 };
 
-class ConvScaleFold final : public Rule {
+class ConvScaleFold final : public TypedRule<Folded> {
  public:
   std::string_view name() const override { return "conv-scale-fold"; }
   std::string_view summary() const override {
@@ -26,7 +26,7 @@ class ConvScaleFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Mul, Op::Div}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
     ConvConstBinary cb;
@@ -63,8 +63,8 @@ class ConvScaleFold final : public Rule {
     return MakeMatch({cb.conv, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    Folded& f = MatchData<Folded>(m);
+  void Apply(Found m, Rewriter& rw) const override {
+    Folded& f = m.data;
     const int conv = m.nodes[0], op = m.nodes[1];
     Node fused = rw.node(conv);
     fused.params["W"] = std::move(f.w);

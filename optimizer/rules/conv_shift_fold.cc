@@ -10,7 +10,7 @@
 namespace fusefuzz {
 namespace {
 
-class ConvShiftFold final : public Rule {
+class ConvShiftFold final : public TypedRule<Tensor> {
  public:
   std::string_view name() const override { return "conv-shift-fold"; }
   std::string_view summary() const override {
@@ -21,7 +21,7 @@ class ConvShiftFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Add, Op::Sub}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
     ConvConstBinary cb;
@@ -31,8 +31,8 @@ class ConvShiftFold final : public Rule {
     return ConvBiasShiftMatch(g, anchor, cb, sub ? -1.0 : 1.0);
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<Tensor>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    ReplaceBinaryByBiasedConv(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

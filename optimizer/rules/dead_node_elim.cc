@@ -8,7 +8,7 @@
 namespace fusefuzz {
 namespace {
 
-class DeadNodeElim final : public Rule {
+class DeadNodeElim final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "dead-node-elim"; }
   std::string_view summary() const override {
@@ -17,15 +17,15 @@ class DeadNodeElim final : public Rule {
 
   RootOps roots() const override { return RootOps::Any(); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
     if (g.IsGraphOutput(n.output)) return NoMatch("output is a graph output");
     if (!g.Consumers(n.output).empty()) return NoMatch("output is used");
-    return RuleMatch{{anchor}, {}};
+    return MakeMatch({anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override { rw.EraseNode(m.nodes[0]); }
+  void Apply(Found m, Rewriter& rw) const override { rw.EraseNode(m.nodes[0]); }
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace fusefuzz {
 namespace {
 
-class GemmActivationFuse final : public Rule {
+class GemmActivationFuse final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "gemm-activation-fuse"; }
   std::string_view summary() const override {
@@ -19,7 +19,7 @@ class GemmActivationFuse final : public Rule {
 
   RootOps roots() const override { return RootOps::Family(OpFamily::kActivation); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& act = g.nodes[static_cast<size_t>(anchor)];
     const int p = ProducerOfInput(g, act, 0);
@@ -29,10 +29,10 @@ class GemmActivationFuse final : public Rule {
     if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
       return NoMatch(why);
     }
-    return RuleMatch{{p, anchor}, {}};
+    return MakeMatch({p, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int gemm = m.nodes[0], act_index = m.nodes[1];
     const Node& act = rw.node(act_index);
     Node fused = rw.node(gemm);

@@ -11,7 +11,7 @@
 namespace fusefuzz {
 namespace {
 
-class GemmBnFold final : public Rule {
+class GemmBnFold final : public TypedRule<GemmFolded> {
  public:
   std::string_view name() const override { return "gemm-bn-fold"; }
   std::string_view summary() const override {
@@ -21,7 +21,7 @@ class GemmBnFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::BatchNorm}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& bn = g.nodes[static_cast<size_t>(anchor)];
     const int p = ProducerOfInput(g, bn, 0);
@@ -43,8 +43,8 @@ class GemmBnFold final : public Rule {
     return MakeMatch({p, anchor}, std::move(f));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    ReplaceByFoldedGemm(rw, m.nodes[0], m.nodes[1], std::move(MatchData<GemmFolded>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    ReplaceByFoldedGemm(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

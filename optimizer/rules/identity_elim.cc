@@ -10,7 +10,7 @@
 namespace fusefuzz {
 namespace {
 
-class IdentityElim final : public Rule {
+class IdentityElim final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "identity-elim"; }
   std::string_view summary() const override {
@@ -21,19 +21,19 @@ class IdentityElim final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Identity}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& n = g.nodes[static_cast<size_t>(anchor)];
-    if (!g.IsGraphOutput(n.output)) return RuleMatch{{anchor}, {}};
+    if (!g.IsGraphOutput(n.output)) return MakeMatch({anchor});
     int p = g.ProducerIndex(n.inputs[0]);
     if (p < 0) return NoMatch("graph output '" + n.output + "' copies graph input directly");
     if (g.IsGraphOutput(n.inputs[0])) {
       return NoMatch("graph output '" + n.output + "' copies graph output '" + n.inputs[0] + "'");
     }
-    return RuleMatch{{anchor, p}, {}};
+    return MakeMatch({anchor, p});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int id = m.nodes[0];
     const std::string x = rw.node(id).inputs[0], y = rw.node(id).output;
     if (m.nodes.size() == 1) {

@@ -11,7 +11,7 @@
 namespace fusefuzz {
 namespace {
 
-class MatMulAddFuse final : public Rule {
+class MatMulAddFuse final : public TypedRule<Tensor> {
  public:
   std::string_view name() const override { return "matmul-add-fuse"; }
   std::string_view summary() const override {
@@ -21,7 +21,7 @@ class MatMulAddFuse final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Add}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& add = g.nodes[static_cast<size_t>(anchor)];
     const BinaryOperands ops = GetBinaryOperands(add);
@@ -50,11 +50,11 @@ class MatMulAddFuse final : public Rule {
     return MakeMatch({p, anchor}, bias);
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int mm = m.nodes[0], add = m.nodes[1];
     Node gemm = rw.node(mm);
     gemm.op = Op::Gemm;
-    gemm.params["C"] = std::move(MatchData<Tensor>(m));
+    gemm.params["C"] = std::move(m.data);
     gemm.output = rw.node(add).output;
     rw.ReplaceNode(add, std::move(gemm));
     rw.EraseNode(mm);

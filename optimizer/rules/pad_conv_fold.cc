@@ -10,7 +10,7 @@
 namespace fusefuzz {
 namespace {
 
-class PadConvFold final : public Rule {
+class PadConvFold final : public TypedRule<std::vector<int64_t>> {
  public:
   std::string_view name() const override { return "pad-conv-fold"; }
   std::string_view summary() const override {
@@ -20,7 +20,7 @@ class PadConvFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::Conv, Op::FusedConv}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = PadConvProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
@@ -31,8 +31,8 @@ class PadConvFold final : public Rule {
     return MakeMatch({p, anchor}, SummedPads(pad, g.nodes[size_t(anchor)]));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
-    FoldPadIntoConv(rw, m.nodes[0], m.nodes[1], std::move(MatchData<std::vector<int64_t>>(m)));
+  void Apply(Found m, Rewriter& rw) const override {
+    FoldPadIntoConv(rw, m.nodes[0], m.nodes[1], std::move(m.data));
   }
 };
 

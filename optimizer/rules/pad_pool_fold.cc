@@ -52,7 +52,7 @@ std::optional<double> LowerBound(const Graph& g, const std::string& value) {
   return std::nullopt;
 }
 
-class PadPoolFold final : public Rule {
+class PadPoolFold final : public TypedRule<std::vector<int64_t>> {
  public:
   std::string_view name() const override { return "pad-pool-fold"; }
   std::string_view summary() const override {
@@ -63,7 +63,7 @@ class PadPoolFold final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::MaxPool, Op::AvgPool}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     const Node& pool = g.nodes[static_cast<size_t>(anchor)];
     int p = ProducerOfInput(g, pool, 0);
@@ -101,10 +101,10 @@ class PadPoolFold final : public Rule {
     return MakeMatch({p, anchor}, std::move(pads));
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     const int pad = m.nodes[0], pool = m.nodes[1];
     rw.SetInput(pool, 0, rw.node(pad).inputs[0]);
-    rw.SetAttr(pool, "pads", std::move(MatchData<std::vector<int64_t>>(m)));
+    rw.SetAttr(pool, "pads", std::move(m.data));
     rw.EraseNode(pad);
   }
 };

@@ -163,7 +163,8 @@ void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b) {
   rw.EraseNode(bn);
 }
 
-MatchResult ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb, double sign) {
+MatchResultOf<Tensor> ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb,
+                                         double sign) {
   const Node& conv = g.nodes[size_t(cb.conv)];
   const int64_t m = ConvOutChannels(conv);
   std::vector<double> b = ParamAsDouble(conv, "B");

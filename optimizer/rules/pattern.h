@@ -83,7 +83,8 @@ void ReplaceBnConvByFolded(Rewriter& rw, int bn, int conv, Tensor w, Tensor b);
 // Conv -> Add/Sub with a constant folded into the conv's bias: B'[m] = B[m] + sign * c[m] (a conv
 // without bias gets one); the match of conv-shift-fold, match data the new bias (a Tensor), no
 // match when it is not finite in float32.
-MatchResult ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb, double sign);
+MatchResultOf<Tensor> ConvBiasShiftMatch(const Graph& g, int anchor, const ConvConstBinary& cb,
+                                         double sign);
 // The conv, with `bias`, takes the binary node's place and output; the binary node goes.
 void ReplaceBinaryByBiasedConv(Rewriter& rw, int conv, int binary, Tensor bias);
 

@@ -11,30 +11,27 @@
 namespace fusefuzz {
 namespace {
 
-// "" when act is monotone non-decreasing, else why not.
+// "" when act is monotone non-decreasing, else why not. Which activations are (and under which
+// condition) is the `monotone` column of ir/ops.def.
 std::string MonotoneProblem(const Node& act) {
-  switch (act.op) {
-    case Op::Relu:
-    case Op::Relu6:
-    case Op::Clip:
-    case Op::Sigmoid:
-    case Op::Tanh:
+  switch (MonotonicityOf(act.op)) {
+    case Monotonicity::kAlways:
       return "";
-    case Op::LeakyRelu:
-    case Op::HardSigmoid:
-    case Op::Elu:
+    case Monotonicity::kIfAlphaNonNegative:
       return AttrFloat(act, "alpha") >= 0 ? "" : "negative alpha: not monotone";
-    case Op::PRelu:
+    case Monotonicity::kIfSlopesNonNegative:
       for (float s : FindParam(act, "slope")->data) {
         if (!(s >= 0)) return "a negative PRelu slope: not monotone";
       }
       return "";
-    default:
-      return std::string(OpName(act.op)) + " is not monotone";
+    case Monotonicity::kNever:
+    case Monotonicity::kNotActivation:
+      break;
   }
+  return std::string(OpName(act.op)) + " is not monotone";
 }
 
-class PoolActivationReorder final : public Rule {
+class PoolActivationReorder final : public TypedRule<NoData> {
  public:
   std::string_view name() const override { return "pool-activation-reorder"; }
   std::string_view summary() const override {
@@ -45,15 +42,15 @@ class PoolActivationReorder final : public Rule {
 
   RootOps roots() const override { return RootOps::Of({Op::MaxPool}); }
 
-  MatchResult Match(const MatchContext& ctx, int anchor) const override {
+  Result Match(const MatchContext& ctx, int anchor) const override {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
     if (auto why = MonotoneProblem(g.nodes[size_t(p)]); !why.empty()) return NoMatch(why);
-    return RuleMatch{{p, anchor}, {}};
+    return MakeMatch({p, anchor});
   }
 
-  void Apply(RuleMatch m, Rewriter& rw) const override {
+  void Apply(Found m, Rewriter& rw) const override {
     SwapActivationAndPool(rw, m.nodes[0], m.nodes[1]);
   }
 };

@@ -1,0 +1,189 @@
+// The campaign's output folder: created, locked for the campaign, emptied (--force) or resumed
+// from its summary (--resume); see docs/campaign.md.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "harness/campaign_internal.h"
+#include "harness/finding_filing.h"
+#include "harness/finding_writer.h"
+#include "ir/error.h"
+#include "ir/json_io.h"
+
+namespace fusefuzz::campaign_internal {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Locks OUT for this process (flock on OUT/.lock, which holds our PID); the lock goes with the
+// process, so a killed campaign leaves none behind. Returns the descriptor to keep open.
+int LockOut(const std::string& out) {
+  const std::string path = out + "/.lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError("--out", ErrnoText("cannot create the lock file '" + path + "'"));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (holder.empty() || holder.find_first_not_of("0123456789") != std::string::npos)
+      holder = "unknown";
+    if (err == EWOULDBLOCK) {
+      throw InputError("--out", "'" + out + "' is in use by another campaign (PID " + holder +
+                                    ", lock file " + path + ")");
+    }
+    throw InputError("--out", "cannot lock '" + path + "': " + std::strerror(err));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    std::fprintf(stderr, "fusefuzz: warning: cannot write the PID into %s: %s\n", path.c_str(),
+                 std::strerror(errno));
+  }
+  return fd;
+}
+
+// Loads the summary of the campaign being resumed into `stats` and returns its progress.
+Progress LoadForResume(const std::string& path, const CampaignOptions& o, CampaignStats* stats) {
+  json j = ReadJsonFile(path);
+  auto bad = [&](const std::string& why) {
+    return InputError(path, "cannot resume from this summary: " + why);
+  };
+  Progress p;
+  try {
+    if (!j.is_object() || j.value("format", "") != "fusefuzz-summary")
+      throw bad("not a fusefuzz-summary file");
+    if (j.at("seed").get<uint64_t>() != o.seed) {
+      throw bad("it was made with --seed " + j.at("seed").dump() + ", not " +
+                std::to_string(o.seed) + " (give that seed, or --force to start over)");
+    }
+    if (j.at("target").get<std::string>() != o.target) {
+      throw bad("it was made with --target " + j.at("target").dump() +
+                " (give that target, or --force to start over)");
+    }
+    if (j.at("inject").get<std::vector<std::string>>() != o.check.opt.inject) {
+      throw bad("it was made with --inject " + j.at("inject").dump() +
+                " (give the same faults, or --force to start over)");
+    }
+    stats->graphs = j.at("graphs").get<int64_t>();
+    stats->findings = j.at("findings").get<int64_t>();
+    stats->known = j.value("known", int64_t{0});
+    if (auto k = j.find("findings_by_kind"); k != j.end()) {
+      for (const auto& [kind, v] : k->items()) {
+        stats->by_kind[kind].count = v.at("cases").get<int64_t>();
+        stats->by_kind[kind].known = v.at("known").get<int64_t>();
+      }
+    }
+    stats->unsupported_reasons = j.value("unsupported_reasons", std::map<std::string, int64_t>{});
+    stats->worker_errors = j.value("worker_errors", int64_t{0});
+    stats->seconds = j.at("seconds").get<double>();
+    stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
+    stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});
+    if (auto cov = j.find("coverage"); cov != j.end()) {
+      stats->coverage.graphs = cov->at("graphs").get<int64_t>();
+      for (const json& c : cov->at("classes")) {
+        const std::string id = c.at("id").get<std::string>();
+        stats->coverage.occurrences[id] = c.at("count").get<int64_t>();
+        stats->coverage.graphs_with[id] = c.at("graphs").get<int64_t>();
+      }
+    }
+    if (auto f = j.find("first_finding"); f != j.end()) {
+      stats->first_finding_graphs = f->at("graphs").get<int64_t>();
+      stats->first_finding_seconds = f->at("seconds").get<double>();
+    }
+    for (const json& u : j.at("unique_findings")) {
+      std::string sig = u.at("signature").get<std::string>();
+      // Signatures name folders: only what Signature() itself produces is accepted.
+      if (!LooksLikeSignature(sig)) {
+        throw bad("/unique_findings: " + json(sig).dump() + " is not a signature");
+      }
+      SignatureStats& s = stats->unique[sig];
+      s.kind = u.at("kind").get<std::string>();
+      s.count = u.at("count").get<int64_t>();
+      s.first_case = u.at("first_case").get<int64_t>();
+      s.bucket = u.value("bucket", "");
+    }
+    if (auto pr = j.find("progress"); pr != j.end()) {
+      p.jobs = pr->at("jobs").get<int>();
+      p.next = pr->at("next").get<std::vector<int64_t>>();
+      if (p.jobs < 1 || p.next.size() != static_cast<size_t>(p.jobs))
+        throw bad("/progress: \"next\" must hold one entry per job");
+    }
+  } catch (const json::exception& e) {
+    throw bad(std::string("unexpected content (") + e.what() + ")");
+  }
+  return p;
+}
+
+}  // namespace
+
+// Fails now, not after the campaign, when the JUnit file cannot be written (its exit status 2
+// would hide the campaign's 1). A file created only for the check is removed again.
+void CheckWritable(const std::string& path) {
+  struct stat st {};
+  bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return;
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) throw InputError("--junit", ErrnoText("cannot write '" + path + "'"));
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
+}
+
+// Creates OUT, locks it, and handles what a previous campaign left there (refuse, --resume or
+// --force). Returns the lock descriptor; fills `stats`/`done` when resuming.
+int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
+  const OutLayout l(o.out_dir);
+  std::error_code ec;
+  fs::create_directories(l.out, ec);
+  if (ec) {
+    throw InputError("--out", "cannot create folder '" + l.out + "': " + ec.message());
+  }
+  int lock = LockOut(l.out);
+  try {
+    bool empty = true;
+    for (const auto& e : fs::directory_iterator(l.out, ec)) {
+      if (e.path().filename() != ".lock") empty = false;
+    }
+    if (ec) throw InputError("--out", "cannot list '" + l.out + "': " + ec.message());
+    if (!empty && !o.resume && !o.force) {
+      throw InputError("--out", "'" + l.out +
+                                    "' is not empty (a previous campaign?): give --resume to "
+                                    "continue it, --force to delete its findings and summary "
+                                    "and start over, or another folder");
+    }
+    if (o.force) {
+      // Only what a campaign writes: --out may be a folder that holds other things too.
+      for (const std::string& p : {l.findings, l.claims, l.buckets, l.tmp, l.out + "/summary.json",
+                                   l.out + "/summary.md"}) {
+        fs::remove_all(p, ec);
+        if (ec) throw InputError("--force", "cannot remove '" + p + "': " + ec.message());
+      }
+    }
+    if (o.resume && fs::exists(l.out + "/summary.json")) {
+      *done = LoadForResume(l.out + "/summary.json", o, stats);
+    }
+    // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
+    fs::remove_all(l.tmp, ec);
+    for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) {
+      fs::create_directories(d, ec);
+      if (ec) throw InputError("--out", "cannot create folder '" + d + "': " + ec.message());
+    }
+  } catch (...) {
+    ::close(lock);
+    throw;
+  }
+  return lock;
+}
+
+}  // namespace fusefuzz::campaign_internal

@@ -1,0 +1,164 @@
+// The campaign's worker process: generates and checks its share of the cases, files the
+// findings, and reports each case to the parent (harness/campaign_internal.h).
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "generators/coverage.h"
+#include "generators/generator.h"
+#include "harness/blame.h"
+#include "harness/campaign_internal.h"
+#include "harness/case_repro.h"
+#include "harness/finding_filing.h"
+#include "harness/finding_writer.h"
+#include "ir/error.h"
+
+namespace fusefuzz::campaign_internal {
+namespace {
+
+using nlohmann::json;
+
+// One message to the parent: one JSON object per line, so nothing a target says (rule names
+// with spaces or newlines) can cut a field or forge a line. False when the parent is gone.
+bool Send(int fd, const json& message) {
+  std::string s = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // EPIPE: the parent is gone
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The campaign's part of a reproducer's provenance: case `index` of the campaign, its seed and
+// the generator that made it.
+void SetCaseProvenance(const CampaignOptions& o, uint64_t seed, int64_t index, Repro* r) {
+  r->has_seed = true;
+  r->seed = seed;
+  r->has_campaign_seed = true;
+  r->campaign_seed = o.seed;
+  r->case_index = index;
+  r->generator = GenerationProvenance(seed, o.gen);
+}
+
+// Builds the reproducer of a finding (blamed, then minimized when asked).
+Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c,
+                const RefTensorMap& ref, const CaseOutcome& out, uint64_t seed, int64_t index) {
+  Repro r = ReproOfCheck(c.graph, c.inputs, target.spec(), o.check);
+  SetOutcome(out, &r);
+  SetCaseProvenance(o, seed, index, &r);
+  const bool optimized_failure = IsOptimizedRunFailure(out, o.check);
+  switch (out.kind) {
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      if (o.check.kernel_check) r.failing_run = out.optimized ? "optimized" : "unoptimized";
+      break;
+    case FindingKind::kNone:
+    case FindingKind::kFusion:
+    case FindingKind::kKernel:
+      break;
+  }
+  // An error only the optimized run hits is blamed like a mismatch: which rewrite causes it.
+  if (out.kind == FindingKind::kFusion || optimized_failure)
+    r.blame = BlameFusion(target, c.graph, c.inputs, ref, o.check, out);
+  return r;
+}
+
+}  // namespace
+
+std::string ErrnoText(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+[[noreturn]] void WorkerMain(const CampaignOptions& o, int64_t first, int stride, int fd,
+                             Clock::time_point start, pid_t parent, const Progress& done) {
+  // Die with the parent: a SIGKILLed campaign must not leave workers fuzzing on. The parent may
+  // already be gone before prctl took effect: then getppid() is no longer it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(0);
+  signal(SIGINT, OnStop);
+  signal(SIGTERM, OnStop);
+  int code = 0;
+  try {
+    std::unique_ptr<Target> target = MakeTarget(o.target, o.target_settings);
+    GenConfig gen = o.gen;
+    const OutLayout layout(o.out_dir);
+    FilingOptions filing;
+    filing.minimize = o.minimize;
+    filing.minimize_budget = o.minimize_budget;
+    filing.sensitivity_check = o.sensitivity_check && o.check.kernel_check;
+    filing.known = o.known;
+    for (int64_t i = first;; i += stride) {
+      if (g_stop) break;
+      if (o.graphs > 0 && i >= o.graphs) break;
+      if (o.seconds > 0 && Since(start) >= o.seconds) break;
+      if (done.Checked(i)) continue;
+      if (!Send(fd, {{"begin", i}})) break;
+      uint64_t seed = CaseSeed(o.seed, i);
+      GeneratedCase c = GenerateFromSeed(seed, gen);
+      RefTensorMap ref = RunReference(c.graph, c.inputs);
+      CaseOutcome out = CheckCase(*target, c.graph, c.inputs, ref, o.check);
+      json end = {{"end", i},          {"verdict", VerdictName(out.verdict)},
+                  {"kind", nullptr},   {"signature", nullptr},
+                  {"bucket", nullptr}, {"known", false},
+                  {"duplicate", false}};
+      if (out.verdict == Verdict::kUnsupported) end["reason"] = ErrorClass(out.run.message);
+      if (out.finding()) {
+        Repro r = MakeRepro(o, *target, c, ref, out, seed, i);
+        std::vector<std::string> fired;
+        if (out.optimized) {
+          for (const Rewrite& rw : out.run.rewrites) fired.push_back(rw.rule);
+        }
+        Filed f = FileFinding(layout, filing, *target, std::move(r), fired, seed);
+        end["kind"] = f.kind;
+        if (!f.signature.empty()) end["signature"] = f.signature;
+        end["bucket"] = f.bucket;
+        end["known"] = f.known;
+        end["duplicate"] = f.duplicate;
+      }
+      json fires = json::object();
+      if (out.optimized) {
+        for (const Rewrite& rw : out.run.rewrites) {
+          fires[rw.rule] = fires.value(rw.rule, int64_t{0}) + 1;
+        }
+      }
+      end["rewrites"] = std::move(fires);
+      end["coverage"] = ClassifyGraph(c.graph);
+      if (!Send(fd, end)) break;
+    }
+  } catch (const OutputError& e) {
+    Send(fd, {{"fatal", e.what()}});
+    code = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fusefuzz: worker error: %s\n", e.what());
+    code = 3;
+  }
+  ::close(fd);
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+Repro WorkerDeathRepro(const CampaignOptions& o, int64_t index, bool timeout, int status) {
+  const uint64_t seed = CaseSeed(o.seed, index);
+  GeneratedCase c = GenerateFromSeed(seed, o.gen);
+  Repro r = ReproOfCheck(c.graph, c.inputs, o.target, o.check);
+  r.kind = timeout ? FindingKind::kTimeout : FindingKind::kCrash;
+  r.verdict = timeout ? "TIMEOUT" : "CRASH";
+  r.detail = timeout ? "fusefuzz worker spent more than " + std::to_string(o.case_timeout) +
+                           " s on this case"
+             : WIFSIGNALED(status)
+                 ? "fusefuzz worker killed by signal " + std::to_string(WTERMSIG(status))
+                 : "fusefuzz worker failed (exit status " + std::to_string(WEXITSTATUS(status)) +
+                       "; its message is on stderr above)";
+  SetCaseProvenance(o, seed, index, &r);
+  return r;
+}
+
+}  // namespace fusefuzz::campaign_internal
