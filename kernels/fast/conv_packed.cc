@@ -1,0 +1,238 @@
+// Packed-panel conv for the AVX2 and AVX-512 copies (docs/kernels.md, "Convolution").
+//
+// Per image and group the output is the row-major product W_g [Mg, K] x col [K, P] (as in
+// conv.cc), computed without Eigen:
+// - A task owns a block of kBlockP output positions. Its im2col is written, kKc reduction rows
+//   at a time, straight into sub-panels of kNR positions laid out [k][kNR], the order in which
+//   the micro-kernel reads it (nothing is packed twice).
+// - The micro-kernel keeps an MR x kNR tile of the output in registers (kMR output channels x
+//   kNV vectors of positions), loads kNV vectors of the panel per k and broadcasts each
+//   channel's weight straight from the weight rows (the weights are never repacked).
+// - Between reduction chunks the tile goes through the output itself; after the last chunk the
+//   bias is added in registers, the tile stored, and the epilogue runs on its rows (in L1).
+// Every output element is the float FMA chain over k = 0..K-1 in order (then + bias), whatever
+// the block it falls in and whatever thread computes it: bit-identical for any thread count.
+#include "kernels/fast/conv_packed.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#define FUSEFUZZ_PACKED_CONV 1
+#endif
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
+
+#ifndef FUSEFUZZ_PACKED_CONV
+
+bool HavePackedConv() { return false; }
+void PackedConv(const ConvGeometry&, const float*, const float*, const float*, const Epilogue&, int,
+                float*) {}
+
+#else
+
+bool HavePackedConv() { return true; }
+
+namespace {
+
+#if defined(__AVX512F__)
+// 8 channels x 3 vectors = 24 accumulators of 32 zmm registers.
+constexpr int kVec = 16, kMR = 8, kNV = 3;
+using Vec = __m512;
+inline Vec Zero() { return _mm512_setzero_ps(); }
+inline Vec Splat(float v) { return _mm512_set1_ps(v); }
+inline Vec Load(const float* p) { return _mm512_loadu_ps(p); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+inline void Store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline Vec LoadFirst(const float* p, int n) {
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
+}
+inline void StoreFirst(float* p, Vec v, int n) {
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v);
+}
+#else
+// 6 channels x 2 vectors = 12 accumulators of 16 ymm registers.
+constexpr int kVec = 8, kMR = 6, kNV = 2;
+using Vec = __m256;
+inline Vec Zero() { return _mm256_setzero_ps(); }
+inline Vec Splat(float v) { return _mm256_set1_ps(v); }
+inline Vec Load(const float* p) { return _mm256_loadu_ps(p); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+inline void Store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline __m256i FirstLanes(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Vec LoadFirst(const float* p, int n) { return _mm256_maskload_ps(p, FirstLanes(n)); }
+inline void StoreFirst(float* p, Vec v, int n) { _mm256_maskstore_ps(p, FirstLanes(n), v); }
+#endif
+
+constexpr int64_t kNR = kNV * kVec;   // positions per sub-panel
+constexpr int64_t kKc = 256;          // reduction rows per chunk: a sub-panel fits L1
+constexpr int64_t kBlockP = 4 * kNR;  // positions per task
+constexpr int64_t kTaskRows = 64;     // output channels per task when column tasks are too few
+
+// out[MR x (NV * kVec)] (+)= W[MR x kc] * panel[kc x NV * kVec]; `last` lanes of the last
+// vector are real (1..kVec). `accumulate`: start from the tile in `c` (an earlier chunk);
+// `bias`: added after the last chunk, else nullptr.
+template <int MR, int NV>
+void Tile(const float* w, int64_t ldw, const float* panel, int64_t kc, float* c, int64_t ldc,
+          int last, bool accumulate, const float* bias) {
+  Vec acc[MR][NV];
+  for (int i = 0; i < MR; ++i) {
+    for (int v = 0; v < NV; ++v) {
+      const float* src = c + i * ldc + v * kVec;
+      acc[i][v] = !accumulate ? Zero() : v + 1 < NV ? Load(src) : LoadFirst(src, last);
+    }
+  }
+  const float* wr[MR];
+  for (int i = 0; i < MR; ++i) wr[i] = w + i * ldw;
+  for (int64_t k = 0; k < kc; ++k) {
+    Vec b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = Load(panel + k * (NV * kVec) + v * kVec);
+    for (int i = 0; i < MR; ++i) {
+      const Vec a = Splat(wr[i][k]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = Fma(a, b[v], acc[i][v]);
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    const Vec bi = bias ? Splat(bias[i]) : Zero();
+    for (int v = 0; v < NV; ++v) {
+      const Vec r = bias ? Add(acc[i][v], bi) : acc[i][v];
+      float* dst = c + i * ldc + v * kVec;
+      if (v + 1 < NV) {
+        Store(dst, r);
+      } else {
+        StoreFirst(dst, r, last);
+      }
+    }
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int, bool,
+                        const float*);
+
+template <size_t... I>
+constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
+  return {&Tile<static_cast<int>(I / kNV) + 1, static_cast<int>(I % kNV) + 1>...};
+}
+// kTiles[(mr - 1) * kNV + nv - 1]: every tail shape of rows and vectors.
+constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMR * kNV>{});
+
+// One im2col row (reduction index c, i, j) over output positions [p, p + n) into dst[0, n);
+// zeros where the tap falls in the padding.
+void FillRow(const ConvGeometry& g, const float* xc, int64_t yoff, int64_t xoff, Range rx,
+             int64_t p, int64_t n, float* dst) {
+  int64_t oy = p / g.ow, ox0 = p % g.ow;
+  const int64_t sw = g.a.stride_w;
+  for (int64_t q = 0; q < n; ox0 = 0, ++oy) {
+    const int64_t cnt = std::min(g.ow - ox0, n - q);  // positions left in this output row
+    float* o = dst + q - ox0;                         // o[ox] for ox in [ox0, ox0 + cnt)
+    const int64_t iy = oy * g.a.stride_h + yoff;
+    if (iy < 0 || iy >= g.h) {
+      std::fill(o + ox0, o + ox0 + cnt, 0.0f);
+    } else {
+      const float* xrow = xc + iy * g.w + xoff;
+      const int64_t lo = std::clamp(rx.lo, ox0, ox0 + cnt);
+      const int64_t hi = std::clamp(rx.hi, lo, ox0 + cnt);
+      for (int64_t ox = ox0; ox < lo; ++ox) o[ox] = 0.0f;
+      if (sw == 1) {
+        for (int64_t ox = lo; ox < hi; ++ox) o[ox] = xrow[ox];
+      } else {
+        for (int64_t ox = lo; ox < hi; ++ox) o[ox] = xrow[ox * sw];
+      }
+      for (int64_t ox = hi; ox < ox0 + cnt; ++ox) o[ox] = 0.0f;
+    }
+    q += cnt;
+  }
+}
+
+struct PackedConvRun {
+  const ConvGeometry& g;
+  const float* x;
+  const float* w;
+  const float* bias;
+  const Epilogue& epilogue;
+  float* out;
+
+  // Reduction rows [k0, k0 + kc) of positions [p0, p0 + cols) of image plane group xg into the
+  // sub-panels at `panel`: sub-panel s at panel + s * kc * kNR, rows of its width rounded up to
+  // whole vectors (the extra lanes zero).
+  void Pack(const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t cols, float* panel) const {
+    const ConvAttrs& a = g.a;
+    for (int64_t k = k0; k < k0 + kc; ++k) {
+      const int64_t c = k / (g.kh * g.kw), i = k / g.kw % g.kh, j = k % g.kw;
+      const int64_t yoff = i * a.dilation_h - a.pad_top, xoff = j * a.dilation_w - a.pad_left;
+      const Range rx = ValidRange(g.ow, g.w, a.stride_w, xoff);
+      const float* xc = xg + c * g.h * g.w;
+      for (int64_t s = 0; s * kNR < cols; ++s) {
+        const int64_t ws = std::min(kNR, cols - s * kNR);
+        const int64_t ld = (ws + kVec - 1) / kVec * kVec;
+        float* dst = panel + s * kc * kNR + (k - k0) * ld;
+        FillRow(g, xc, yoff, xoff, rx, p0 + s * kNR, ws, dst);
+        std::fill(dst + ws, dst + ld, 0.0f);
+      }
+    }
+  }
+
+  // Image n, group gi, positions [p0, p0 + cols), the group's output channels [r0, r1).
+  void Run(int64_t n, int64_t gi, int64_t p0, int64_t cols, int64_t r0, int64_t r1) const {
+    const int64_t k = g.k(), plane = g.p();
+    const float* xg = x + (n * g.c + gi * g.cg()) * g.h * g.w;
+    thread_local std::vector<float> panel;
+    panel.resize(static_cast<size_t>(std::min(kKc, k) * kBlockP));
+    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+      const int64_t kc = std::min(kKc, k - k0);
+      const bool last_chunk = k0 + kc == k;
+      Pack(xg, k0, kc, p0, cols, panel.data());
+      for (int64_t r = r0; r < r1; r += kMR) {
+        const int64_t mr = std::min<int64_t>(kMR, r1 - r), m = gi * g.mg() + r;
+        const float* wm = w + m * k + k0;
+        for (int64_t s = 0; s * kNR < cols; ++s) {
+          const int64_t ws = std::min(kNR, cols - s * kNR);
+          const int64_t nv = (ws + kVec - 1) / kVec;
+          const int last = static_cast<int>(ws - (nv - 1) * kVec);
+          float* c = out + (n * g.m + m) * plane + p0 + s * kNR;
+          const float* b = last_chunk && bias ? bias + m : nullptr;
+          kTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](wm, k, panel.data() + s * kc * kNR,
+                                                               kc, c, plane, last, k0 > 0, b);
+          if (last_chunk && !epilogue.empty()) {
+            for (int64_t i = 0; i < mr; ++i) {
+              const int64_t q = p0 + s * kNR;
+              epilogue.Apply(n, m + i, q, q + ws, c + i * plane);
+            }
+          }
+        }
+      }
+    }
+    if (panel.capacity() > (size_t{1} << 22)) panel = {};  // keep no huge buffer around
+  }
+};
+
+}  // namespace
+
+void PackedConv(const ConvGeometry& g, const float* x, const float* w, const float* bias,
+                const Epilogue& epilogue, int threads, float* out) {
+  const PackedConvRun run{g, x, w, bias, epilogue, out};
+  const int64_t pbs = (g.p() + kBlockP - 1) / kBlockP;
+  const int64_t column_tasks = g.n * g.a.group * pbs;
+  // Too few column blocks for the threads: split the channels too, in fixed row ranges (each
+  // task then packs its own copy of the same panel; the per-element arithmetic is unchanged).
+  const int64_t row_blocks = column_tasks >= threads ? 1 : (g.mg() + kTaskRows - 1) / kTaskRows;
+  ParallelFor(threads, column_tasks * row_blocks, [&](int64_t t) {
+    const int64_t ct = t / row_blocks, rb = t % row_blocks;
+    const int64_t n = ct / (g.a.group * pbs), gi = ct / pbs % g.a.group, pb = ct % pbs;
+    const int64_t p0 = pb * kBlockP, cols = std::min(kBlockP, g.p() - p0);
+    const int64_t r0 = row_blocks == 1 ? 0 : rb * kTaskRows;
+    const int64_t r1 = row_blocks == 1 ? g.mg() : std::min(g.mg(), r0 + kTaskRows);
+    run.Run(n, gi, p0, cols, r0, r1);
+  });
+}
+
+#endif  // FUSEFUZZ_PACKED_CONV
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA
