@@ -76,12 +76,13 @@ constexpr int64_t kKc = 256;          // reduction rows per chunk: a sub-panel f
 constexpr int64_t kBlockP = 4 * kNR;  // positions per task
 constexpr int64_t kTaskRows = 64;     // output channels per task when column tasks are too few
 
-// out[MR x (NV * kVec)] (+)= W[MR x kc] * panel[kc x NV * kVec]; `last` lanes of the last
-// vector are real (1..kVec). `accumulate`: start from the tile in `c` (an earlier chunk);
+// out[MR x (NV * kVec)] (+)= W[MR x kc] * B[kc x NV * kVec]; `last` lanes of the last vector
+// are real (1..kVec). B row k: packed, b + k * NV * kVec; Direct, b + off[k] (a shifted window
+// of the zero-bordered input). `accumulate`: start from the tile in `c` (an earlier chunk);
 // `bias`: added after the last chunk, else nullptr.
-template <int MR, int NV>
-void Tile(const float* w, int64_t ldw, const float* panel, int64_t kc, float* c, int64_t ldc,
-          int last, bool accumulate, const float* bias) {
+template <int MR, int NV, bool Direct>
+void Tile(const float* w, int64_t ldw, const float* b, const int64_t* off, int64_t kc, float* c,
+          int64_t ldc, int last, bool accumulate, const float* bias) {
   Vec acc[MR][NV];
   for (int i = 0; i < MR; ++i) {
     for (int v = 0; v < NV; ++v) {
@@ -92,11 +93,12 @@ void Tile(const float* w, int64_t ldw, const float* panel, int64_t kc, float* c,
   const float* wr[MR];
   for (int i = 0; i < MR; ++i) wr[i] = w + i * ldw;
   for (int64_t k = 0; k < kc; ++k) {
-    Vec b[NV];
-    for (int v = 0; v < NV; ++v) b[v] = Load(panel + k * (NV * kVec) + v * kVec);
+    const float* bk = Direct ? b + off[k] : b + k * (NV * kVec);
+    Vec bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = Load(bk + v * kVec);
     for (int i = 0; i < MR; ++i) {
       const Vec a = Splat(wr[i][k]);
-      for (int v = 0; v < NV; ++v) acc[i][v] = Fma(a, b[v], acc[i][v]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = Fma(a, bv[v], acc[i][v]);
     }
   }
   for (int i = 0; i < MR; ++i) {
@@ -113,15 +115,16 @@ void Tile(const float* w, int64_t ldw, const float* panel, int64_t kc, float* c,
   }
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int, bool,
-                        const float*);
+using TileFn = void (*)(const float*, int64_t, const float*, const int64_t*, int64_t, float*,
+                        int64_t, int, bool, const float*);
 
-template <size_t... I>
+template <bool Direct, size_t... I>
 constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
-  return {&Tile<static_cast<int>(I / kNV) + 1, static_cast<int>(I % kNV) + 1>...};
+  return {&Tile<static_cast<int>(I / kNV) + 1, static_cast<int>(I % kNV) + 1, Direct>...};
 }
-// kTiles[(mr - 1) * kNV + nv - 1]: every tail shape of rows and vectors.
-constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMR * kNV>{});
+// k*Tiles[(mr - 1) * kNV + nv - 1]: every tail shape of rows and vectors.
+constexpr auto kPackedTiles = MakeTiles<false>(std::make_index_sequence<kMR * kNV>{});
+constexpr auto kDirectTiles = MakeTiles<true>(std::make_index_sequence<kMR * kNV>{});
 
 // One im2col row (reduction index c, i, j) over output positions [p, p + n) into dst[0, n);
 // zeros where the tap falls in the padding.
@@ -198,8 +201,8 @@ struct PackedConvRun {
           const int last = static_cast<int>(ws - (nv - 1) * kVec);
           float* c = out + (n * g.m + m) * plane + p0 + s * kNR;
           const float* b = last_chunk && bias ? bias + m : nullptr;
-          kTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](wm, k, panel.data() + s * kc * kNR,
-                                                               kc, c, plane, last, k0 > 0, b);
+          kPackedTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](
+              wm, k, panel.data() + s * kc * kNR, nullptr, kc, c, plane, last, k0 > 0, b);
           if (last_chunk && !epilogue.empty()) {
             for (int64_t i = 0; i < mr; ++i) {
               const int64_t q = p0 + s * kNR;
@@ -213,24 +216,139 @@ struct PackedConvRun {
   }
 };
 
-}  // namespace
+// Stride 1: no im2col. Each input plane is copied once into a zero-bordered plane of hp x wp
+// (as conv_depthwise.cc does); on that padded grid the output position q = oy * wp + ox reads
+// tap (c, i, j) at q + off[k], off[k] = c * hp * wp + i * dh * wp + j * dw: B row k is a window
+// of the padded input, loaded in place. The grid's wp - ow columns past each output row are
+// computed and dropped (a tile goes through a buffer on the stack, then its real columns to
+// the output).
+struct DirectLayout {
+  int64_t hp = 0, wp = 0, plane = 0;  // plane == 0: not applicable
+  int64_t grid = 0;                   // grid positions up to the last output: (oh-1)*wp + ow
+  std::vector<int64_t> off;           // [K]
+};
 
-void PackedConv(const ConvGeometry& g, const float* x, const float* w, const float* bias,
-                const Epilogue& epilogue, int threads, float* out) {
-  const PackedConvRun run{g, x, w, bias, epilogue, out};
-  const int64_t pbs = (g.p() + kBlockP - 1) / kBlockP;
+DirectLayout MakeDirectLayout(const ConvGeometry& g) {
+  DirectLayout d;
+  const ConvAttrs& a = g.a;
+  if (a.stride_h != 1 || a.stride_w != 1 || g.oh <= 0 || g.ow <= 0) return d;
+  const int64_t hp = g.oh + (g.kh - 1) * a.dilation_h, wp = g.ow + (g.kw - 1) * a.dilation_w;
+  if (hp * wp > 4 * g.h * g.w + 4096) return d;  // hostile pads or dilations: im2col instead
+  d.hp = hp, d.wp = wp, d.plane = hp * wp, d.grid = (g.oh - 1) * wp + g.ow;
+  for (int64_t c = 0; c < g.cg(); ++c) {
+    for (int64_t i = 0; i < g.kh; ++i) {
+      for (int64_t j = 0; j < g.kw; ++j) {
+        d.off.push_back(c * d.plane + i * a.dilation_h * wp + j * a.dilation_w);
+      }
+    }
+  }
+  return d;
+}
+
+// Padded plane of input plane xin: row r holds input row r - pad_top, column c input column
+// c - pad_left, zeros elsewhere.
+void PadPlane(const ConvGeometry& g, const DirectLayout& d, const float* xin, float* xp) {
+  std::fill(xp, xp + d.plane, 0.0f);
+  const int64_t c0 = std::min(d.wp, g.a.pad_left), c1 = std::min(d.wp, g.w + g.a.pad_left);
+  for (int64_t r = 0; r < d.hp; ++r) {
+    const int64_t iy = r - g.a.pad_top;
+    if (iy < 0 || iy >= g.h) continue;
+    for (int64_t c = c0; c < c1; ++c) xp[r * d.wp + c] = xin[iy * g.w + c - g.a.pad_left];
+  }
+}
+
+struct DirectConvRun {
+  const ConvGeometry& g;
+  const DirectLayout& d;
+  const float* xpad;  // all N * C padded planes
+  const float* w;
+  const float* bias;
+  const Epilogue& epilogue;
+  float* out;
+
+  // Output positions before grid position q.
+  int64_t Before(int64_t q) const { return q / d.wp * g.ow + std::min(q % d.wp, g.ow); }
+
+  // Image n, group gi, grid positions [q0, q0 + qn), the group's output channels [r0, r1).
+  void Run(int64_t n, int64_t gi, int64_t q0, int64_t qn, int64_t r0, int64_t r1) const {
+    const int64_t k = g.k(), plane = g.p();
+    const float* base = xpad + (n * g.c + gi * g.cg()) * d.plane;
+    alignas(64) float tile[kMR * kNR];
+    for (int64_t r = r0; r < r1; r += kMR) {
+      const int64_t mr = std::min<int64_t>(kMR, r1 - r), m = gi * g.mg() + r;
+      float* om = out + (n * g.m + m) * plane;
+      for (int64_t s = 0; s * kNR < qn; ++s) {
+        const int64_t q = q0 + s * kNR, ws = std::min(kNR, qn - s * kNR);
+        const int64_t nv = (ws + kVec - 1) / kVec;
+        kDirectTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](
+            w + m * k, k, base + q, d.off.data(), k, tile, kNR, kVec, false,
+            bias ? bias + m : nullptr);
+        // The real columns of each grid row segment to the output.
+        for (int64_t e = q; e < q + ws;) {
+          const int64_t ox = e % d.wp, len = std::min(d.wp - ox, q + ws - e);
+          const int64_t real = std::max<int64_t>(0, std::min(g.ow - ox, len));
+          const int64_t p = e / d.wp * g.ow + ox;
+          for (int64_t i = 0; i < mr; ++i) {
+            std::copy_n(tile + i * kNR + (e - q), real, om + i * plane + p);
+          }
+          e += len;
+        }
+      }
+      if (!epilogue.empty()) {
+        const int64_t p0 = Before(q0), p1 = Before(q0 + qn);
+        for (int64_t i = 0; i < mr; ++i) epilogue.Apply(n, m + i, p0, p1, om + i * plane + p0);
+      }
+    }
+  }
+};
+
+// Tasks over (image, group, position block) and, when those are fewer than the threads, fixed
+// ranges of output channels too; `run(n, gi, begin, count, r0, r1)`.
+template <typename F>
+void ForBlocks(const ConvGeometry& g, int64_t positions, int threads, const F& run) {
+  const int64_t pbs = (positions + kBlockP - 1) / kBlockP;
   const int64_t column_tasks = g.n * g.a.group * pbs;
-  // Too few column blocks for the threads: split the channels too, in fixed row ranges (each
-  // task then packs its own copy of the same panel; the per-element arithmetic is unchanged).
+  // Each row-split task packs its own copy of the same panel; the arithmetic is unchanged.
   const int64_t row_blocks = column_tasks >= threads ? 1 : (g.mg() + kTaskRows - 1) / kTaskRows;
   ParallelFor(threads, column_tasks * row_blocks, [&](int64_t t) {
     const int64_t ct = t / row_blocks, rb = t % row_blocks;
     const int64_t n = ct / (g.a.group * pbs), gi = ct / pbs % g.a.group, pb = ct % pbs;
-    const int64_t p0 = pb * kBlockP, cols = std::min(kBlockP, g.p() - p0);
+    const int64_t p0 = pb * kBlockP, cols = std::min(kBlockP, positions - p0);
     const int64_t r0 = row_blocks == 1 ? 0 : rb * kTaskRows;
     const int64_t r1 = row_blocks == 1 ? g.mg() : std::min(g.mg(), r0 + kTaskRows);
-    run.Run(n, gi, p0, cols, r0, r1);
+    run(n, gi, p0, cols, r0, r1);
   });
+}
+
+}  // namespace
+
+void PackedConv(const ConvGeometry& g, const float* x, const float* w, const float* bias,
+                const Epilogue& epilogue, int threads, float* out) {
+  const DirectLayout d = MakeDirectLayout(g);
+  if (d.plane > 0) {
+    // Per calling thread, reused across calls (the tail: the last tile's loads run past the
+    // last plane by less than a tile).
+    thread_local std::vector<float> xpad;
+    const int64_t planes = g.n * g.c;
+    xpad.resize(static_cast<size_t>(planes * d.plane + kNR));
+    std::fill(xpad.end() - kNR, xpad.end(), 0.0f);
+    // (A thread_local names the running thread's own copy: hand the workers the pointer.)
+    float* const xp = xpad.data();
+    ParallelFor(threads, planes,
+                [&](int64_t i) { PadPlane(g, d, x + i * g.h * g.w, xp + i * d.plane); });
+    const DirectConvRun run{g, d, xp, w, bias, epilogue, out};
+    ForBlocks(g, d.grid, threads,
+              [&](int64_t n, int64_t gi, int64_t q0, int64_t qn, int64_t r0, int64_t r1) {
+                run.Run(n, gi, q0, qn, r0, r1);
+              });
+    if (xpad.capacity() > (size_t{1} << 24)) xpad = {};  // keep no huge buffer around
+    return;
+  }
+  const PackedConvRun run{g, x, w, bias, epilogue, out};
+  ForBlocks(g, g.p(), threads,
+            [&](int64_t n, int64_t gi, int64_t p0, int64_t cols, int64_t r0, int64_t r1) {
+              run.Run(n, gi, p0, cols, r0, r1);
+            });
 }
 
 #endif  // FUSEFUZZ_PACKED_CONV
