@@ -25,6 +25,7 @@
 #define FUSEFUZZ_DW_FLAT 1
 #endif
 
+#include "kernels/fast/conv_depthwise_blocked.h"
 #include "kernels/fast/conv_geometry.h"
 #include "kernels/fast/fast_ops.h"
 
@@ -269,24 +270,6 @@ void PlaneFlatTaps(const FlatPlane& fp, int64_t taps, const float* xin, const fl
     PlaneFlat<Safe, 0>(fp, taps, xin, w, b, o);
   }
 }
-
-// Whether every epilogue step is the same elementwise function on every channel and position,
-// so that it may run once over a batch of planes.
-bool PositionFree(const Epilogue& epilogue) {
-  for (const PostOp& op : epilogue.ops()) {
-    switch (op.kind) {
-      case EpilogueKind::kActivation:
-        if (op.act.op == Op::PRelu) return false;
-        break;
-      case EpilogueKind::kClamp:
-        break;
-      case EpilogueKind::kScaleShift:
-      case EpilogueKind::kAdd:
-        return false;
-    }
-  }
-  return true;
-}
 #endif  // FUSEFUZZ_DW_FLAT
 
 }  // namespace
@@ -297,6 +280,7 @@ void ConvDepthwise(const Node& node, const Tensor& x, const Shape& out_shape,
   const ConvGeometry g = MakeConvGeometry(node, x.shape, wt.shape, out_shape);
   const auto it = node.params.find("B");
   const float* bias = it == node.params.end() ? nullptr : it->second.data.data();
+  if (DepthwiseBlocked(g, x.data.data(), wt.data.data(), bias, epilogue, threads, out)) return;
   const int64_t mult = g.m / g.c, plane = g.p(), taps = g.kh * g.kw;
 #ifdef FUSEFUZZ_DW_FLAT
   const FlatPlane fp = FlatLayout(g);
