@@ -181,7 +181,9 @@ FlatPlane FlatLayout(const ConvGeometry& g) {
   FlatPlane fp;
   const ConvAttrs& a = g.a;
   const int64_t taps = g.kh * g.kw, vecs = (g.p() + kVec - 1) / kVec;
-  if (a.stride_h != 1 || a.stride_w != 1 || g.ow != g.w || g.p() <= 0 ||
+  // Measured (AVX2, docs/kernels.md): ahead of the padded loop on 7x7 planes, behind it on
+  // 56x56 ones, where the per-tap masks cost more than the copy saves.
+  if (a.stride_h != 1 || a.stride_w != 1 || g.ow != g.w || g.p() <= 0 || g.p() > 1024 ||
       vecs * taps * static_cast<int64_t>(sizeof(Mask)) > (int64_t{1} << 18)) {
     return fp;
   }
