@@ -49,6 +49,7 @@ namespace {
 constexpr int64_t kC = 16;        // channels per block (one zmm)
 constexpr int64_t kMaxTaps = 25;  // weight vectors kept on the stack
 constexpr int kUnroll = 8;        // output pixels in flight (hides the FMA latency)
+constexpr int64_t kNarrow = 4;    // at most this many pixels left: no 16x16 transpose
 
 // r[i] = row i of a 16x16 block -> r[i] = column i.
 inline void Transpose16(__m512 r[16]) {
@@ -92,6 +93,7 @@ struct Blocked {
   const float* bias;
   const Epilogue& epilogue;
   bool batch_epilogue;
+  bool relu_only;  // the epilogue is one Relu: applied in registers (x < 0 ? 0 : x, NaN kept)
   float* out;
 
   // Image n, channels [c0, c0 + nc): buf (hp * wp * 16, its border already zero), o (P * 16).
@@ -100,27 +102,46 @@ struct Blocked {
     const int64_t hw = g.h * g.w, plane = g.p(), taps = g.kh * g.kw;
     // In: 16 pixels of 16 channels at a time, transposed, to their padded positions.
     const float* xc = x + (n * g.c + c0) * hw;
+    const __mmask16 chans = First(nc);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i in_idx = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int>(hw)));
     // Locals: the stores through `buf` could alias members as far as the compiler knows.
     const int64_t pt = a.pad_top, pl = a.pad_left, hp_ = hp, wp_ = wp, w_ = g.w;
     int64_t iy = 0, ix = 0;  // input pixel p
+    const bool whole = g.h + pt <= hp && g.w + pl <= wp;
+    float* dst = buf + (pt * wp + pl) * kC;  // where input pixel p goes, when `whole`
+    const int64_t row_skip = (wp - g.w) * kC;
     for (int64_t p = 0; p < hw; p += 16) {
-      const __mmask16 lanes = First(hw - p);
-      alignas(64) __m512 r[16];
-      for (int64_t c = 0; c < 16; ++c) {
-        r[c] = c < nc ? _mm512_maskz_loadu_ps(lanes, xc + c * hw + p) : _mm512_setzero_ps();
-      }
-      Transpose16(r);
       const int64_t count = std::min<int64_t>(16, hw - p);
-      for (int64_t l = 0; l < count; ++l) {
-        const int64_t by = iy + pt, bx = ix + pl;
-        if (by < hp_ && bx < wp_) _mm512_store_ps(buf + (by * wp_ + bx) * kC, r[l]);
-        if (++ix == w_) ix = 0, ++iy;
+      alignas(64) __m512 r[16];
+      if (count <= kNarrow) {  // a few last pixels: gather them rather than transpose 16
+        for (int64_t l = 0; l < count; ++l) {
+          r[l] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), chans, in_idx, xc + p + l, 4);
+        }
+      } else {
+        const __mmask16 lanes = First(hw - p);
+        for (int64_t c = 0; c < 16; ++c) {
+          r[c] = c < nc ? _mm512_maskz_loadu_ps(lanes, xc + c * hw + p) : _mm512_setzero_ps();
+        }
+        Transpose16(r);
+      }
+      if (whole) {  // every input pixel has its place in the buffer: walk a pointer
+        for (int64_t l = 0; l < count; ++l) {
+          _mm512_store_ps(dst, r[l]);
+          dst += kC;
+          if (++ix == w_) ix = 0, dst += row_skip;
+        }
+      } else {
+        for (int64_t l = 0; l < count; ++l) {
+          const int64_t by = iy + pt, bx = ix + pl;
+          if (by < hp_ && bx < wp_) _mm512_store_ps(buf + (by * wp_ + bx) * kC, r[l]);
+          if (++ix == w_) ix = 0, ++iy;
+        }
       }
     }
     // Weights: rows of `taps` floats per channel, transposed 16 taps at a time into one vector
     // per tap (16 channels).
     __m512 wv[32];
-    const __mmask16 chans = First(nc);
     for (int64_t t0 = 0; t0 < taps; t0 += 16) {
       __m512 r[16];
       for (int64_t c = 0; c < 16; ++c) {
@@ -158,12 +179,20 @@ struct Blocked {
       }
       const int64_t count = std::min<int64_t>(kUnroll, plane - q);
       for (int u = 0; u < kUnroll; ++u) {
+        // max(0, x) returns x when x is NaN, -0 for -0: exactly x < 0 ? 0 : x.
+        if (relu_only) acc[u] = _mm512_max_ps(_mm512_setzero_ps(), acc[u]);
         if (u < count) _mm512_store_ps(o + (q + u) * kC, acc[u]);
       }
     }
     // Out: 16 pixels at a time, transposed back into the channel planes.
     float* oc = out + (n * g.m + c0) * plane;
     for (int64_t p = 0; p < plane; p += 16) {
+      if (plane - p <= kNarrow) {  // a few last pixels: scalar stores rather than a transpose
+        for (int64_t l = p; l < plane; ++l) {
+          for (int64_t c = 0; c < nc; ++c) oc[c * plane + l] = o[l * kC + c];
+        }
+        break;
+      }
       const __mmask16 lanes = First(plane - p);
       __m512 r[16];
       for (int64_t l = 0; l < 16; ++l) {
@@ -172,7 +201,7 @@ struct Blocked {
       Transpose16(r);
       for (int64_t c = 0; c < nc; ++c) _mm512_mask_storeu_ps(oc + c * plane + p, lanes, r[c]);
     }
-    if (epilogue.empty()) return;
+    if (epilogue.empty() || relu_only) return;
     if (batch_epilogue) {  // position-free steps: one call over the block's planes
       epilogue.Apply(n, c0, 0, nc * plane, oc);
     } else {
@@ -202,7 +231,10 @@ bool DepthwiseBlocked(const ConvGeometry& g, const float* x, const float* w, con
   const int64_t wp = (g.ow - 1) * a.stride_w + (g.kw - 1) * a.dilation_w + 1;
   // Normal layers pad by a pixel or two; hostile pads, strides or dilations take the plane loops.
   if (hp * wp > 4 * g.h * g.w + 4096 || g.p() > 4 * g.h * g.w + 4096) return false;
-  const Blocked run{g, hp, wp, x, w, bias, epilogue, PositionFree(epilogue), out};
+  const auto& ops = epilogue.ops();
+  const bool relu_only =
+      ops.size() == 1 && ops[0].kind == EpilogueKind::kActivation && ops[0].act.op == Op::Relu;
+  const Blocked run{g, hp, wp, x, w, bias, epilogue, PositionFree(epilogue), relu_only, out};
   const int64_t blocks = (g.c + kC - 1) / kC;
   ParallelFor(threads, g.n * blocks, [&](int64_t t) {
     thread_local AlignedBuf buf_store, o_store;
