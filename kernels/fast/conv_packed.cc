@@ -248,12 +248,17 @@ DirectLayout MakeDirectLayout(const ConvGeometry& g) {
 // Padded plane of input plane xin: row r holds input row r - pad_top, column c input column
 // c - pad_left, zeros elsewhere.
 void PadPlane(const ConvGeometry& g, const DirectLayout& d, const float* xin, float* xp) {
-  std::fill(xp, xp + d.plane, 0.0f);
   const int64_t c0 = std::min(d.wp, g.a.pad_left), c1 = std::min(d.wp, g.w + g.a.pad_left);
   for (int64_t r = 0; r < d.hp; ++r) {
+    float* row = xp + r * d.wp;
     const int64_t iy = r - g.a.pad_top;
-    if (iy < 0 || iy >= g.h) continue;
-    for (int64_t c = c0; c < c1; ++c) xp[r * d.wp + c] = xin[iy * g.w + c - g.a.pad_left];
+    if (iy < 0 || iy >= g.h) {
+      std::fill(row, row + d.wp, 0.0f);
+      continue;
+    }
+    std::fill(row, row + c0, 0.0f);
+    std::copy(xin + iy * g.w, xin + iy * g.w + (c1 - c0), row + c0);
+    std::fill(row + c1, row + d.wp, 0.0f);
   }
 }
 
