@@ -10,8 +10,9 @@
 //   channel's weight straight from the weight rows (the weights are never repacked).
 // - Between reduction chunks the tile goes through the output itself; after the last chunk the
 //   bias is added in registers, the tile stored, and the epilogue runs on its rows (in L1).
-// Every output element is the float FMA chain over k = 0..K-1 in order (then + bias), whatever
-// the block it falls in and whatever thread computes it: bit-identical for any thread count.
+// Every output element is the same float sum whatever the block it falls in and whatever thread
+// computes it (per chunk of kKc reduction rows an FMA chain from zero in k order, the chunks
+// added in order, then + bias): bit-identical for any thread count.
 #include "kernels/fast/conv_packed.h"
 
 #include <algorithm>
@@ -71,24 +72,25 @@ inline Vec LoadFirst(const float* p, int n) { return _mm256_maskload_ps(p, First
 inline void StoreFirst(float* p, Vec v, int n) { _mm256_maskstore_ps(p, FirstLanes(n), v); }
 #endif
 
-constexpr int64_t kNR = kNV * kVec;   // positions per sub-panel
-constexpr int64_t kKc = 256;          // reduction rows per chunk: a sub-panel fits L1
+constexpr int64_t kNR = kNV * kVec;  // positions per sub-panel
+// Reduction rows per chunk. Each chunk is summed from zero in registers, then added to the
+// running total: a long reduction (K = 4608 at ResNet-18's conv5_x) is not one rounding chain of
+// K additions but chains of at most 128 plus one of K/128 (the error of a sequential float sum
+// grows with its length; as one chain, ResNet-18 went past the oracle's bound).
+constexpr int64_t kKc = 128;
 constexpr int64_t kBlockP = 4 * kNR;  // positions per task
 constexpr int64_t kTaskRows = 64;     // output channels per task when column tasks are too few
 
 // out[MR x (NV * kVec)] (+)= W[MR x kc] * B[kc x NV * kVec]; `last` lanes of the last vector
 // are real (1..kVec). B row k: packed, b + k * NV * kVec; Direct, b + off[k] (a shifted window
-// of the zero-bordered input). `accumulate`: start from the tile in `c` (an earlier chunk);
+// of the zero-bordered input). `accumulate`: add the sum to the tile in `c` (earlier chunks);
 // `bias`: added after the last chunk, else nullptr.
 template <int MR, int NV, bool Direct>
 void Tile(const float* w, int64_t ldw, const float* b, const int64_t* off, int64_t kc, float* c,
           int64_t ldc, int last, bool accumulate, const float* bias) {
   Vec acc[MR][NV];
   for (int i = 0; i < MR; ++i) {
-    for (int v = 0; v < NV; ++v) {
-      const float* src = c + i * ldc + v * kVec;
-      acc[i][v] = !accumulate ? Zero() : v + 1 < NV ? Load(src) : LoadFirst(src, last);
-    }
+    for (int v = 0; v < NV; ++v) acc[i][v] = Zero();
   }
   const float* wr[MR];
   for (int i = 0; i < MR; ++i) wr[i] = w + i * ldw;
@@ -104,8 +106,10 @@ void Tile(const float* w, int64_t ldw, const float* b, const int64_t* off, int64
   for (int i = 0; i < MR; ++i) {
     const Vec bi = bias ? Splat(bias[i]) : Zero();
     for (int v = 0; v < NV; ++v) {
-      const Vec r = bias ? Add(acc[i][v], bi) : acc[i][v];
       float* dst = c + i * ldc + v * kVec;
+      Vec r = acc[i][v];
+      if (accumulate) r = Add(v + 1 < NV ? Load(dst) : LoadFirst(dst, last), r);
+      if (bias) r = Add(r, bi);
       if (v + 1 < NV) {
         Store(dst, r);
       } else {
@@ -285,9 +289,12 @@ struct DirectConvRun {
       for (int64_t s = 0; s * kNR < qn; ++s) {
         const int64_t q = q0 + s * kNR, ws = std::min(kNR, qn - s * kNR);
         const int64_t nv = (ws + kVec - 1) / kVec;
-        kDirectTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](
-            w + m * k, k, base + q, d.off.data(), k, tile, kNR, kVec, false,
-            bias ? bias + m : nullptr);
+        for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+          const int64_t kc = std::min(kKc, k - k0);
+          kDirectTiles[static_cast<size_t>((mr - 1) * kNV + nv - 1)](
+              w + m * k + k0, k, base + q, d.off.data() + k0, kc, tile, kNR, kVec, k0 > 0,
+              k0 + kc == k && bias ? bias + m : nullptr);
+        }
         // The real columns of each grid row segment to the output.
         for (int64_t e = q; e < q + ws;) {
           const int64_t ox = e % d.wp, len = std::min(d.wp - ox, q + ws - e);
