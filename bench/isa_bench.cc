@@ -1,6 +1,7 @@
 // The fast kernels at every ISA level side by side, against oneDNN, in ONE run (so that the
 // ratios are measured under the same machine load). Rows, single-threaded, CPU time:
-//   BM_Isa/<layer>/<shape>/<isa>    FusedConv (conv + bias + ReLU) at that level (FastOptions.isa)
+//   BM_Isa/<layer>/<shape>/<isa>    FusedConv (conv + bias + ReLU) at that level (its kernel
+//                                   table's conv entry, into a preallocated output)
 //   BM_Isa/<layer>/<shape>/onednn   oneDNN convolution, bias, ReLU post-op, its preferred layouts
 // and a table at the end: GFLOP/s per level and each level's ratio to oneDNN. Layers: the four
 // ResNet-18 3x3 stages and the MobileNetV2 depthwise 3x3 shapes. Flops: 2*N*M*OH*OW*(C/g)*kH*kW.
@@ -16,6 +17,7 @@
 #include "ir/graph.h"
 #include "ir/verifier.h"
 #include "kernels/fast/executor.h"
+#include "kernels/fast/fast_ops.h"
 
 #ifdef FUSEFUZZ_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
@@ -75,10 +77,16 @@ void BM_Fast(benchmark::State& state, Layer l, FastIsa isa) {
   n.epilogue = {relu};
   const Tensor x({1, l.c, l.h, l.h}, Filled(l.c * l.h * l.h, 3));
   const Shape out = InferNodeShape(n, {x.shape});
-  const FastOptions opts{1, isa};
+  // The kernel of that level straight from its table, into one output tensor allocated up
+  // front (as oneDNN's dst below, and as the executor's tensor pool does in a graph run): the
+  // rows time the kernel, not an allocation and zero fill per call.
+  const fast::KernelTable& kernels = fast::KernelsFor(isa);
+  const std::vector<const Tensor*> inputs{&x};
+  Tensor y(out);
   for (auto _ : state) {
-    Tensor y = RunFastNode(n, {&x}, out, opts);
+    kernels.conv(n, inputs, 1, y);
     benchmark::DoNotOptimize(y.data.data());
+    benchmark::ClobberMemory();
   }
   SetRate(state, Flops(l));
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/fast/conv_geometry.h"
+#include "kernels/fast/conv_packed.h"
 #include "kernels/fast/fast_ops.h"
 
 namespace fusefuzz::fast::FUSEFUZZ_ISA {
@@ -138,14 +139,13 @@ void Conv(const Node& node, const Tensor& x, const Epilogue& epilogue, int threa
     return;
   }
   const auto it = node.params.find("B");
-  const GemmConv conv{g,
-                      x.data.data(),
-                      wt.data.data(),
-                      it == node.params.end() ? nullptr : it->second.data.data(),
-                      epilogue,
-                      out.data.data(),
-                      IsPointwise(g),
-                      ColumnsPerBlock(g.k())};
+  const float* bias = it == node.params.end() ? nullptr : it->second.data.data();
+  if (!IsPointwise(g) && HavePackedConv()) {
+    PackedConv(g, x.data.data(), wt.data.data(), bias, epilogue, threads, out.data.data());
+    return;
+  }
+  const GemmConv conv{g,        x.data.data(),   wt.data.data(), bias,
+                      epilogue, out.data.data(), IsPointwise(g), ColumnsPerBlock(g.k())};
   const int64_t pbs = conv.PBlocks(), mbs = conv.MBlocks();
   const int64_t column_tasks = g.n * g.a.group * pbs;
   if (column_tasks >= threads || mbs == 1) {
