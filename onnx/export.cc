@@ -223,7 +223,7 @@ class Exporter {
       case Op::Silu:
       case Op::HardSwish:
       case Op::Gelu:
-        EmitActivation(n, n.op, n.attrs, n.params, x, n.output, shapes_.at(x).size(), n.name);
+        EmitActivation(n, n.op, n.attrs, n.params, x, n.output, n.name);
         return;
       case Op::Add:
       case Op::Sub:
@@ -335,7 +335,7 @@ class Exporter {
           how += ", Add(input " + std::to_string(s.input) + ")";
           break;
         case EpilogueKind::kActivation:
-          EmitActivation(n, s.act, s.attrs, s.params, cur, next, 4, NodeName(n, step));
+          EmitActivation(n, s.act, s.attrs, s.params, cur, next, NodeName(n, step));
           how += ", " + std::string(OpName(s.act));
           break;
         case EpilogueKind::kClamp:
@@ -352,10 +352,9 @@ class Exporter {
     Record(n, "FusedConv = " + how);
   }
 
-  // Activation `act` from x into y; `rank` of x; `name` of the (first) ONNX node.
+  // Activation `act` from x into y; `name` of the (first) ONNX node.
   void EmitActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap& params,
-                      const std::string& x, const std::string& y, size_t rank,
-                      const std::string& name) {
+                      const std::string& x, const std::string& y, const std::string& name) {
     auto attr = [&](const char* a) { return AttrFloat(act, attrs, a, n.name); };
     switch (act) {
       case Op::Relu:
@@ -380,12 +379,8 @@ class Exporter {
         Add(NodeBuilder("LeakyRelu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
         return;
       case Op::PRelu:
-        // fusefuzz's slope [C] is per channel (dim 1); ONNX would broadcast [C] along the last
-        // dim, so it is exported as [C, 1, 1] (for rank 4).
-        Add(NodeBuilder("PRelu", name)
-                .In(x)
-                .In(ChannelParam(n, "slope", params.at("slope"), rank))
-                .Out(y));
+        // The slope broadcasts from the right in both formats (graph format 2): exported as is.
+        Add(NodeBuilder("PRelu", name).In(x).In(Param(n, "slope", params.at("slope"))).Out(y));
         return;
       case Op::Elu:
         Add(NodeBuilder("Elu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
@@ -551,7 +546,7 @@ class Exporter {
                 .Out(next));
         how += ", Clip";
       } else {
-        EmitActivation(n, s.act, s.attrs, s.params, cur, next, 2, NodeName(n, step));
+        EmitActivation(n, s.act, s.attrs, s.params, cur, next, NodeName(n, step));
         how += ", " + std::string(OpName(s.act));
       }
       cur = next;

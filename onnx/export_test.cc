@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "generators/generator.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "onnx/import.h"
 #include "onnx/tensor_proto.h"
 #include "onnx/validate.h"
 
@@ -98,13 +100,38 @@ const char* kPreluGraph = R"({"format": "fusefuzz-graph", "version": 1,
              "params": {"slope": {"shape": [3], "data": [0.5, 0.25, 2]}}}],
   "outputs": ["y"]})";
 
-TEST(Export, PreluSlopeIsPerChannel) {
+// Graph format 1 read a [C] slope per channel: the reader migrates it to [C, 1, 1], which both
+// formats broadcast along dim 1.
+TEST(Export, VersionOnePreluSlopeStaysPerChannel) {
   OnnxModel m = ExportOnnx(ParseGraph(kPreluGraph));
   auto inits = FloatInitializers(m.bytes);
   ASSERT_EQ(inits.count("p.slope"), 1u);
   EXPECT_EQ(inits["p.slope"].shape, (Shape{3, 1, 1}));
   EXPECT_EQ(inits["p.slope"].data, (std::vector<float>{0.5f, 0.25f, 2.0f}));
   EXPECT_EQ(CheckOnnxModel(m.bytes), "");
+}
+
+// Version 2 broadcasts the slope as ONNX does: exported as is, and imported as is.
+TEST(Export, PreluSlopeIsExportedAsIs) {
+  for (const char* shape : {"[2]", "[2, 2]", "[1]", "[3, 1, 1]", "[3, 2, 2]"}) {
+    std::string s = shape;
+    Shape want;
+    for (char ch : s) {
+      if (ch >= '0' && ch <= '9') want.push_back(ch - '0');
+    }
+    Tensor slope(want, 0.5f);
+    Graph g = ParseGraph(R"({"format": "fusefuzz-graph", "version": 2,
+      "inputs": [{"name": "x", "shape": [1, 3, 2, 2]}],
+      "nodes": [{"name": "p", "op": "PRelu", "inputs": ["x"], "outputs": ["y"],
+                 "params": {"slope": )" +
+                         TensorToJson(slope).dump() + R"(}}],
+      "outputs": ["y"]})");
+    OnnxModel m = ExportOnnx(g);
+    auto inits = FloatInitializers(m.bytes);
+    EXPECT_EQ(inits["p.slope"].shape, want) << s;
+    EXPECT_EQ(CheckOnnxModel(m.bytes), "") << s;
+    EXPECT_EQ(ImportOnnx(m.bytes, "m.onnx").nodes.at(0).params.at("slope").shape, want) << s;
+  }
 }
 
 TEST(Export, DecompositionsAreRecordedAndNamesNeverCollide) {
