@@ -61,7 +61,7 @@ TEST(RefActivation, PReluPerChannelAndShared) {
   // C == W == 2: a [2] slope broadcasts along W (ONNX), not per channel as [2, 1, 1] above.
   RefTensor along_w = RunOp(MakeNode(Op::PRelu, {}, {{"slope", T({2}, {0.5f, -2})}}), {x});
   ExpectValues(along_w, {1, 2, 1, 2}, {-0.5, 2, -1.5, 4});
-  ExpectMags(along_w, {1.5, 4, 4.5, 12});  // L = max(1,|slope_w|): 1, 2, 1, 2
+  ExpectMags(along_w, {1.5, 6, 4.5, 12});  // L = max(1,|slope_w|): 1, 2, 1, 2
 }
 
 TEST(RefActivation, Elu) {
