@@ -134,6 +134,35 @@ TEST(Export, PreluSlopeIsExportedAsIs) {
   }
 }
 
+// Pad "wrap" and a dilated AvgPool exist in ONNX from opset 19: only such graphs are exported at
+// opset 19 (IR 9); libonnx 1.12 cannot check them (tests/onnx_opset19.sh runs them in ONNX
+// Runtime instead). Import reads them back: export(import(export(g))) == export(g).
+TEST(Export, OpsetNineteenOnlyWhereNeeded) {
+  const std::string dir = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/";
+  for (const char* name : {"opset19-pad-wrap.json", "opset19-avgpool-dilated.json"}) {
+    Graph g = ReadGraphFile(dir + name);
+    EXPECT_EQ(RequiredOnnxOpset(g), 19) << name;
+    OnnxModel m = ExportOnnx(g);
+    EXPECT_EQ(m.opset, 19) << name;
+    onnx::ModelProto p = Parse(m.bytes);
+    ASSERT_EQ(p.opset_import_size(), 1);
+    EXPECT_EQ(p.opset_import(0).version(), 19) << name;
+    EXPECT_EQ(p.ir_version(), 9) << name;
+    EXPECT_FALSE(LibonnxKnowsOpset(m.opset));
+    EXPECT_EQ(ExportOnnx(ImportOnnx(m.bytes, name)).bytes, m.bytes) << name;
+  }
+  // A dilated MaxPool is opset 17 (MaxPool-12 has dilations), as is every seed.
+  Graph max = ReadGraphFile(dir + "opset19-avgpool-dilated.json");
+  for (Node& n : max.nodes) {
+    n.op = Op::MaxPool;
+    n.attrs.erase("count_include_pad");
+  }
+  EXPECT_EQ(ExportOnnx(max).opset, 17);
+  for (const std::string& path : SeedFiles()) {
+    EXPECT_EQ(ExportOnnx(ReadGraphFile(path)).opset, 17) << path;
+  }
+}
+
 TEST(Export, DecompositionsAreRecordedAndNamesNeverCollide) {
   // Value "s/sigmoid" exists already: the Silu decomposition of node "s" must not reuse it.
   Graph g = ParseGraph(R"({"format": "fusefuzz-graph", "version": 1,
