@@ -85,7 +85,7 @@ Node ActNode(const PatternCase& pc, const std::string& in, int64_t ch) {
     n.attrs["min"] = -1.0;
     n.attrs["max"] = 1.0;
   } else if (pc.act == Op::PRelu) {
-    n.params["slope"] = Filled({ch}, 9, 0.25f);
+    n.params["slope"] = Filled({ch, 1, 1}, 9, 0.25f);  // per channel (ONNX broadcasting)
   } else if (pc.act == Op::Gelu && pc.gelu_tanh) {
     n.attrs["approximate"] = std::string("tanh");
   }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "ir/broadcast.h"
 #include "ir/verifier.h"
 
 namespace fusefuzz {
@@ -153,8 +154,9 @@ std::vector<std::string> PoolTags(const Node& n) {
 
 bool Near(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
 
+// `x`: the shape the activation applies to.
 std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const ParamMap& params,
-                                        const std::string& where) {
+                                        const Shape& x, const std::string& where) {
   std::vector<std::string> t;
   switch (op) {
     case Op::Clip: {
@@ -192,7 +194,11 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
     case Op::PRelu: {
       auto it = params.find("slope");
       if (it != params.end()) {
-        t.push_back(it->second.size() == 1 ? "slope=scalar" : "slope=per_channel");
+        // Per channel ([C, 1, 1], the epilogue form), or along other dims ([W], [H, W], ...).
+        const bool per_channel = AsPerChannelSlope(it->second.shape, x).has_value();
+        t.push_back(it->second.size() == 1 ? "slope=scalar"
+                    : per_channel          ? "slope=per_channel"
+                                           : "slope=broadcast");
         for (float v : it->second.data) {
           if (v < 0) {
             t.push_back("slope=has_negative");
@@ -300,7 +306,7 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
       return t;
     }
     case OpFamily::kActivation:
-      return ActivationTags(n.op, n.attrs, n.params, n.name);
+      return ActivationTags(n.op, n.attrs, n.params, shapes.at(n.inputs[0]), n.name);
     case OpFamily::kPad: {
       std::vector<std::string> t;
       const std::string mode = AttrString(n, "mode");

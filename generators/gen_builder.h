@@ -87,8 +87,11 @@ class Builder {
   // Random allowed activation, uniform over the allowed ones (rare ones as often as Relu).
   std::optional<Op> PickActivationUniform();
   bool AnyActivation();
-  // Attrs and params of an activation applied to a tensor with `channels` channels.
-  void ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMap* params);
+  // Attrs and params of an activation applied to a tensor of shape `x`; an `epilogue` step's
+  // PRelu slope is per channel or [1], a node's may broadcast along other dims too.
+  void ActivationParams(Op act, const Shape& x, bool epilogue, AttrMap* attrs, ParamMap* params);
+  // A PRelu slope for a node on `x` (ONNX broadcasting, see PRelu in docs/graph-format.md).
+  Shape PReluSlopeShape(const Shape& x, bool epilogue);
   // Live values with exactly this shape (for second operands, residuals, repeats).
   std::vector<std::string> ValuesWithShape(const Shape& s) const;
   // All values in creation order: graph inputs first, then node outputs.

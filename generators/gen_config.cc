@@ -117,6 +117,7 @@ constexpr ProbField kProbFields[] = {
     {"tiny_var_channel", &GenProbabilities::tiny_var_channel},
     {"clip_table_bounds", &GenProbabilities::clip_table_bounds},
     {"prelu_scalar_slope", &GenProbabilities::prelu_scalar_slope},
+    {"prelu_broadcast_slope", &GenProbabilities::prelu_broadcast_slope},
     {"elu_small_alpha", &GenProbabilities::elu_small_alpha},
     {"gelu_tanh", &GenProbabilities::gelu_tanh},
     {"pattern_relu", &GenProbabilities::pattern_relu},

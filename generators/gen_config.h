@@ -88,11 +88,13 @@ struct GenProbabilities {
 
   // Activations.
   double clip_table_bounds = 0.7;   // Clip bounds from the table of kinks (else random)
-  double prelu_scalar_slope = 0.3;  // PRelu slope of shape [1] (else [C])
-  double elu_small_alpha = 0.5;     // with nondefault_act_params: Elu alpha 0.5 (else 2)
-  double gelu_tanh = 0.5;           // with nondefault_act_params: Gelu tanh form
-  double pattern_relu = 0.35;       // an activation inside a pattern is Relu
-  double pattern_relu6 = 0.15;      // ... else Relu6 (else any allowed activation)
+  double prelu_scalar_slope = 0.3;  // PRelu slope of shape [1] (else per channel [C, 1, 1])
+  // A PRelu node's slope (not [1]) broadcasts along other dims ([W], [H, W], [C, H, W], ...)
+  double prelu_broadcast_slope = 0.2;
+  double elu_small_alpha = 0.5;  // with nondefault_act_params: Elu alpha 0.5 (else 2)
+  double gelu_tanh = 0.5;        // with nondefault_act_params: Gelu tanh form
+  double pattern_relu = 0.35;    // an activation inside a pattern is Relu
+  double pattern_relu6 = 0.15;   // ... else Relu6 (else any allowed activation)
 
   // Binary ops.
   // Constant operands (gen_ops.cc ConstShape / ConstOperand).

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "generators/gen_builder.h"
+#include "ir/broadcast.h"
 #include "ir/verifier.h"
 
 namespace fusefuzz::gen {
@@ -187,7 +188,7 @@ std::string Builder::EmitFusedConv(const std::string& x, const ConvOpts& o) {
       case 2:
         st.kind = EpilogueKind::kActivation;
         st.act = *PickActivation();
-        ActivationParams(st.act, m, &st.attrs, &st.params);
+        ActivationParams(st.act, spec.out, true, &st.attrs, &st.params);
         break;
       default: {
         st.kind = EpilogueKind::kClamp;
@@ -272,7 +273,36 @@ std::string Builder::EmitNorm(Op op, const std::string& x) {
   return AddNode(op, {x}, std::move(attrs), std::move(params));
 }
 
-void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMap* params) {
+Shape Builder::PReluSlopeShape(const Shape& x, bool epilogue) {
+  const GenProbabilities& p = cfg_.probabilities;
+  if (src_.Bool(p.prelu_scalar_slope)) return {1};
+  if (epilogue || !src_.Bool(p.prelu_broadcast_slope)) return PerChannelSlopeShape(x);
+  // A slope that varies along other dims than C: a mask of the dims where x > 1 (bit 0 = last
+  // dim) other than the channel alone, e.g. [W] (which a per-channel reading would confuse with
+  // [C] when C == W), [H, W], [C, H, W] or [N, 1, 1, 1]. Leading 1s are dropped.
+  const int64_t r = static_cast<int64_t>(x.size());
+  const int channel = r >= 2 ? 1 << (r - 2) : 0;
+  std::vector<int> masks;
+  int valid = 0;
+  for (int64_t i = 0; i < r; ++i) {
+    if (x[size_t(i)] > 1) valid |= 1 << (r - 1 - i);
+  }
+  for (int m = 1; m < (1 << r); ++m) {
+    if ((m & ~valid) == 0 && m != channel) masks.push_back(m);
+  }
+  if (masks.empty()) return PerChannelSlopeShape(x);
+  const int mask = masks[static_cast<size_t>(src_.Int(0, int64_t(masks.size()) - 1))];
+  Shape s;
+  for (int64_t i = 0; i < r; ++i) {
+    const bool on = mask & (1 << (r - 1 - i));
+    if (s.empty() && !on) continue;
+    s.push_back(on ? x[size_t(i)] : 1);
+  }
+  return s;
+}
+
+void Builder::ActivationParams(Op act, const Shape& x, bool epilogue, AttrMap* attrs,
+                               ParamMap* params) {
   bool nd = src_.Bool(cfg_.probabilities.nondefault_act_params);
   switch (act) {
     case Op::Clip: {
@@ -301,8 +331,7 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
       }
       break;
     case Op::PRelu:
-      (*params)["slope"] = UniformTensor(
-          src_.Bool(cfg_.probabilities.prelu_scalar_slope) ? Shape{1} : Shape{channels}, -0.5, 1.5);
+      (*params)["slope"] = UniformTensor(PReluSlopeShape(x, epilogue), -0.5, 1.5);
       break;
     case Op::Elu:
       if (nd) (*attrs)["alpha"] = src_.Bool(cfg_.probabilities.elu_small_alpha) ? 0.5 : 2.0;
@@ -352,7 +381,7 @@ void Builder::ActivationParams(Op act, int64_t channels, AttrMap* attrs, ParamMa
 std::string Builder::EmitActivation(Op op, const std::string& x) {
   AttrMap attrs;
   ParamMap params;
-  ActivationParams(op, ShapeOf(x)[1], &attrs, &params);
+  ActivationParams(op, ShapeOf(x), false, &attrs, &params);
   return AddNode(op, {x}, std::move(attrs), std::move(params));
 }
 

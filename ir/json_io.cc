@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/graph_migrate.h"
 #include "ir/json_internal.h"
 #include "ir/verifier.h"
 
@@ -332,9 +333,10 @@ Graph ReadGraph(const json& j, const std::string& source, const Limits& limits) 
   }
   if (fmt != kFormat) Fail(c, "/format", "expected \"fusefuzz-graph\", got " + Quote(fmt));
   int64_t version = ReadInt(Require(j, c, "", "version"), c, "/version");
-  if (version != 1) {
+  if (version != 1 && version != kGraphFormatVersion) {
     Fail(c, "/version",
-         "unsupported version " + std::to_string(version) + " (this build reads version 1)");
+         "unsupported version " + std::to_string(version) + " (this build reads versions 1 and " +
+             std::to_string(kGraphFormatVersion) + ")");
   }
   CheckKeys(j, c, "", {"format", "version", "doc", "provenance", "inputs", "nodes", "outputs"},
             "a graph");
@@ -401,6 +403,7 @@ Graph ReadGraph(const json& j, const std::string& source, const Limits& limits) 
   }
   std::vector<size_t> order = TopoOrder(file_nodes, c);
   for (size_t i : order) g.nodes.push_back(std::move(file_nodes[i]));
+  if (version == 1) MigrateV1PReluSlopes(g);  // a [C] slope meant per channel
   try {
     VerifyGraph(g, limits);
   } catch (const InputError& e) {
@@ -509,7 +512,7 @@ OJson StepToJson(const EpilogueStep& s, bool plain) {
 OJson GraphToOJson(const Graph& g, const WriteOptions& opts) {
   OJson j = OJson::object();
   j["format"] = kFormat;
-  j["version"] = 1;
+  j["version"] = kGraphFormatVersion;
   OJson inputs = OJson::array();
   for (const auto& in : g.inputs) {
     OJson i = OJson::object();

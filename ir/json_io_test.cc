@@ -97,7 +97,7 @@ Graph SpecialValuesGraph() {
   p.op = Op::PRelu;
   p.inputs = {"y"};
   p.output = "z";
-  p.params["slope"] = Tensor({2}, {nan, -inf});
+  p.params["slope"] = Tensor({2, 1, 1}, {nan, -inf});
   Node c;
   c.name = "clip";
   c.op = Op::Clip;

@@ -97,7 +97,11 @@ OpSchema MakeSchema(Op op) {
     case Op::LeakyRelu:
       return {{Float("alpha", 0.01, "slope for x < 0")}, kNoParams, "x >= 0 ? x : alpha*x"};
     case Op::PRelu:
-      return {{}, {{"slope", true, "[C] or [1]"}}, "x >= 0 ? x : slope[c]*x"};
+      return {{},
+              {{"slope", true,
+                "broadcasts to the input from the right (ONNX): [C, 1, 1] per channel, [1], [W], "
+                "[H, W], [C, H, W], ..."}},
+              "x >= 0 ? x : slope*x (slope broadcast)"};
     case Op::Elu:
       return {{Float("alpha", 1.0, "")}, kNoParams, "x >= 0 ? x : alpha*(exp(x)-1)"};
     case Op::Sigmoid:

@@ -199,7 +199,7 @@ OJ GraphSchema() {
       {"additionalProperties", false},
       {"allOf", PerOp(false)}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-          {"title", "fusefuzz graph, version 1"},
+          {"title", "fusefuzz graph, version 2"},
           {"description",
            "See docs/graph-format.md. Generated from ir/op_schema.cc by ir/op_table_test.cc. "
            "Semantic checks (shapes, SSA, topology, limits on totals) are the reader's."},
@@ -207,7 +207,8 @@ OJ GraphSchema() {
           {"required", {"format", "version", "inputs", "nodes", "outputs"}},
           {"properties",
            {{"format", {{"const", "fusefuzz-graph"}}},
-            {"version", {{"const", 1}}},
+            // 2 is written; 1 is still read (its PRelu slopes [C] are migrated to [C, 1, 1]).
+            {"version", {{"enum", {1, 2}}}},
             {"doc", {{"type", "string"}}},
             {"inputs", {{"type", "array"}, {"items", Ref("input")}}},
             {"nodes", {{"type", "array"}, {"maxItems", 10000}, {"items", Ref("node")}}},

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ir/broadcast.h"
 #include "ir/error.h"
 
 namespace fusefuzz {
@@ -45,9 +46,11 @@ void CheckAllFinite(const Node& n, const std::string& name, const Tensor& t) {
   }
 }
 
-// Channel-vector params ([C], or for PRelu also [1]).
+// An activation applied to a value of shape `x`: as a node (`epilogue` false) a PRelu slope
+// broadcasts unidirectionally to x (ONNX); as an epilogue step it must be per channel
+// (PerChannelSlopeShape: [M, 1, 1] after a conv, [N] after a Gemm) or [1].
 void CheckActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap& params,
-                     int64_t channels, const std::string& ctx) {
+                     const Shape& x, bool epilogue, const std::string& ctx) {
   const std::string where = NodeWhere(n) + ctx;
   for (const auto& [name, value] : attrs) {
     if (!FindAttrSpec(act, name)) {
@@ -75,9 +78,16 @@ void CheckActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap
     auto it = params.find("slope");
     if (it == params.end()) throw InputError(where, "missing param 'slope'");
     const Shape& s = it->second.shape;
-    if (s != Shape{channels} && s != Shape{1}) {
-      throw InputError(where, "param 'slope': expected shape [" + std::to_string(channels) +
-                                  "] or [1], got " + ShapeToString(s));
+    if (epilogue) {
+      const Shape per_channel = PerChannelSlopeShape(x);
+      if (s != per_channel && s != Shape{1}) {
+        throw InputError(where, "param 'slope': expected shape " + ShapeToString(per_channel) +
+                                    " (per channel) or [1], got " + ShapeToString(s));
+      }
+    } else if (!BroadcastsTo(s, x)) {
+      throw InputError(where, "param 'slope': shape " + ShapeToString(s) +
+                                  " does not broadcast to the input " + ShapeToString(x) +
+                                  " (aligned from the right; per channel is [C, 1, 1])");
     }
   }
 }
@@ -159,7 +169,7 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
           if (!IsActivation(s.act)) {
             Fail(n, ctx + ": " + std::string(OpName(s.act)) + " is not an activation");
           }
-          CheckActivation(n, s.act, s.attrs, s.params, m, ctx);
+          CheckActivation(n, s.act, s.attrs, s.params, out, true, ctx);
           break;
         case EpilogueKind::kClamp:  // min > max allowed, as for Clip
           AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
@@ -438,7 +448,7 @@ Shape ReshapeShape(const Node& n, const std::vector<Shape>& in) {
 }
 
 // Activation and clamp steps of a Gemm epilogue (channel = dim 1 of the [M, N] output).
-void CheckGemmEpilogue(const Node& n, int64_t channels) {
+void CheckGemmEpilogue(const Node& n, const Shape& out) {
   for (size_t i = 0; i < n.epilogue.size(); ++i) {
     const EpilogueStep& s = n.epilogue[i];
     const std::string ctx = " epilogue step " + std::to_string(i);
@@ -447,7 +457,7 @@ void CheckGemmEpilogue(const Node& n, int64_t channels) {
         if (!IsActivation(s.act)) {
           Fail(n, ctx + ": " + std::string(OpName(s.act)) + " is not an activation");
         }
-        CheckActivation(n, s.act, s.attrs, s.params, channels, ctx);
+        CheckActivation(n, s.act, s.attrs, s.params, out, true, ctx);
         break;
       case EpilogueKind::kClamp: {
         double lo = AttrFloat(Op::Clip, s.attrs, "min", NodeWhere(n) + ctx);
@@ -502,11 +512,40 @@ Shape GemmShape(const Node& n, const std::vector<Shape>& in) {
     }
     CheckAllFinite(n, "C", it->second);
   }
-  CheckGemmEpilogue(n, d.n);
+  CheckGemmEpilogue(n, out);
   return out;
 }
 
 }  // namespace
+
+bool BroadcastsTo(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t shift = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] != 1 && from[d] != to[d + shift]) return false;
+  }
+  return true;
+}
+
+Shape PerChannelSlopeShape(const Shape& x) {
+  if (x.size() < 2) return {1};
+  Shape s(x.size() - 1, 1);
+  s[0] = x[1];
+  return s;
+}
+
+std::optional<Shape> AsPerChannelSlope(const Shape& slope, const Shape& x) {
+  if (!BroadcastsTo(slope, x)) return std::nullopt;
+  const size_t shift = x.size() - slope.size();
+  bool scalar = true;
+  for (size_t d = 0; d < slope.size(); ++d) {
+    if (slope[d] == 1) continue;
+    scalar = false;
+    if (d + shift != 1) return std::nullopt;  // varies along a dim other than the channel
+  }
+  if (scalar) return Shape{1};
+  return PerChannelSlopeShape(x);
+}
 
 bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
   size_t rank = std::max(a.size(), b.size());
@@ -592,11 +631,7 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
     case OpFamily::kNorm:
       return NormShape(n, in);
     case OpFamily::kActivation: {
-      int64_t c = in[0].size() >= 2 ? in[0][1] : 1;
-      if (n.op == Op::PRelu && in[0].size() < 2) {
-        Fail(n, "input 0: expected rank >= 2, got " + ShapeToString(in[0]));
-      }
-      CheckActivation(n, n.op, n.attrs, n.params, c, "");
+      CheckActivation(n, n.op, n.attrs, n.params, in[0], false, "");
       return in[0];
     }
     case OpFamily::kBinary:

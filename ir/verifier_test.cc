@@ -84,6 +84,20 @@ TEST(InferShape, FusedConvEpilogue) {
   Node not_act = n;
   not_act.epilogue[2].act = Op::Add;
   ExpectErr(not_act, {{1, 2, 4, 4}, {1, 3, 4, 4}}, "epilogue step 2: Add is not an activation");
+  // An epilogue PRelu slope is per channel [M, 1, 1] or [1]; [M] would run along W.
+  Node prelu = n;
+  prelu.epilogue[2] = EpilogueStep{};
+  prelu.epilogue[2].act = Op::PRelu;
+  for (const Shape& ok : std::vector<Shape>{{3, 1, 1}, {1}}) {
+    prelu.epilogue[2].params = {{"slope", Ones(ok)}};
+    EXPECT_EQ(InferNodeShape(prelu, {{1, 2, 4, 4}, {1, 3, 1, 1}}), (Shape{1, 3, 4, 4}));
+  }
+  for (const Shape& bad : std::vector<Shape>{{3}, {4}, {1, 3, 1, 1}, {3, 4, 4}}) {
+    prelu.epilogue[2].params = {{"slope", Ones(bad)}};
+    ExpectErr(prelu, {{1, 2, 4, 4}, {1, 3, 1, 1}},
+              "epilogue step 2: param 'slope': expected shape [3,1,1] (per channel) or [1], got " +
+                  ShapeToString(bad));
+  }
 }
 
 TEST(InferShape, Norms) {
@@ -113,10 +127,20 @@ TEST(InferShape, Activations) {
   ExpectErr(N(Op::Clip, 1, {{"min", 1.0}}), {{1, 2}}, "missing required attribute 'max' of Clip");
   // min > max is ONNX's Clip too (every output is max): valid.
   EXPECT_EQ(InferNodeShape(N(Op::Clip, 1, {{"min", 1.0}, {"max", 0.0}}), {{1, 2}}), (Shape{1, 2}));
-  ExpectErr(N(Op::PRelu, 1, {}, {{"slope", Ones({3})}}), {{1, 2, 3, 3}},
-            "param 'slope': expected shape [2] or [1], got [3]");
-  EXPECT_EQ(InferNodeShape(N(Op::PRelu, 1, {}, {{"slope", Ones({1})}}), {{1, 2, 3, 3}}),
-            (Shape{1, 2, 3, 3}));
+  // PRelu's slope broadcasts unidirectionally from the right (ONNX): [2] lines up with W.
+  ExpectErr(N(Op::PRelu, 1, {}, {{"slope", Ones({2})}}), {{1, 2, 3, 3}},
+            "param 'slope': shape [2] does not broadcast to the input [1,2,3,3] (aligned from the "
+            "right; per channel is [C, 1, 1])");
+  ExpectErr(N(Op::PRelu, 1, {}, {{"slope", Ones({1, 1, 2, 3, 3})}}), {{1, 2, 3, 3}},
+            "param 'slope': shape [1,1,2,3,3] does not broadcast to the input [1,2,3,3] "
+            "(aligned from the right; per channel is [C, 1, 1])");
+  for (const Shape& s : std::vector<Shape>{
+           {1}, {2, 1, 1}, {3}, {3, 3}, {2, 3, 3}, {1, 2, 3, 3}, {1, 1, 1}, {2, 1, 3}}) {
+    EXPECT_EQ(InferNodeShape(N(Op::PRelu, 1, {}, {{"slope", Ones(s)}}), {{1, 2, 3, 3}}),
+              (Shape{1, 2, 3, 3}))
+        << ShapeToString(s);
+  }
+  EXPECT_EQ(InferNodeShape(N(Op::PRelu, 1, {}, {{"slope", Ones({4})}}), {{4}}), (Shape{4}));
   ExpectErr(N(Op::Gelu, 1, {{"approximate", std::string("fast")}}), {{1, 2}},
             "Gelu approximate must be \"none\" or \"tanh\", got \"fast\"");
   ExpectErr(N(Op::LeakyRelu, 1, {{"alpha", std::string("x")}}), {{1, 2}},

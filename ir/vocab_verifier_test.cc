@@ -91,7 +91,10 @@ TEST(InferShapeVocab, GemmEpilogue) {
   prelu.act = Op::PRelu;
   prelu.params["slope"] = Ones({3});
   g.epilogue = {prelu};
-  ExpectErr(g, {{2, 6}}, "param 'slope': expected shape [4] or [1], got [3]");
+  ExpectErr(g, {{2, 6}}, "param 'slope': expected shape [4] (per channel) or [1], got [3]");
+  prelu.params["slope"] = Ones({1, 4});  // broadcasts, but an epilogue holds [N] or [1] only
+  g.epilogue = {prelu};
+  ExpectErr(g, {{2, 6}}, "param 'slope': expected shape [4] (per channel) or [1], got [1,4]");
   EpilogueStep ss;
   ss.kind = EpilogueKind::kScaleShift;
   g.epilogue = {ss};

@@ -90,14 +90,15 @@ class Exporter {
     for (auto& kv : decompositions_) m.metadata.push_back(std::move(kv));
 
     onnx::ModelProto model;
-    model.set_ir_version(kOnnxIrVersion);
+    m.opset = RequiredOnnxOpset(g_);
+    model.set_ir_version(m.opset > kOnnxOpset ? kOnnxIrVersionNewer : kOnnxIrVersion);
     model.set_producer_name("fusefuzz");
     model.set_producer_version(FUSEFUZZ_VERSION);
     if (!opts_.doc.empty()) model.set_doc_string(opts_.doc);
     *model.mutable_graph() = std::move(graph_);
     onnx::OperatorSetIdProto* opset = model.add_opset_import();
     opset->set_domain("");
-    opset->set_version(kOnnxOpset);
+    opset->set_version(m.opset);
     for (const auto& [k, v] : m.metadata) {
       onnx::StringStringEntryProto* e = model.add_metadata_props();
       e->set_key(k);
@@ -223,7 +224,7 @@ class Exporter {
       case Op::Silu:
       case Op::HardSwish:
       case Op::Gelu:
-        EmitActivation(n, n.op, n.attrs, n.params, x, n.output, shapes_.at(x).size(), n.name);
+        EmitActivation(n, n.op, n.attrs, n.params, x, n.output, n.name);
         return;
       case Op::Add:
       case Op::Sub:
@@ -243,13 +244,7 @@ class Exporter {
         b.AttrInts("strides", {a.stride_h, a.stride_w});
         b.AttrInts("pads", {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right});
         if (a.dilation_h != 1 || a.dilation_w != 1) {
-          // AveragePool has dilations only from opset 19; the export writes opset 17.
-          if (n.op == Op::AvgPool) {
-            throw InputError("node '" + n.name + "'",
-                             "a dilated AvgPool needs ONNX opset 19 (AveragePool-19); the export "
-                             "writes opset " +
-                                 std::to_string(kOnnxOpset));
-          }
+          // AveragePool has dilations from opset 19: such a graph is exported at opset 19.
           b.AttrInts("dilations", {a.dilation_h, a.dilation_w});
         }
         b.AttrI("ceil_mode", a.ceil_mode ? 1 : 0);
@@ -335,7 +330,7 @@ class Exporter {
           how += ", Add(input " + std::to_string(s.input) + ")";
           break;
         case EpilogueKind::kActivation:
-          EmitActivation(n, s.act, s.attrs, s.params, cur, next, 4, NodeName(n, step));
+          EmitActivation(n, s.act, s.attrs, s.params, cur, next, NodeName(n, step));
           how += ", " + std::string(OpName(s.act));
           break;
         case EpilogueKind::kClamp:
@@ -352,10 +347,9 @@ class Exporter {
     Record(n, "FusedConv = " + how);
   }
 
-  // Activation `act` from x into y; `rank` of x; `name` of the (first) ONNX node.
+  // Activation `act` from x into y; `name` of the (first) ONNX node.
   void EmitActivation(const Node& n, Op act, const AttrMap& attrs, const ParamMap& params,
-                      const std::string& x, const std::string& y, size_t rank,
-                      const std::string& name) {
+                      const std::string& x, const std::string& y, const std::string& name) {
     auto attr = [&](const char* a) { return AttrFloat(act, attrs, a, n.name); };
     switch (act) {
       case Op::Relu:
@@ -380,12 +374,8 @@ class Exporter {
         Add(NodeBuilder("LeakyRelu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
         return;
       case Op::PRelu:
-        // fusefuzz's slope [C] is per channel (dim 1); ONNX would broadcast [C] along the last
-        // dim, so it is exported as [C, 1, 1] (for rank 4).
-        Add(NodeBuilder("PRelu", name)
-                .In(x)
-                .In(ChannelParam(n, "slope", params.at("slope"), rank))
-                .Out(y));
+        // The slope broadcasts from the right in both formats (graph format 2): exported as is.
+        Add(NodeBuilder("PRelu", name).In(x).In(Param(n, "slope", params.at("slope"))).Out(y));
         return;
       case Op::Elu:
         Add(NodeBuilder("Elu", name).In(x).Out(y).AttrF("alpha", attr("alpha")));
@@ -551,7 +541,7 @@ class Exporter {
                 .Out(next));
         how += ", Clip";
       } else {
-        EmitActivation(n, s.act, s.attrs, s.params, cur, next, 2, NodeName(n, step));
+        EmitActivation(n, s.act, s.attrs, s.params, cur, next, NodeName(n, step));
         how += ", " + std::string(OpName(s.act));
       }
       cur = next;
@@ -561,13 +551,8 @@ class Exporter {
 
   void EmitPad(const Node& n) {
     auto p = AttrInts(n, "pads");  // t, l, b, r
+    // "wrap" is Pad-19's: such a graph is exported at opset 19 (RequiredOnnxOpset).
     std::string mode = AttrString(n, "mode");
-    if (mode == "wrap") {
-      throw InputError("node '" + n.name + "'",
-                       "Pad mode \"wrap\" needs ONNX opset 19 (Pad-19); "
-                       "the export writes opset " +
-                           std::to_string(kOnnxOpset));
-    }
     NodeBuilder b("Pad", n.name);
     b.In(n.inputs[0]).In(Int64Initializer(n.name + "/pads", {0, 0, p[0], p[1], 0, 0, p[2], p[3]}));
     if (mode == "constant") b.In(Scalar(n, "value", AttrFloat(n, "value")));
@@ -603,6 +588,17 @@ std::string Base64Bytes(std::string_view bytes) {
     out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
   }
   return out;
+}
+
+int RequiredOnnxOpset(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::Pad && AttrString(n, "mode") == "wrap") return kOnnxOpsetNewer;
+    if (n.op == Op::AvgPool) {
+      PoolAttrs a = GetPoolAttrs(n);
+      if (a.dilation_h != 1 || a.dilation_w != 1) return kOnnxOpsetNewer;
+    }
+  }
+  return kOnnxOpset;
 }
 
 bool PoolShapesPredateLibonnx(const Graph& g) {

@@ -1,8 +1,10 @@
 // ONNX export of a fusefuzz graph (docs/onnx.md): a model that ONNX Runtime runs with the
 // semantics of fusefuzz's reference interpreter, at ONNX opset 17 (the newest opset that
-// Debian's libonnx 1.12 checker knows, so every exported model can be validated). Ops that
-// opset 17 lacks (Relu6, Silu, GELU, GroupNorm with per-channel scale, FusedConv) are written
-// as their exact decompositions, each recorded in the model's metadata_props.
+// Debian's libonnx 1.12 checker knows, so the model can be validated), or at opset 19 when the
+// graph needs it (Pad mode "wrap", a dilated AvgPool; validated by running it in ONNX Runtime,
+// tests/onnx_opset19.sh). Ops that opset 17 lacks (Relu6, Silu, GELU, GroupNorm with
+// per-channel scale, FusedConv) are written as their exact decompositions, each recorded in
+// the model's metadata_props.
 #pragma once
 
 #include <string>
@@ -15,8 +17,16 @@
 
 namespace fusefuzz {
 
-inline constexpr int kOnnxOpset = 17;
-inline constexpr int kOnnxIrVersion = 8;  // ONNX 1.12's IR version, the one for opset 17
+inline constexpr int kOnnxOpset = 17;          // the default
+inline constexpr int kOnnxOpsetNewer = 19;     // only for what opset 17 lacks (RequiredOnnxOpset)
+inline constexpr int kOnnxIrVersion = 8;       // ONNX 1.12's IR version, the one for opset 17
+inline constexpr int kOnnxIrVersionNewer = 9;  // ONNX 1.14's, the one for opset 19
+
+// The opset `g` is exported at: 19 when it holds a Pad with mode "wrap" (Pad-19) or an AvgPool
+// with dilations (AveragePool-19), else 17.
+int RequiredOnnxOpset(const Graph& g);
+// True when Debian's libonnx 1.12 checker knows `opset` (<= 17) and can validate the model.
+inline bool LibonnxKnowsOpset(int opset) { return opset <= kOnnxOpset; }
 
 struct OnnxExportOptions {
   std::string graph_name = "fusefuzz";
@@ -25,6 +35,7 @@ struct OnnxExportOptions {
 
 struct OnnxModel {
   std::string bytes;                      // serialized ModelProto
+  int opset = kOnnxOpset;                 // its default-domain opset (RequiredOnnxOpset)
   std::vector<std::string> input_names;   // ONNX graph inputs, in Graph::inputs order
   std::vector<std::string> output_names;  // ONNX graph outputs, in Graph::outputs order
   std::vector<std::pair<std::string, std::string>> metadata;  // also in metadata_props

@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "generators/generator.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "onnx/import.h"
 #include "onnx/tensor_proto.h"
 #include "onnx/validate.h"
 
@@ -98,13 +100,67 @@ const char* kPreluGraph = R"({"format": "fusefuzz-graph", "version": 1,
              "params": {"slope": {"shape": [3], "data": [0.5, 0.25, 2]}}}],
   "outputs": ["y"]})";
 
-TEST(Export, PreluSlopeIsPerChannel) {
+// Graph format 1 read a [C] slope per channel: the reader migrates it to [C, 1, 1], which both
+// formats broadcast along dim 1.
+TEST(Export, VersionOnePreluSlopeStaysPerChannel) {
   OnnxModel m = ExportOnnx(ParseGraph(kPreluGraph));
   auto inits = FloatInitializers(m.bytes);
   ASSERT_EQ(inits.count("p.slope"), 1u);
   EXPECT_EQ(inits["p.slope"].shape, (Shape{3, 1, 1}));
   EXPECT_EQ(inits["p.slope"].data, (std::vector<float>{0.5f, 0.25f, 2.0f}));
   EXPECT_EQ(CheckOnnxModel(m.bytes), "");
+}
+
+// Version 2 broadcasts the slope as ONNX does: exported as is, and imported as is.
+TEST(Export, PreluSlopeIsExportedAsIs) {
+  for (const char* shape : {"[2]", "[2, 2]", "[1]", "[3, 1, 1]", "[3, 2, 2]"}) {
+    std::string s = shape;
+    Shape want;
+    for (char ch : s) {
+      if (ch >= '0' && ch <= '9') want.push_back(ch - '0');
+    }
+    Tensor slope(want, 0.5f);
+    Graph g = ParseGraph(R"({"format": "fusefuzz-graph", "version": 2,
+      "inputs": [{"name": "x", "shape": [1, 3, 2, 2]}],
+      "nodes": [{"name": "p", "op": "PRelu", "inputs": ["x"], "outputs": ["y"],
+                 "params": {"slope": )" +
+                         TensorToJson(slope).dump() + R"(}}],
+      "outputs": ["y"]})");
+    OnnxModel m = ExportOnnx(g);
+    auto inits = FloatInitializers(m.bytes);
+    EXPECT_EQ(inits["p.slope"].shape, want) << s;
+    EXPECT_EQ(CheckOnnxModel(m.bytes), "") << s;
+    EXPECT_EQ(ImportOnnx(m.bytes, "m.onnx").nodes.at(0).params.at("slope").shape, want) << s;
+  }
+}
+
+// Pad "wrap" and a dilated AvgPool exist in ONNX from opset 19: only such graphs are exported at
+// opset 19 (IR 9); libonnx 1.12 cannot check them (tests/onnx_opset19.sh runs them in ONNX
+// Runtime instead). Import reads them back: export(import(export(g))) == export(g).
+TEST(Export, OpsetNineteenOnlyWhereNeeded) {
+  const std::string dir = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/";
+  for (const char* name : {"opset19-pad-wrap.json", "opset19-avgpool-dilated.json"}) {
+    Graph g = ReadGraphFile(dir + name);
+    EXPECT_EQ(RequiredOnnxOpset(g), 19) << name;
+    OnnxModel m = ExportOnnx(g);
+    EXPECT_EQ(m.opset, 19) << name;
+    onnx::ModelProto p = Parse(m.bytes);
+    ASSERT_EQ(p.opset_import_size(), 1);
+    EXPECT_EQ(p.opset_import(0).version(), 19) << name;
+    EXPECT_EQ(p.ir_version(), 9) << name;
+    EXPECT_FALSE(LibonnxKnowsOpset(m.opset));
+    EXPECT_EQ(ExportOnnx(ImportOnnx(m.bytes, name)).bytes, m.bytes) << name;
+  }
+  // A dilated MaxPool is opset 17 (MaxPool-12 has dilations), as is every seed.
+  Graph max = ReadGraphFile(dir + "opset19-avgpool-dilated.json");
+  for (Node& n : max.nodes) {
+    n.op = Op::MaxPool;
+    n.attrs.erase("count_include_pad");
+  }
+  EXPECT_EQ(ExportOnnx(max).opset, 17);
+  for (const std::string& path : SeedFiles()) {
+    EXPECT_EQ(ExportOnnx(ReadGraphFile(path)).opset, 17) << path;
+  }
 }
 
 TEST(Export, DecompositionsAreRecordedAndNamesNeverCollide) {

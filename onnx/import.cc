@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "ir/broadcast.h"
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "onnx/proto_io.h"
@@ -565,20 +566,11 @@ class Importer {
     } else if (t == "PRelu") {
       unary(Op::PRelu);
       Tensor slope = FloatParam(on, 1, "slope");
-      // Per channel: [C, 1, ..., 1] (fusefuzz's export), or one value.
+      // Both formats broadcast the slope from the right (ONNX): read as is.
       const Shape& x = ShapeOf(on.inputs[0], on);
-      int64_t count = NumElements(slope.shape);
-      bool trailing_ones = true;
-      for (size_t i = 1; i < slope.shape.size(); ++i) trailing_ones &= slope.shape[i] == 1;
-      bool per_channel =
-          x.size() >= 2 && count == x[1] && trailing_ones && slope.shape.size() == x.size() - 1;
-      if (count == 1) {
-        slope.shape = {1};
-      } else if (per_channel) {
-        slope.shape = {count};
-      } else {
+      if (!BroadcastsTo(slope.shape, x)) {
         FailNode(on, "slope of shape " + ShapeToString(slope.shape) +
-                         " is not per channel ([C, 1, 1]) or a single value");
+                         " does not broadcast to the input " + ShapeToString(x));
       }
       n.params["slope"] = std::move(slope);
     } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {

@@ -113,9 +113,16 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
       if (out_s && n.params.count("B")) Halve(n.params.at("B"), 0);
       return;
     }
+    case Op::PRelu:
+      // The slope broadcasts from the right (ONNX): against the rank-4 input its channel dim is
+      // rank - 3 ([C, 1, 1], [C, H, W], [1, C, 1, 1]); [W] or [H, W] have none.
+      if (in_s) {
+        Tensor& t = n.params.at("slope");
+        if (t.shape.size() >= 3) Halve(t, t.shape.size() - 3);
+      }
+      return;
     case Op::BatchNorm:
     case Op::InstanceNorm:
-    case Op::PRelu:
       if (in_s) {
         for (auto& [name, t] : n.params) Halve(t, 0);
       }

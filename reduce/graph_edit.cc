@@ -103,6 +103,10 @@ bool RefitConstants(Graph& g) {
         if (p != n.params.end()) CropTo(p->second, in[0]);
       }
     }
+    if (n.op == Op::PRelu) {  // a slope along H or W ([W], [H, W]) follows its input's crop
+      auto p = n.params.find("slope");
+      if (p != n.params.end()) CropTo(p->second, in[0]);
+    }
     if (n.op == Op::LayerNorm) {
       int64_t rank = static_cast<int64_t>(in[0].size());
       int64_t axis = AttrInt(n, "axis");

@@ -135,7 +135,7 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, con
     // translation (docs/onnx.md); value names are kept, so inputs and outputs match by name.
     OnnxModel m = ExportOnnx(g);
     j["onnx"] = {{"model", Base64Bytes(m.bytes)},
-                 {"opset", kOnnxOpset},
+                 {"opset", m.opset},
                  {"inputs", m.input_names},
                  {"outputs", m.output_names}};
   }

@@ -60,6 +60,8 @@ Activation MakeActivation(Op op, const AttrMap& attrs, const ParamMap& params,
   return a;
 }
 
+// PRelu here is an epilogue step's, whose slope is per channel ([M, 1, 1], [N]) or [1]: `channel`
+// indexes it. A PRelu node broadcasts its slope in PReluOp instead.
 void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t channel) {
   switch (a.op) {
     case Op::Relu:
@@ -120,10 +122,48 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
   }
 }
 
+namespace {
+
+// A PRelu node: the slope broadcasts to x from the right (ONNX). Both shapes are padded to rank
+// 4 with leading 1s; planes (dims 0, 1) run in parallel, and each row (dim 3) reads the slope
+// with stride 1 along W or one value for the whole row.
+void PReluOp(const Activation& a, const Shape& slope_shape, const Tensor& x, int threads,
+             Tensor& y) {
+  int64_t xs[4] = {1, 1, 1, 1}, ss[4] = {1, 1, 1, 1}, stride[4] = {0, 0, 0, 0};
+  const size_t xr = x.shape.size(), sr = slope_shape.size();
+  for (size_t d = 0; d < xr; ++d) xs[4 - xr + d] = x.shape[d];
+  for (size_t d = 0; d < sr; ++d) ss[4 - sr + d] = slope_shape[d];
+  int64_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (ss[d] != 1) stride[d] = step;
+    step *= ss[d];
+  }
+  const float* s = a.slope.data();
+  ParallelFor(threads, xs[0] * xs[1], [&](int64_t p) {
+    const int64_t n = p / xs[1], c = p % xs[1];
+    for (int64_t h = 0; h < xs[2]; ++h) {
+      const int64_t row = (p * xs[2] + h) * xs[3];
+      const float* in = x.data.data() + row;
+      float* out = y.data.data() + row;
+      const float* sr_row = s + n * stride[0] + c * stride[1] + h * stride[2];
+      if (stride[3] == 0) {
+        const float v = *sr_row;
+        for (int64_t w = 0; w < xs[3]; ++w) out[w] = in[w] >= 0.0f ? in[w] : v * in[w];
+      } else {
+        for (int64_t w = 0; w < xs[3]; ++w) out[w] = in[w] >= 0.0f ? in[w] : sr_row[w] * in[w];
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void ActivationOp(const Node& n, const Tensor& x, int threads, Tensor& y) {
   Activation a = MakeActivation(n.op, n.attrs, n.params, "node '" + n.name + "'");
+  if (n.op == Op::PRelu) return PReluOp(a, n.params.at("slope").shape, x, threads, y);
   std::copy(x.data.begin(), x.data.end(), y.data.begin());
-  // Planes of one channel (PRelu needs the channel); rank 1 is one plane.
+  // Planes of one channel; rank 1 is one plane. (The channel argument is unused here: a PRelu
+  // node broadcasts its slope in PReluOp; only epilogue steps apply a slope per channel.)
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t channels = rank >= 2 ? x.shape[1] : 1;
   int64_t inner = 1;

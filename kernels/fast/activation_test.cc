@@ -38,8 +38,11 @@ TEST(FastActivation, HandValues) {
             (std::vector<float>{-1, -0.5, 0, 0.5, 1, 1}));
   EXPECT_EQ(RunOne(ActNode(Op::LeakyRelu, {{"alpha", 0.5}}), kX),
             (std::vector<float>{-1.5, -0.25, 0, 0.5, 2, 7}));
-  EXPECT_EQ(RunOne(ActNode(Op::PRelu, {}, {{"slope", Values({2}, {0.5, 2})}}), kX),
+  EXPECT_EQ(RunOne(ActNode(Op::PRelu, {}, {{"slope", Values({2, 1, 1}, {0.5, 2})}}), kX),
             (std::vector<float>{-1.5, -0.25, 0, 0.5, 2, 7}));
+  // A [3] slope runs along W (ONNX broadcasting), not along the channels.
+  EXPECT_EQ(RunOne(ActNode(Op::PRelu, {}, {{"slope", Values({3}, {0.5, 2, 4})}}), kX),
+            (std::vector<float>{-1.5, -1, 0, 0.5, 2, 7}));
   EXPECT_EQ(RunOne(ActNode(Op::HardSigmoid, {{"alpha", 0.25}, {"beta", 0.5}}), kX),
             (std::vector<float>{0, 0.375, 0.5, 0.625, 1, 1}));
   EXPECT_EQ(RunOne(ActNode(Op::HardSwish), kX),
@@ -86,7 +89,12 @@ TEST(FastActivation, MatchesReference) {
       {ActNode(Op::Relu6), "relu6"},
       {ActNode(Op::Clip, {{"min", -2.5}, {"max", 1.5}}), "clip"},
       {ActNode(Op::LeakyRelu, {{"alpha", 0.01}}), "leaky"},
-      {ActNode(Op::PRelu, {}, {{"slope", Random({5}, 9)}}), "prelu"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({5, 1, 1}, 9)}}), "prelu"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({1}, 9)}}), "prelu_scalar"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({7}, 9)}}), "prelu_w"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({3, 7}, 9)}}), "prelu_hw"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({5, 3, 7}, 9)}}), "prelu_chw"},
+      {ActNode(Op::PRelu, {}, {{"slope", Random({2, 1, 3, 1}, 9)}}), "prelu_nh"},
       {ActNode(Op::Elu), "elu"},
       {ActNode(Op::Sigmoid), "sigmoid"},
       {ActNode(Op::HardSigmoid), "hardsigmoid"},

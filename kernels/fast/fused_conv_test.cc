@@ -172,7 +172,7 @@ TEST(FastFusedConv, EachEpilogueKindMatchesUnfused) {
   const ParamMap slope = {{"slope", Values({1}, {0.3f})}};
   for (const Geometry& geo : kGeometries) {
     const Shape out = OutShape(geo);
-    const ParamMap per_channel = {{"slope", Random({geo.m}, seed + 5)}};
+    const ParamMap per_channel = {{"slope", Random({geo.m, 1, 1}, seed + 5)}};
     const std::vector<std::pair<std::string, std::vector<EpilogueStep>>> cases = {
         {"none", {}},
         {"scale_shift", {ScaleShift(geo.m, seed)}},

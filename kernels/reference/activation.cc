@@ -2,6 +2,7 @@
 // largest |f'| over the whole real line (so the bound holds wherever x moved within its error)
 // and |r| covers the rounding of f itself (docs/reference.md, "Activations").
 #include <cmath>
+#include <vector>
 
 #include "kernels/reference/ref_ops.h"
 
@@ -62,8 +63,18 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
     default:
       break;
   }
-  const int64_t channels = t->shape.size() >= 2 ? t->shape[1] : 1;
-  const int64_t inner = InnerSize(t->shape, 2);
+  // PRelu: the slope broadcasts to t from the right (ONNX); `slope_stride` are its element
+  // strides per dim of t (0 where it broadcasts) and `idx` the multi-index of element i.
+  const size_t rank = t->shape.size();
+  std::vector<int64_t> slope_stride(rank, 0), idx(rank, 0);
+  if (act == Op::PRelu) {
+    int64_t stride = 1;
+    for (size_t k = 0; k < slope.shape.size(); ++k) {
+      const size_t d = slope.shape.size() - 1 - k;
+      if (slope.shape[d] != 1) slope_stride[rank - 1 - k] = stride;
+      stride *= slope.shape[d];
+    }
+  }
 
   for (size_t i = 0; i < t->value.size(); ++i) {
     const double x = t->value[i];
@@ -85,9 +96,13 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
         lipschitz = std::fmax(1.0, std::fabs(alpha));
         break;
       case Op::PRelu: {
-        const size_t c = slope.value.size() == 1
-                             ? 0
-                             : static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+        int64_t k = 0;
+        for (size_t d = 0; d < rank; ++d) k += idx[d] * slope_stride[d];
+        for (size_t d = rank; d-- > 0;) {  // advance the multi-index of t
+          if (++idx[d] < t->shape[d]) break;
+          idx[d] = 0;
+        }
+        const size_t c = static_cast<size_t>(k);
         r = x < 0 ? slope.value[c] * x : x;
         lipschitz = std::fmax(1.0, slope.mag[c]);
         break;

@@ -53,11 +53,15 @@ TEST(RefActivation, LeakyReluAlphaEdges) {
 
 TEST(RefActivation, PReluPerChannelAndShared) {
   const Tensor x = T({1, 2, 1, 2}, {-1, 2, -3, 4});
-  RefTensor per = RunOp(MakeNode(Op::PRelu, {}, {{"slope", T({2}, {0.5f, -2})}}), {x});
+  RefTensor per = RunOp(MakeNode(Op::PRelu, {}, {{"slope", T({2, 1, 1}, {0.5f, -2})}}), {x});
   ExpectValues(per, {1, 2, 1, 2}, {-0.5, 2, 6, 4});
   ExpectMags(per, {1.5, 4, 12, 12});  // L = max(1,|slope_c|): 1, 1, 2, 2
   RefTensor shared = RunOp(MakeNode(Op::PRelu, {}, {{"slope", T({1}, {0.25f})}}), {x});
   ExpectValues(shared, {1, 2, 1, 2}, {-0.25, 2, -0.75, 4});
+  // C == W == 2: a [2] slope broadcasts along W (ONNX), not per channel as [2, 1, 1] above.
+  RefTensor along_w = RunOp(MakeNode(Op::PRelu, {}, {{"slope", T({2}, {0.5f, -2})}}), {x});
+  ExpectValues(along_w, {1, 2, 1, 2}, {-0.5, 2, -1.5, 4});
+  ExpectMags(along_w, {1.5, 6, 4.5, 12});  // L = max(1,|slope_w|): 1, 2, 1, 2
 }
 
 TEST(RefActivation, Elu) {

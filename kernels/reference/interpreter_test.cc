@@ -134,7 +134,8 @@ void CheckFusedEqualsUnfused(Op act, AttrMap act_attrs, ParamMap act_params, Sha
 }
 
 TEST(RefInterpreter, FusedConvEqualsUnfusedSequence) {
-  CheckFusedEqualsUnfused(Op::PRelu, {}, {{"slope", T({3}, {0.25f, -0.5f, 2})}}, {2, 3, 6, 3});
+  CheckFusedEqualsUnfused(Op::PRelu, {}, {{"slope", T({3, 1, 1}, {0.25f, -0.5f, 2})}},
+                          {2, 3, 6, 3});
   CheckFusedEqualsUnfused(Op::LeakyRelu, {{"alpha", 0.1}}, {}, {1, 3, 1, 1});
   CheckFusedEqualsUnfused(Op::Gelu, {{"approximate", std::string("tanh")}}, {}, {2, 3, 6, 3});
   CheckFusedEqualsUnfused(Op::HardSwish, {}, {}, {3});

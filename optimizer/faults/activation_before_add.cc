@@ -10,6 +10,7 @@
 // conv + r < 0, with r != 0).
 #include <memory>
 
+#include "ir/broadcast.h"
 #include "ir/verifier.h"
 #include "optimizer/faults/fault_util.h"
 #include "optimizer/faults/faults.h"
@@ -51,6 +52,11 @@ class ActivationBeforeAdd final : public TypedRule<Data> {
         const int conv = ProducerOfInput(g, pn, 0);
         if (conv < 0 || !IsConvLike(g.nodes[size_t(conv)].op)) continue;
         if (!SoleUseProblem(g, g.nodes[size_t(conv)].output, p).empty()) continue;
+        // A slope along H or W cannot be an epilogue step.
+        if (pn.op == Op::PRelu &&
+            !AsPerChannelSlope(pn.params.at("slope").shape, ctx.shapes().at(pn.inputs[0]))) {
+          continue;
+        }
         nodes = {conv, p, anchor};
         d.separate_act = true;
       } else if (pn.op == Op::FusedConv && !pn.epilogue.empty() && IsActStep(pn.epilogue.back())) {

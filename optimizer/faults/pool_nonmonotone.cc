@@ -31,7 +31,7 @@ class PoolNonmonotone final : public TypedRule<NoData> {
     const Graph& g = ctx.graph();
     int p = -1;
     if (auto why = ActivationMaxPoolProblem(g, anchor, &p); !why.empty()) return NoMatch(why);
-    // A per-channel PRelu slope keeps its channels: MaxPool does not mix channels.
+    // A PRelu slope is per channel or scalar (ActivationMaxPoolProblem): MaxPool keeps channels.
     return MakeMatch({p, anchor});
   }
 

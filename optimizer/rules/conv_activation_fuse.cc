@@ -1,8 +1,13 @@
 // conv-activation-fuse: Conv/FusedConv -> activation  =>  FusedConv whose epilogue ends with the
 // activation (its attrs and params, e.g. PRelu slope, LeakyRelu alpha, Clip bounds, Gelu form).
 // Existing epilogue steps keep their order; the activation runs after them, as it did.
+// A PRelu fuses only when its slope is per channel or a scalar ([C, 1, 1], [1, C, 1, 1], [1],
+// ...; stored as [M, 1, 1] or [1]): a slope along W ([W], even when W == C) or H varies inside a
+// channel, which an epilogue step cannot express.
 #include <memory>
 
+#include "ir/broadcast.h"
+#include "ir/verifier.h"
 #include "optimizer/rewriter.h"
 #include "optimizer/rules/pattern.h"
 #include "optimizer/rules/rules.h"
@@ -30,6 +35,10 @@ class ConvActivationFuse final : public TypedRule<NoData> {
     if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
       return NoMatch(why);
     }
+    if (act.op == Op::PRelu &&
+        !AsPerChannelSlope(act.params.at("slope").shape, ctx.shapes().at(act.inputs[0]))) {
+      return NoMatch("PRelu slope is not per channel: it varies along N, H or W");
+    }
     return MakeMatch({p, anchor});
   }
 
@@ -43,6 +52,10 @@ class ConvActivationFuse final : public TypedRule<NoData> {
     step.act = act.op;
     step.attrs = act.attrs;
     step.params = act.params;
+    if (auto it = step.params.find("slope"); it != step.params.end()) {
+      const int64_t c = it->second.size();  // per channel or a scalar (Match)
+      it->second.shape = c == 1 ? Shape{1} : Shape{c, 1, 1};
+    }
     fused.epilogue.push_back(std::move(step));
     fused.output = act.output;
     rw.ReplaceNode(act_index, std::move(fused));

@@ -42,6 +42,38 @@ TEST(ConvActivationFuse, NumericAgreementRandom) {
   }
 }
 
+// The conv output is [1, 3, 3, 3]: C == W == 3. A [3] slope broadcasts along W (ONNX), so
+// fusing it as a per-channel epilogue step would silently change the numerics (issue 13).
+TEST(ConvActivationFuse, RefusesPReluSlopeAlongW) {
+  for (const Shape& s : std::vector<Shape>{{3}, {3, 3}, {3, 3, 3}, {1, 1, 3, 1}}) {
+    Rng rng(4);
+    Graph g = MakeGraph(
+        {In("x", {1, 2, 5, 5})},
+        {MakeConv(rng, "conv", "x", "c", 2, 3, 3),
+         MakeNode(Op::PRelu, "p", {"c"}, "y", {}, {{"slope", RandTensor(rng, s, -1, 1)}})},
+        {"y"});
+    ExpectNoFire(g, kRule);
+  }
+}
+
+// Slopes that vary along the channel only (or not at all) fuse, stored as [M, 1, 1] or [1].
+TEST(ConvActivationFuse, PerChannelSlopesFuseInTheirEpilogueShape) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{3, 1, 1}, {3, 1, 1}}, {{1, 3, 1, 1}, {3, 1, 1}}, {{1}, {1}}, {{1, 1, 1}, {1}}};
+  for (const auto& [given, stored] : cases) {
+    Rng rng(5);
+    Graph g = MakeGraph(
+        {In("x", {1, 2, 5, 5})},
+        {MakeConv(rng, "conv", "x", "c", 2, 3, 3),
+         MakeNode(Op::PRelu, "p", {"c"}, "y", {}, {{"slope", RandTensor(rng, given, -1, 1)}})},
+        {"y"});
+    OptimizeResult r = ExpectFiresOnce(g, kRule);
+    ASSERT_EQ(r.graph.nodes.size(), 1u);
+    EXPECT_EQ(r.graph.nodes[0].epilogue.at(0).params.at("slope").shape, stored);
+    ExpectNumericAgreement(g, r.graph, RandInputs(rng, g), ShapeToString(given));
+  }
+}
+
 TEST(ConvActivationFuse, ChainAppendsInOrder) {
   // Conv -> Relu6 -> Tanh: two steps, in data-flow order.
   Rng rng(2);

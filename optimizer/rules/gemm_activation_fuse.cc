@@ -1,7 +1,10 @@
 // gemm-activation-fuse: Gemm -> activation  =>  Gemm whose epilogue ends with the activation (its
-// attrs and params; a PRelu slope is per output column). Existing steps keep their order.
+// attrs and params). Existing steps keep their order. A PRelu fuses only when its slope is per
+// output column or a scalar ([N], [1, N], [1]; stored as [N] or [1]), not per row ([M, 1]).
 #include <memory>
 
+#include "ir/broadcast.h"
+#include "ir/verifier.h"
 #include "optimizer/rewriter.h"
 #include "optimizer/rules/pattern.h"
 #include "optimizer/rules/rules.h"
@@ -29,6 +32,10 @@ class GemmActivationFuse final : public TypedRule<NoData> {
     if (auto why = SoleUseProblem(g, g.nodes[size_t(p)].output, anchor); !why.empty()) {
       return NoMatch(why);
     }
+    if (act.op == Op::PRelu &&
+        !AsPerChannelSlope(act.params.at("slope").shape, ctx.shapes().at(act.inputs[0]))) {
+      return NoMatch("PRelu slope is not per column: it varies along the rows");
+    }
     return MakeMatch({p, anchor});
   }
 
@@ -41,6 +48,9 @@ class GemmActivationFuse final : public TypedRule<NoData> {
     step.act = act.op;
     step.attrs = act.attrs;
     step.params = act.params;
+    if (auto it = step.params.find("slope"); it != step.params.end()) {
+      it->second.shape = {it->second.size()};  // [N] or [1] (Match)
+    }
     fused.epilogue.push_back(std::move(step));
     fused.output = act.output;
     rw.ReplaceNode(act_index, std::move(fused));

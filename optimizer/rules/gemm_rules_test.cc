@@ -68,7 +68,7 @@ TEST(GemmBnFold, RefusesWhatMustNotFold) {
 
 TEST(GemmActivationFuse, EveryActivationBecomesAnEpilogueStep) {
   Rng rng(3);
-  for (const Node& act : AllActivations(rng, "y", "z", 4)) {
+  for (const Node& act : AllActivations(rng, "y", "z", 4, 2)) {
     Graph g =
         MakeGraph({In("x", {3, 6})}, {MakeGemm(rng, "x", "y", 6, 4, rng.Coin(), {4}), act}, {"z"});
     OptimizeResult r = ExpectFiresOnce(g, "gemm-activation-fuse");
@@ -77,6 +77,24 @@ TEST(GemmActivationFuse, EveryActivationBecomesAnEpilogueStep) {
     EXPECT_EQ(r.graph.nodes[0].epilogue[0].act, act.op);
     ExpectNumericAgreement(g, r.graph, RandInputs(rng, g), std::string(OpName(act.op)));
   }
+}
+
+// A PRelu slope per row ([3, 1] on the [3, 4] output) cannot be a per-column epilogue step;
+// [1, 4] is per column and is stored as [4].
+TEST(GemmActivationFuse, PReluOnlyWithAPerColumnSlope) {
+  Rng rng(5);
+  auto graph = [&](const Shape& s) {
+    return MakeGraph({In("x", {3, 6})},
+                     {MakeGemm(rng, "x", "y", 6, 4, false),
+                      MakeNode(Op::PRelu, "p", {"y"}, "z", {}, {{"slope", RandTensor(rng, s)}})},
+                     {"z"});
+  };
+  ExpectNoFire(graph({3, 1}), "gemm-activation-fuse");
+  ExpectNoFire(graph({3, 4}), "gemm-activation-fuse");
+  Graph g = graph({1, 4});
+  OptimizeResult r = ExpectFiresOnce(g, "gemm-activation-fuse");
+  EXPECT_EQ(r.graph.nodes[0].epilogue.at(0).params.at("slope").shape, (Shape{4}));
+  ExpectNumericAgreement(g, r.graph, RandInputs(rng, g), "[1, 4]");
 }
 
 TEST(GemmActivationFuse, RefusesWhenAnotherConsumerSitsInBetween) {

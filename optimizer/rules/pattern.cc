@@ -203,6 +203,7 @@ void FoldPadIntoConv(Rewriter& rw, int pad, int conv, std::vector<int64_t> pads)
   rw.EraseNode(pad);
 }
 
+// Also refuses a PRelu whose slope varies along N, H or W: the pool changes H and W.
 std::string ActivationMaxPoolProblem(const Graph& g, int anchor, int* act) {
   const Node& pool = g.nodes[static_cast<size_t>(anchor)];
   if (pool.op != Op::MaxPool) return "anchor is not a MaxPool";
@@ -210,7 +211,16 @@ std::string ActivationMaxPoolProblem(const Graph& g, int anchor, int* act) {
   if (*act < 0 || !IsActivation(g.nodes[size_t(*act)].op)) {
     return "MaxPool input is not produced by an activation";
   }
-  return SoleUseProblem(g, g.nodes[size_t(*act)].output, anchor);
+  const Node& a = g.nodes[size_t(*act)];
+  if (a.op == Op::PRelu) {
+    // MaxPool changes H and W but keeps N and C: only a slope that varies along C alone (or not
+    // at all) means the same after the swap. Against the rank-4 input, right-aligned.
+    const Shape& s = a.params.at("slope").shape;
+    for (size_t d = 0; d < s.size(); ++d) {
+      if (s[d] != 1 && d + 4 - s.size() != 1) return "PRelu slope varies along N, H or W";
+    }
+  }
+  return SoleUseProblem(g, a.output, anchor);
 }
 
 void SwapActivationAndPool(Rewriter& rw, int act_index, int pool_index) {

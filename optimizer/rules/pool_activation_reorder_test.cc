@@ -84,8 +84,20 @@ TEST(PoolActivationReorder, RefusesNegativeEluAlpha) {
 
 TEST(PoolActivationReorder, RefusesPReluWithANegativeSlope) {
   ExpectNoFire(ActPool(MakeNode(Op::PRelu, "act", {"x"}, "a", {},
-                                {{"slope", Tensor({3}, {0.1f, -0.1f, 0.2f})}})),
+                                {{"slope", Tensor({3, 1, 1}, {0.1f, -0.1f, 0.2f})}})),
                kRule);
+}
+
+// MaxPool changes H and W: a slope along them ([7] is W, [7, 7] is H, W) would no longer line
+// up after the swap, even when every slope is >= 0.
+TEST(PoolActivationReorder, RefusesPReluSlopeAlongHOrW) {
+  for (const Shape& s : std::vector<Shape>{{7}, {7, 7}, {3, 7, 7}, {7, 1}}) {
+    ExpectNoFire(ActPool(MakeNode(Op::PRelu, "act", {"x"}, "a", {}, {{"slope", Tensor(s, 0.5f)}})),
+                 kRule);
+  }
+  ExpectFiresOnce(
+      ActPool(MakeNode(Op::PRelu, "act", {"x"}, "a", {}, {{"slope", Tensor({1, 3, 1, 1}, 0.5f)}})),
+      kRule);
 }
 
 TEST(PoolActivationReorder, RefusesAvgPool) {

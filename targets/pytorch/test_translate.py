@@ -32,7 +32,7 @@ def one_node(op, shape, attrs=None, params=None, inputs=1):
     ins = [{"name": "x%d" % i, "shape": shape} for i in range(inputs)]
     node = {"name": "n", "op": op, "inputs": [i["name"] for i in ins], "outputs": ["y"],
             "attrs": attrs or {}, "params": {k: tj(v) for k, v in (params or {}).items()}}
-    return {"format": "fusefuzz-graph", "version": 1, "inputs": ins, "nodes": [node],
+    return {"format": "fusefuzz-graph", "version": 2, "inputs": ins, "nodes": [node],
             "outputs": ["y"]}
 
 
@@ -129,11 +129,26 @@ class Translation(unittest.TestCase):
         want = norm.reshape(1, 4, 2, 3) * scale.reshape(1, 4, 1, 1) + bias.reshape(1, 4, 1, 1)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
+    def test_prelu_slope_broadcasts_from_the_right_as_onnx(self):
+        # C == W == 3: a [3] slope runs along W (ONNX, graph format 2), not along the channels.
+        x = rand((2, 3, 2, 3))
+        for shape in ([3], [2, 3], [3, 2, 3], [2, 1, 1, 1], [1]):
+            slope = np.linspace(-1.5, 2, int(np.prod(shape))).reshape(shape)
+            got = run(one_node("PRelu", [2, 3, 2, 3], {}, {"slope": slope}), x)[0]
+            want = np.where(x < 0, slope * x, x)
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(shape))
+        # Graph format 1 read the same [3] slope per channel; the adapter keeps that meaning.
+        slope = np.array([0.5, -1, 2.0])
+        g = one_node("PRelu", [2, 3, 2, 3], {}, {"slope": slope})
+        g["version"] = 1
+        want = np.where(x < 0, slope.reshape(1, 3, 1, 1) * x, x)
+        np.testing.assert_allclose(run(g, x)[0], want, rtol=1e-6)
+
     def test_hardsigmoid_prelu_clip_and_constant_on_the_left(self):
         x = rand((1, 3, 2, 2))
         got = run(one_node("HardSigmoid", [1, 3, 2, 2], {"alpha": 0.2, "beta": 0.5}), x)[0]
         np.testing.assert_allclose(got, np.clip(0.2 * x + 0.5, 0, 1), rtol=1e-6)
-        slope = np.array([0.5, -1, 2.0])
+        slope = np.array([0.5, -1, 2.0]).reshape(3, 1, 1)  # per channel: nn.PReLU
         got = run(one_node("PRelu", [1, 3, 2, 2], {}, {"slope": slope}), x)[0]
         want = np.where(x < 0, slope.reshape(1, 3, 1, 1) * x, x)
         np.testing.assert_allclose(got, want, rtol=1e-6)

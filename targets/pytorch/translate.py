@@ -77,6 +77,27 @@ class OnnxAvgPool2d(nn.Module):
         return F.avg_pool2d(x, self.kernel, self.stride, divisor_override=1) / self.divisor
 
 
+class BroadcastPReLU(nn.Module):
+    """ONNX PRelu with a slope that broadcasts from the right along other dims than the channel
+    ([W], [H, W], [C, H, W], ...), which nn.PReLU (one weight per channel) cannot hold."""
+
+    def __init__(self, slope):
+        super().__init__()
+        self.register_buffer("slope", slope)
+
+    def forward(self, x):
+        return torch.where(x >= 0, x, x * self.slope)
+
+
+def prelu_is_per_channel(slope_shape, s):
+    """True when a slope of `slope_shape` on an input of shape `s` varies along dim 1 only (or
+    not at all), numpy broadcasting from the right: then nn.PReLU computes it."""
+    if len(slope_shape) > len(s):
+        return False
+    padded = [1] * (len(s) - len(slope_shape)) + list(slope_shape)
+    return all(d == 1 for i, d in enumerate(padded) if i != 1)
+
+
 class OnnxHardSigmoid(nn.Module):
     """max(0, min(1, alpha*x + beta)); torch's Hardsigmoid is only alpha = 1/6, beta = 1/2
     (ONNX's defaults are 0.2 and 0.5)."""
@@ -167,6 +188,8 @@ class Translation:
         self.shape = {}  # fusefuzz value name -> shape
         self.names = set()
         g = graph_json
+        # Graph format 1 read a PRelu slope [C] per channel; 2 broadcasts it from the right.
+        self.version = int(g.get("version", 2))
         for inp in g["inputs"]:
             self.env[inp["name"]] = self.fx.placeholder(self.unique("in_" + inp["name"]))
             self.shape[inp["name"]] = [int(d) for d in inp["shape"]]
@@ -399,10 +422,15 @@ class Translation:
         elif op == "LeakyRelu":
             mod = nn.LeakyReLU(a("alpha", 0.01))
         elif op == "PRelu":
-            slope = params["slope"].reshape(-1)
-            mod = nn.PReLU(num_parameters=slope.numel())
-            with torch.no_grad():
-                mod.weight.copy_(slope)
+            slope = params["slope"]
+            if self.version == 1 and slope.dim() == 1 and len(s) >= 2 and slope.numel() == s[1]:
+                slope = slope.reshape([s[1]] + [1] * (len(s) - 2))  # format 1: [C] per channel
+            if prelu_is_per_channel(list(slope.shape), s):
+                mod = nn.PReLU(num_parameters=slope.numel())
+                with torch.no_grad():
+                    mod.weight.copy_(slope.reshape(-1))
+            else:
+                mod = BroadcastPReLU(slope)
         elif op == "Elu":
             mod = nn.ELU(a("alpha", 1.0))
         elif op == "Sigmoid":
