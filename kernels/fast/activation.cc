@@ -41,14 +41,18 @@ void Chunks(float* y, int64_t count, F f) {
   }
 }
 
-// e = exp(-|z|) <= 1, which never overflows. Below the smallest normal float it is 0: Eigen's
-// SSE2 exp stops at 2^-127 for any argument below -88.4 (AVX levels go on into subnormals), and
-// -inf * sigmoid(-inf) must be -inf * 0 = NaN at every level, as in the reference. Results below
-// 2^-126 are not semantics to the oracle. NaN: exp(NaN) is NaN.
+// e = exp(-|z|) <= 1, which never overflows. Eigen's SSE2 exp stops at 2^-127 for arguments
+// below -88.4 (the AVX levels go on into subnormals), which x * e would scale back up to normal
+// floats (Silu(-100) would be -3e-37, not -4e-42): below -80 the argument is shifted by 40
+// (exactly) and the result scaled by exp(-40), so every level gets the subnormal e right to below
+// the oracle's floor 2^-126, and exp(-inf) = 0 (-inf * sigmoid(-inf) is NaN, as in the reference).
+// NaN: exp(NaN) is NaN.
 template <typename Z>
 void ExpMinusAbs(const Z& z, FloatArray& e) {
-  e = (-z.abs()).exp();
-  e = (e < std::numeric_limits<float>::min()).select(0.0f, e);
+  constexpr float kShift = 40.0f;
+  constexpr float kExpMinusShift = 4.2483542552915889e-18f;  // exp(-40)
+  e = (z.abs() > 2 * kShift).select(kShift - z.abs(), -z.abs()).exp();
+  e = (z.abs() > 2 * kShift).select(e * kExpMinusShift, e);
 }
 
 // x * sigmoid(z) for a chunk, written into x; e is scratch. sigmoid(z) = (z >= 0 ? 1 : e)/(1 + e)
