@@ -2,8 +2,16 @@
 // loop) so the cheap ones vectorize. Comparisons are written so that NaN propagates, as ONNX
 // runtimes do, and the formulas avoid cancellation where a naive form would lose digits
 // (expm1 for Elu, erfc for Gelu, a sigmoid form for 1 + tanh).
+//
+// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1;
+// where Eigen's own function is not accurate enough (its logistic and tanh are rational
+// approximations, up to ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004
+// and near its clamp at 7.9) the formula is ours. Measured errors and the bound they must meet:
+// docs/kernels.md "Transcendental activations", activation_ulp_test.cc.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
@@ -11,16 +19,70 @@
 namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
+using FloatArray = Eigen::Map<Eigen::ArrayXf>;
+
 template <typename F>
 void Map(float* y, int64_t count, F f) {
   for (int64_t i = 0; i < count; ++i) y[i] = f(y[i]);
 }
 
-float Sigmoid(float x) {
-  // exp of a non-positive argument never overflows; both branches are accurate to a few ulp.
-  if (x >= 0) return 1.0f / (1.0f + std::exp(-x));
-  float e = std::exp(x);
-  return e / (1.0f + e);
+// Runs f(x, tmp) over chunks of y: x maps the chunk (read and written in place), tmp is scratch of
+// the same length. Small chunks keep the temporaries in L1 and need no allocation.
+constexpr int64_t kChunk = 256;
+
+template <typename F>
+void Chunks(float* y, int64_t count, F f) {
+  alignas(64) float scratch[kChunk];
+  for (int64_t i = 0; i < count; i += kChunk) {
+    const int64_t n = std::min(kChunk, count - i);
+    FloatArray x(y + i, n);
+    FloatArray tmp(scratch, n);
+    f(x, tmp);
+  }
+}
+
+// e = exp(-|z|) <= 1, which never overflows. Eigen's SSE2 exp stops at 2^-127 for arguments
+// below -88.4 (the AVX levels go on into subnormals), which x * e would scale back up to normal
+// floats (Silu(-100) would be -3e-37, not -4e-42): below -80 the argument is shifted by 40
+// (exactly) and the result scaled by exp(-40), so every level gets the subnormal e right to below
+// the oracle's floor 2^-126, and exp(-inf) = 0 (-inf * sigmoid(-inf) is NaN, as in the reference).
+// NaN: exp(NaN) is NaN.
+template <typename Z>
+void ExpMinusAbs(const Z& z, FloatArray& e) {
+  constexpr float kShift = 40.0f;
+  constexpr float kExpMinusShift = 4.2483542552915889e-18f;  // exp(-40)
+  e = (z.abs() > 2 * kShift).select(kShift - z.abs(), -z.abs()).exp();
+  e = (z.abs() > 2 * kShift).select(e * kExpMinusShift, e);
+}
+
+// x * sigmoid(z) for a chunk, written into x; e is scratch. sigmoid(z) = (z >= 0 ? 1 : e)/(1 + e)
+// has no cancellation on either side (Eigen's logistic returns exp(z) for z < -9, off by a
+// factor 1 + exp(z), and cancels in p/q + 1/2 just above).
+template <typename Z>
+void TimesSigmoid(FloatArray& x, const Z& z, FloatArray& e) {
+  ExpMinusAbs(z, e);
+  x = (z >= 0.0f).select(x, x * e) / (1.0f + e);
+}
+
+void SigmoidChunk(FloatArray& x, FloatArray& e) {
+  ExpMinusAbs(x, e);
+  x = (x >= 0.0f).select(1.0f, e) / (1.0f + e);
+}
+
+// tanh(x): an odd Taylor polynomial for |x| < 1/2 (terms through x^17, truncation < 1e-9
+// relative), else (1 - e)/(1 + e) with e = exp(-2|x|) <= 1/e (no cancellation: 1 - e >= 0.63).
+// Eigen's tanh is a rational approximation clamped at |x| = 7.9, 5-6 ulps off there and near 0.004.
+void TanhChunk(FloatArray& x, FloatArray& e) {
+  e = (-2.0f * x.abs()).exp();
+  const auto big = (1.0f - e) / (1.0f + e);
+  const auto x2 = x * x;
+  // tanh's Taylor coefficients of x^3 ... x^17, rounded once from double.
+  constexpr float c3 = -1.0 / 3, c5 = 2.0 / 15, c7 = -17.0 / 315, c9 = 62.0 / 2835,
+                  c11 = -1382.0 / 155925, c13 = 21844.0 / 6081075, c15 = -929569.0 / 638512875,
+                  c17 = 6404582.0 / 10854718875;
+  const auto poly =
+      c3 + x2 * (c5 + x2 * (c7 + x2 * (c9 + x2 * (c11 + x2 * (c13 + x2 * (c15 + x2 * c17))))));
+  x = (x.abs() < 0.5f).select(x + x * (x2 * poly), (x < 0.0f).select(-big, big));
 }
 
 }  // namespace
@@ -86,10 +148,14 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     }
     case Op::Elu: {
       const float alpha = a.alpha;
-      return Map(y, count, [alpha](float x) { return x >= 0.0f ? x : alpha * std::expm1(x); });
+      // Eigen's expm1 (exp, corrected through log: relative error ~1 ulp down to x = -2^-24).
+      return Chunks(y, count, [alpha](FloatArray& x, FloatArray& e) {
+        e = x.expm1();
+        x = (x >= 0.0f).select(x, alpha * e);
+      });
     }
     case Op::Sigmoid:
-      return Map(y, count, Sigmoid);
+      return Chunks(y, count, SigmoidChunk);
     case Op::HardSigmoid: {
       const float alpha = a.alpha, beta = a.beta;
       return Map(y, count, [alpha, beta](float x) {
@@ -98,9 +164,9 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
       });
     }
     case Op::Tanh:
-      return Map(y, count, [](float x) { return std::tanh(x); });
+      return Chunks(y, count, TanhChunk);
     case Op::Silu:
-      return Map(y, count, [](float x) { return x * Sigmoid(x); });
+      return Chunks(y, count, [](FloatArray& x, FloatArray& e) { TimesSigmoid(x, x, e); });
     case Op::HardSwish:
       return Map(y, count, [](float x) {
         float v = x / 6.0f + 0.5f;
@@ -109,13 +175,14 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     case Op::Gelu:
       if (a.gelu_tanh) {
         // 0.5x(1 + tanh(z)) == x * sigmoid(2z): no cancellation for negative x.
-        return Map(y, count, [](float x) {
-          const float k = 0.7978845608028654f;  // sqrt(2/pi)
-          float z = k * (x + 0.044715f * x * x * x);
-          return x * Sigmoid(2.0f * z);
+        return Chunks(y, count, [](FloatArray& x, FloatArray& e) {
+          const float k2 = 2 * 0.7978845608028654f;  // 2 sqrt(2/pi)
+          TimesSigmoid(x, k2 * (x + 0.044715f * x * x * x), e);
         });
       }
       // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2): no cancellation for negative x.
+      // Scalar libm: Eigen 3.4 has no packet erfc (it maps ::erfcf), and its packet erf in
+      // 1 + erf cancels for x < 0 and is 3 ulps off for x > 0.
       return Map(y, count, [](float x) { return 0.5f * x * std::erfc(-x * 0.7071067811865476f); });
     default:
       throw InputError("", std::string(OpName(a.op)) + " is not an activation");
