@@ -72,9 +72,13 @@ void RegisterExport(Cli& cli) {
       for (auto& [name, t] : RunReference(c.graph, c.inputs)) outputs[name] = ToFloatTensor(t);
       WriteBackendTestData(o->inputs_pb, c.graph, c.inputs, outputs);
     }
+    size_t decompositions = 0;
+    for (const auto& [key, value] : m.metadata) {
+      decompositions += key.rfind("fusefuzz:decomposition:", 0) == 0;
+    }
     std::printf(
         "%s: ONNX opset %d, %zu input(s), %zu output(s), %zu decomposition(s)%s\n", o->onnx.c_str(),
-        m.opset, m.input_names.size(), m.output_names.size(), m.metadata.size() - 2,
+        m.opset, m.input_names.size(), m.output_names.size(), decompositions,
         o->no_check  ? ""
         : !checkable ? ", libonnx checker skipped (libonnx 1.12 knows opsets up to 17; run the "
                        "model in ONNX Runtime to validate it, docs/onnx.md)"

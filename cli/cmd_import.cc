@@ -102,10 +102,21 @@ void RegisterImport(Cli& cli) {
     WriteOptions w;
     w.plain = o->plain;
     if (o->cut) return RunCut(*o, w);
-    Graph g = ImportOnnxFile(o->model);
+    OnnxImportInfo info;
+    Graph g = ImportOnnxFile(o->model, {}, &info);
     WriteFileAtomic(o->output, WriteGraph(g, w));
     std::printf("%s: %zu input(s), %zu node(s), %zu output(s)\n", o->output.c_str(),
                 g.inputs.size(), g.nodes.size(), g.outputs.size());
+    if (info.refused > 0) {
+      std::printf("import: %lld node(s) that fusefuzz's export decomposed are back as one node\n",
+                  static_cast<long long>(info.refused));
+    }
+    if (!info.not_refused.empty()) {
+      std::fprintf(stderr,
+                   "import: warning: fusefuzz's decomposition records were not used, the "
+                   "decompositions are imported as plain ops: %s\n",
+                   info.not_refused.c_str());
+    }
   });
 }
 

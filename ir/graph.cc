@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <cmath>
+
 #include "ir/error.h"
 
 namespace fusefuzz {
@@ -207,8 +209,10 @@ void DropDefaultAttrs(Op op, AttrMap& attrs) {
               std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
           break;
         case AttrType::kFloat:
-          is_default =
-              std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
+          // -0.0 is not the default 0.0: a Pad value of -0 pads with -0 (1/x tells them apart).
+          is_default = std::holds_alternative<double>(v) &&
+                       std::get<double>(v) == spec->default_float &&
+                       std::signbit(std::get<double>(v)) == std::signbit(spec->default_float);
           break;
         case AttrType::kInts:
           is_default = std::holds_alternative<std::vector<int64_t>>(v) &&

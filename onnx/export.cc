@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "ir/error.h"
@@ -74,7 +76,11 @@ class Exporter {
   }
 
   OnnxModel Run() {
-    for (const Node& n : g_.nodes) EmitNode(n);
+    for (const Node& n : g_.nodes) {
+      const int first = graph_.node_size();
+      EmitNode(n);
+      if (opts_.record_nodes && IsRecorded(n)) RecordNode(n, first);
+    }
     OnnxModel m;
     graph_.set_name(opts_.graph_name);
     for (const auto& in : g_.inputs) {
@@ -155,7 +161,7 @@ class Exporter {
     return Initializer(n.name + "/" + what, {}, {ToF32(value)});
   }
   std::string Param(const Node& n, const std::string& what, const Tensor& t) {
-    return Initializer(n.name + "." + what, t.shape, t.data);
+    return initializer_of_[&t] = Initializer(n.name + "." + what, t.shape, t.data);
   }
   // A per-channel [C] tensor reshaped to [C, 1, ..., 1] so that it broadcasts along dim 1 of a
   // tensor of rank `rank` (ONNX broadcasting aligns from the right).
@@ -164,10 +170,44 @@ class Exporter {
     if (t.shape.size() == 1) {
       for (size_t i = 2; i < rank; ++i) dims.push_back(1);
     }
-    return Initializer(n.name + "." + what, dims, t.data);
+    return initializer_of_[&t] = Initializer(n.name + "." + what, dims, t.data);
   }
 
   void Add(const NodeBuilder& b) { *graph_.add_node() = b.node(); }
+
+  // Nodes that opset 17 lacks and that are written as a decomposition (Relu6 has its own,
+  // older record: "fusefuzz:decomposition:" = "Relu6 = ...").
+  static bool IsRecorded(const Node& n) {
+    return n.op == Op::FusedConv || n.op == Op::Silu || n.op == Op::Gelu || n.op == Op::GroupNorm ||
+           (n.op == Op::Gemm && !n.epilogue.empty());
+  }
+
+  // "fusefuzz:node:<name>": the node as graph JSON, each tensor replaced by the initializer that
+  // holds its data, and the ONNX nodes of its decomposition. The import puts the node back in
+  // their place (docs/onnx.md, "Decompositions come back as the node").
+  void RecordNode(const Node& n, int first_onnx_node) {
+    Graph one;
+    one.nodes.push_back(n);
+    nlohmann::json node = GraphToJson(one).at("nodes").at(0);
+    auto by_reference = [&](nlohmann::json& params, const ParamMap& tensors) {
+      for (const auto& [name, t] : tensors) {
+        params[name] = {{"initializer", initializer_of_.at(&t)}, {"shape", t.shape}};
+      }
+    };
+    by_reference(node["params"], n.params);
+    if (n.params.empty()) node.erase("params");
+    for (size_t i = 0; i < n.epilogue.size(); ++i) {
+      if (!n.epilogue[i].params.empty()) {
+        by_reference(node["epilogue"][i]["params"], n.epilogue[i].params);
+      }
+    }
+    nlohmann::json onnx_nodes = nlohmann::json::array();
+    for (int i = first_onnx_node; i < graph_.node_size(); ++i) {
+      onnx_nodes.push_back(graph_.node(i).name());
+    }
+    nlohmann::json record = {{"node", std::move(node)}, {"onnx_nodes", std::move(onnx_nodes)}};
+    decompositions_.emplace_back(std::string(kOnnxNodeRecordPrefix) + n.name, record.dump());
+  }
   void Record(const Node& n, const std::string& how) {
     decompositions_.emplace_back("fusefuzz:decomposition:" + n.name, how);
   }
@@ -565,6 +605,7 @@ class Exporter {
   std::set<std::string> used_values_, used_nodes_;
   onnx::GraphProto graph_;  // nodes and initializers as they are emitted
   std::vector<std::pair<std::string, std::string>> decompositions_;
+  std::map<const Tensor*, std::string> initializer_of_;  // every param written, by address
 };
 
 }  // namespace

@@ -22,6 +22,10 @@ inline constexpr int kOnnxOpsetNewer = 19;     // only for what opset 17 lacks (
 inline constexpr int kOnnxIrVersion = 8;       // ONNX 1.12's IR version, the one for opset 17
 inline constexpr int kOnnxIrVersionNewer = 9;  // ONNX 1.14's, the one for opset 19
 
+// metadata_props key of a decomposed node's record: kOnnxNodeRecordPrefix + node name, value
+// {"node": graph-JSON node with tensors as {"initializer", "shape"}, "onnx_nodes": [names]}.
+inline constexpr const char* kOnnxNodeRecordPrefix = "fusefuzz:node:";
+
 // The opset `g` is exported at: 19 when it holds a Pad with mode "wrap" (Pad-19) or an AvgPool
 // with dilations (AveragePool-19), else 17.
 int RequiredOnnxOpset(const Graph& g);
@@ -31,6 +35,9 @@ inline bool LibonnxKnowsOpset(int opset) { return opset <= kOnnxOpset; }
 struct OnnxExportOptions {
   std::string graph_name = "fusefuzz";
   std::string doc;  // the model's doc_string (e.g. where the graph came from)
+  // Record each decomposed node for the import (kOnnxNodeRecordPrefix). Off: the model looks
+  // like one another tool wrote (tests of importing foreign models).
+  bool record_nodes = true;
 };
 
 struct OnnxModel {

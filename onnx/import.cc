@@ -16,6 +16,8 @@
 #include "ir/broadcast.h"
 #include "ir/error.h"
 #include "ir/verifier.h"
+#include "onnx/export.h"
+#include "onnx/node_record.h"
 #include "onnx/proto_io.h"
 
 namespace fusefuzz {
@@ -41,6 +43,7 @@ struct ONode {
   std::string name, op_type, domain;
   std::vector<std::string> inputs, outputs;
   std::map<std::string, OAttr> attrs;
+  int record = -1;  // index in Importer::records_: the node fusefuzz's export decomposed here
 };
 
 struct OValue {
@@ -51,12 +54,13 @@ struct OValue {
 
 class Importer {
  public:
-  Importer(std::string source, const Limits& limits, bool cut)
-      : src_(std::move(source)), limits_(limits), cut_mode_(cut) {}
+  Importer(std::string source, const Limits& limits, bool cut, bool refuse)
+      : src_(std::move(source)), limits_(limits), cut_mode_(cut), refuse_(refuse) {}
 
   Graph Run(std::string_view bytes) {
     DecodeModel(bytes);
     if (cut_mode_) InferShapesForCut(bytes);
+    if (refuse_) PlaceRecordedNodes();
     Graph g;
     for (const OValue& v : inputs_) {
       if (consts_.count(v.name)) continue;  // an initializer listed as input (IR < 4)
@@ -85,7 +89,7 @@ class Importer {
           consts_[on.outputs[0]] = consts_.at(on.inputs[0]);
           continue;
         }
-        Node n = Convert(on);
+        Node n = on.record >= 0 ? RecordedNode(on) : Convert(on);
         // Defaults are left out, as in fusefuzz's own files: export -> import gives the same JSON.
         DropDefaultAttrs(n.op, n.attrs);
         std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
@@ -120,6 +124,8 @@ class Importer {
   }
 
   CutImport& cut() { return cut_; }
+  // Records the model holds (counted before they are read, so a malformed one counts too).
+  size_t records() const { return record_keys_; }
 
  private:
   [[noreturn]] void Fail(const std::string& what) const { throw InputError(src_, what); }
@@ -455,6 +461,63 @@ class Importer {
     return {begin[0], begin[1], end[0], end[1]};
   }
 
+  // Each recorded node takes the place of the first ONNX node of its decomposition; the others
+  // are removed. ImportOnnx re-exports the result to prove the records true.
+  void PlaceRecordedNodes() {
+    const std::string prefix = kOnnxNodeRecordPrefix;
+    for (auto it = metadata_.lower_bound(prefix);
+         it != metadata_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      ++record_keys_;
+    }
+    records_ = ReadNodeRecords(metadata_, src_, limits_);
+    if (records_.empty()) return;
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!index.emplace(nodes_[i].name, i).second) {
+        Fail("node name '" + nodes_[i].name + "' is used twice: its decomposition is ambiguous");
+      }
+    }
+    std::vector<bool> removed(nodes_.size(), false);
+    for (size_t r = 0; r < records_.size(); ++r) {
+      size_t first = nodes_.size();
+      for (const std::string& name : records_[r].onnx_nodes) {
+        auto it = index.find(name);
+        if (it == index.end() || removed[it->second] || nodes_[it->second].record >= 0) {
+          Fail("metadata '" + records_[r].key + "': ONNX node '" + name +
+               "' is missing or claimed twice");
+        }
+        first = std::min(first, it->second);
+        removed[it->second] = true;
+      }
+      ONode& placeholder = nodes_[first];
+      const nlohmann::json& node = records_[r].node;
+      auto text = [&](const char* key) {
+        auto it = node.find(key);
+        return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      placeholder.name = text("name");
+      placeholder.op_type = "recorded " + text("op");
+      placeholder.record = static_cast<int>(r);
+      removed[first] = false;
+    }
+    std::vector<ONode> kept;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!removed[i]) kept.push_back(std::move(nodes_[i]));
+    }
+    nodes_ = std::move(kept);
+  }
+
+  Node RecordedNode(const ONode& on) {
+    auto floats_of = [&](const std::string& name) -> const std::vector<float>* {
+      auto it = consts_.find(name);
+      if (it == consts_.end() || it->second.type != onnx::TensorProto::FLOAT) return nullptr;
+      return &it->second.floats;
+    };
+    auto shape_of = [&](const std::string& v) { return ShapeOf(v, on); };
+    return NodeFromRecord(records_.at(static_cast<size_t>(on.record)), floats_of, shape_of, src_,
+                          limits_);
+  }
+
   Node Convert(const ONode& on) {
     if (!on.domain.empty() && on.domain != "ai.onnx") {
       FailNode(on, "domain \"" + on.domain + "\" is not in fusefuzz's vocabulary");
@@ -651,6 +714,9 @@ class Importer {
   std::map<std::string, std::string> metadata_;
   std::map<std::string, Shape> shapes_;
   bool cut_mode_ = false;
+  bool refuse_ = false;
+  std::vector<NodeRecord> records_;
+  size_t record_keys_ = 0;
   std::map<std::string, Shape> inferred_;  // --cut: libonnx's shapes of every value
   CutImport cut_;
   std::vector<std::pair<size_t, std::string>> dropped_;  // --cut: (index in nodes_, why)
@@ -658,17 +724,39 @@ class Importer {
 
 }  // namespace
 
-Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const Limits& limits) {
-  return Importer(source, limits, false).Run(model_bytes);
+Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const Limits& limits,
+                 OnnxImportInfo* info) {
+  std::string why;
+  {
+    Importer refusing(source, limits, false, true);
+    try {
+      Graph g = refusing.Run(model_bytes);
+      if (refusing.records() == 0) return g;
+      why = ReexportDifference(g, model_bytes, source);
+      if (why.empty()) {
+        if (info) info->refused = static_cast<int64_t>(refusing.records());
+        return g;
+      }
+      why = "exporting the re-fused graph does not give the model back (first difference: " + why +
+            ")";
+    } catch (const InputError& e) {
+      if (refusing.records() == 0) throw;
+      why = e.what();
+    }
+  }
+  // The records do not describe this model: its decompositions are imported as plain ops.
+  Graph g = Importer(source, limits, false, false).Run(model_bytes);
+  if (info) info->not_refused = why;
+  return g;
 }
 
-Graph ImportOnnxFile(const std::string& path, const Limits& limits) {
-  return ImportOnnx(ReadModelFile(path), path, limits);
+Graph ImportOnnxFile(const std::string& path, const Limits& limits, OnnxImportInfo* info) {
+  return ImportOnnx(ReadModelFile(path), path, limits, info);
 }
 
 CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
                         const Limits& limits) {
-  Importer importer(source, limits, true);
+  Importer importer(source, limits, true, false);
   Graph g = importer.Run(model_bytes);
   CutImport r = std::move(importer.cut());
   r.graph = std::move(g);

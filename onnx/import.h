@@ -13,13 +13,21 @@
 
 namespace fusefuzz {
 
+// What the import did with fusefuzz's own decomposition records (onnx/node_record.h).
+struct OnnxImportInfo {
+  int64_t refused = 0;      // recorded nodes put back in place of their decompositions
+  std::string not_refused;  // non-empty: the model has records, but they did not hold (why)
+};
+
 // `source` names the model in errors ("model.onnx: node 'c1' (op type Gemm): ...").
-// The returned graph is verified.
-Graph ImportOnnx(std::string_view model_bytes, const std::string& source,
-                 const Limits& limits = {});
+// The returned graph is verified. A model exported by fusefuzz comes back as the graph it was
+// exported from, decomposed nodes included, when its records prove true (onnx/node_record.h).
+Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const Limits& limits = {},
+                 OnnxImportInfo* info = nullptr);
 
 // Reads the file (at most 2 GiB) and imports it.
-Graph ImportOnnxFile(const std::string& path, const Limits& limits = {});
+Graph ImportOnnxFile(const std::string& path, const Limits& limits = {},
+                     OnnxImportInfo* info = nullptr);
 
 // `import --cut`: instead of failing on the first node outside the vocabulary, keeps the largest
 // weakly connected part of the nodes that import (docs/onnx.md, "Import with --cut"). Values it
