@@ -19,9 +19,9 @@ cmake -S "$src" -B "$build" -G Ninja \
   -DFUSEFUZZ_TESTS=OFF -DFUSEFUZZ_BENCH=OFF \
   -DFUSEFUZZ_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
   -DFUSEFUZZ_FUZZ_INJECT="${FUSEFUZZ_FUZZ_INJECT:-}"
-ninja -C "$build" -j "$(nproc)" fusion_fuzzer graph_json_fuzzer
+ninja -C "$build" -j "$(nproc)" fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer
 
-for t in fusion_fuzzer graph_json_fuzzer; do
+for t in fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer; do
   cp "$build/fuzz/$t" "$OUT/"
   rm -f "$OUT/${t}_seed_corpus.zip"
   (cd "$src/corpus/fuzz/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
@@ -35,5 +35,10 @@ cp "$src/fuzz/graph_json.dict" "$OUT/graph_json_fuzzer.dict"
 cat >"$OUT/graph_json_fuzzer.options" <<'OPTIONS'
 [libfuzzer]
 dict = graph_json_fuzzer.dict
+malloc_limit_mb = 512
+OPTIONS
+# The ONNX importer must refuse big declared sizes before allocating, too.
+cat >"$OUT/onnx_import_fuzzer.options" <<'OPTIONS'
+[libfuzzer]
 malloc_limit_mb = 512
 OPTIONS

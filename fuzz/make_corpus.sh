@@ -3,6 +3,8 @@
 #   corpus/fuzz/graph_json_fuzzer/  the JSON corpus: corpus/seeds/*.json, corpus/faults/*.repro.json
 #                                   (if any), small `fusefuzz gen --seed N` graphs (b64, plain)
 #                                   and tensors files (`fusefuzz run ... -o`)
+#   corpus/fuzz/onnx_import_fuzzer/ ONNX models: corpus/seeds/*.json and the small generated
+#                                   graphs exported (`fusefuzz export`, node records included)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
@@ -15,8 +17,9 @@ for b in fusefuzz fuzz/fusion_fuzzer_replay; do
 done
 gj=corpus/fuzz/graph_json_fuzzer
 ff=corpus/fuzz/fusion_fuzzer
-rm -rf "$gj" "$ff"
-mkdir -p "$gj" "$ff"
+ox=corpus/fuzz/onnx_import_fuzzer
+rm -rf "$gj" "$ff" "$ox"
+mkdir -p "$gj" "$ff" "$ox"
 
 shopt -s nullglob
 for f in corpus/seeds/*.json; do cp "$f" "$gj/seed-$(basename "$f")"; done
@@ -38,9 +41,16 @@ for s in op-conv op-pools op-binary; do
     -o "$gj/tensors-$s-plain.json" >/dev/null
 done
 
+# ONNX models: every seed and the small generated graphs (those that hold FusedConv, GELU, SiLU
+# or GroupNorm carry node records in metadata_props). --no-check: the checker is not the point.
+for f in corpus/seeds/*.json "$gj"/gen-seed[0-9].json; do
+  "$build/fusefuzz" export "$f" --onnx "$ox/$(basename "$f" .json).onnx" --no-check >/dev/null
+done
+
 # Byte strings: the generator reads them from the end (BytesSource), so longer strings decide
 # more choices (graph shape first, then parameters and input values); lengths are spread over
 # 0..4096 bytes.
 "$build/fuzz/fusion_fuzzer_replay" --dump "$ff" --random 48 --seed 20261129 --max-len 4096
 
-echo "make_corpus: $(ls "$gj" | wc -l) JSON seeds, $(ls "$ff" | wc -l) byte seeds" >&2
+echo "make_corpus: $(ls "$gj" | wc -l) JSON seeds, $(ls "$ox" | wc -l) ONNX seeds," \
+  "$(ls "$ff" | wc -l) byte seeds" >&2

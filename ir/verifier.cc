@@ -516,6 +516,43 @@ Shape GemmShape(const Node& n, const std::vector<Shape>& in) {
   return out;
 }
 
+// Graph names end up in JSON files (reproducers, summaries), which hold UTF-8 only; an ONNX
+// model's names are unchecked bytes.
+bool IsUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t more = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c >> 5) == 0x6) {
+      more = 1, cp = c & 0x1Fu;
+    } else if ((c >> 4) == 0xE) {
+      more = 2, cp = c & 0x0Fu;
+    } else if ((c >> 3) == 0x1E) {
+      more = 3, cp = c & 0x07u;
+    } else {
+      return false;
+    }
+    if (i + more >= s.size()) return false;
+    for (size_t k = 1; k <= more; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 0x2) return false;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    // Overlong forms, surrogates and code points beyond U+10FFFF are not UTF-8 either.
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[more] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return false;
+    i += more + 1;
+  }
+  return true;
+}
+
+void CheckUtf8(const std::string& name, const std::string& where) {
+  if (!IsUtf8(name)) throw InputError(where, "name is not valid UTF-8");
+}
+
 }  // namespace
 
 bool BroadcastsTo(const Shape& from, const Shape& to) {
@@ -684,6 +721,17 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
                                   std::to_string(limits.max_nodes));
   }
   if (g.outputs.empty()) throw InputError("graph", "graph has no outputs");
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    CheckUtf8(g.inputs[i].name, "graph input " + std::to_string(i));
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    CheckUtf8(g.nodes[i].name, "node " + std::to_string(i));
+    CheckUtf8(g.nodes[i].output, "node " + std::to_string(i) + " output");
+    for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
+      CheckUtf8(g.nodes[i].inputs[k], "node " + std::to_string(i) + " input " + std::to_string(k));
+    }
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    CheckUtf8(g.outputs[i], "graph output " + std::to_string(i));
   for (const auto& in : g.inputs) {
     std::string where = "graph input '" + in.name + "'";
     if (in.name.empty()) throw InputError(where, "empty name");

@@ -229,5 +229,36 @@ TEST(Verify, GraphLevelChecks) {
   }
 }
 
+TEST(Verify, NamesMustBeUtf8) {
+  // ONNX names are unchecked bytes; JSON (reproducers, summaries) holds UTF-8 only.
+  Graph g;
+  g.inputs = {{"x\xce\xbb", {1, 2, 2, 2}}};  // "xλ": fine
+  Node a = N(Op::Relu, 0);
+  a.name = "a/\xe2\x82\xac\"\n";  // a/€, a quote and a newline: fine
+  a.inputs = {g.inputs[0].name};
+  a.output = "y";
+  g.nodes = {a};
+  g.outputs = {"y"};
+  EXPECT_NO_THROW(VerifyGraph(g));
+  const std::vector<std::string> bad = {
+      "\xff",              // never in UTF-8
+      "a\xce",             // cut short
+      "\xc0\xaf",          // overlong "/"
+      "\xed\xa0\x80",      // a surrogate
+      "\xf4\x90\x80\x80",  // beyond U+10FFFF
+  };
+  for (const std::string& name : bad) {
+    Graph b = g;
+    b.nodes[0].output = name;
+    b.outputs = {name};
+    try {
+      VerifyGraph(b);
+      ADD_FAILURE() << "accepted a name of " << name.size() << " bytes";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), "node 0 output: name is not valid UTF-8");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fusefuzz

@@ -1,0 +1,69 @@
+// libFuzzer target: bytes -> ImportOnnx (tight Limits), the path every `.onnx` a user or a target
+// hands fusefuzz takes: protobuf parsing, initializers, attributes, shapes and fusefuzz's own
+// decomposition records in metadata_props (onnx/node_record.h). InputError is the expected answer
+// to bad input; anything else (another exception, a crash, a leak, an allocation beyond the
+// limits) is a bug. An imported graph must also be a fixpoint: export -> import gives the same
+// graph JSON, and its records, written by the export, must be taken back (never "not used").
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "onnx/export.h"
+#include "onnx/import.h"
+
+namespace fusefuzz::fuzz {
+namespace {
+
+Limits FuzzLimits() {
+  Limits l;
+  l.max_elements_per_tensor = int64_t{1} << 16;
+  l.max_nodes = 256;
+  l.max_total_bytes = int64_t{1} << 22;
+  l.max_dim = int64_t{1} << 16;
+  l.max_json_values = int64_t{1} << 16;
+  return l;
+}
+
+[[noreturn]] void Fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "onnx_import_fuzzer: %s\n  %s\n", what, detail.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void OneInput(const std::string& bytes) {
+  const Limits limits = FuzzLimits();
+  Graph g;
+  try {
+    g = ImportOnnx(bytes, "fuzz", limits);
+  } catch (const InputError&) {
+    return;  // bad input, reported with a location: the expected outcome
+  }
+  const std::string first = WriteGraph(g);
+  std::string exported;
+  try {
+    exported = ExportOnnx(g).bytes;
+  } catch (const InputError& e) {
+    Fail("an imported graph does not export", e.what() + std::string("\n") + first);
+  }
+  OnnxImportInfo info;
+  std::string second;
+  try {
+    second = WriteGraph(ImportOnnx(exported, "re-exported", limits, &info));
+  } catch (const InputError& e) {
+    Fail("an imported graph, exported, does not import", e.what() + std::string("\n") + first);
+  }
+  if (!info.not_refused.empty()) Fail("the export's own records were not used", info.not_refused);
+  if (first != second)
+    Fail("import -> export -> import is not identical", first + "\n--\n" + second);
+}
+
+}  // namespace
+}  // namespace fusefuzz::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fusefuzz::fuzz::OneInput(std::string(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
