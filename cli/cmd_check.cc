@@ -38,8 +38,12 @@ void RegisterCheck(Cli& cli) {
   cmd->add_option("model", o->model, "the model: MODEL.onnx (imported) or GRAPH.json")->required();
   cmd->add_option("--target", o->target, "embedded | pytorch:MODE | onnxruntime:LEVEL | exec:CMD")
       ->capture_default_str();
+  // A whole model, not a small generated graph: ResNet-18 (46 MB of weights) takes ONNX Runtime
+  // 10-25 s per request on a loaded 2-core machine, so the campaign's 10 s would make a healthy
+  // model a TIMEOUT finding.
+  o->settings.timeout_seconds = 300;
   cmd->add_option("--timeout", o->settings.timeout_seconds,
-                  "seconds per run for an external target")
+                  "seconds per run for an external target (a whole model: larger than fuzz's)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every model input");
