@@ -83,7 +83,7 @@ class ActivationBeforeAdd final : public TypedRule<Data> {
     Node fused = AsFusedConv(rw.node(conv));
     EpilogueStep act_step;
     if (d.separate_act) {
-      act_step = ActivationStep(rw.node(m.nodes[1]));
+      act_step = ActivationStep(rw.node(m.nodes[1]), Op::FusedConv);
     } else {
       act_step = std::move(fused.epilogue.back());
       fused.epilogue.pop_back();

@@ -81,7 +81,7 @@ class DeclarationOrder final : public TypedRule<Data> {
     fused.inputs.push_back(d.residual);
     const int res_input = static_cast<int>(fused.inputs.size()) - 1;
     fused.epilogue.push_back(ScaleShiftStep(std::move(d.scale), std::move(d.shift)));
-    fused.epilogue.push_back(ActivationStep(rw.node(relu)));
+    fused.epilogue.push_back(ActivationStep(rw.node(relu), Op::FusedConv));
     fused.epilogue.push_back(AddStep(res_input));
     fused.output = rw.node(relu).output;
     rw.ReplaceNode(relu, std::move(fused));

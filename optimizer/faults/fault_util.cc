@@ -105,21 +105,6 @@ EpilogueStep AddStep(int input) {
   return s;
 }
 
-// As a FusedConv step, a PRelu slope (per channel or [1]: callers check AsPerChannelSlope)
-// takes the epilogue shape [M, 1, 1] or [1].
-EpilogueStep ActivationStep(const Node& act) {
-  EpilogueStep s;
-  s.kind = EpilogueKind::kActivation;
-  s.act = act.op;
-  s.attrs = act.attrs;
-  s.params = act.params;
-  if (auto it = s.params.find("slope"); it != s.params.end()) {
-    const int64_t c = it->second.size();  // callers checked: per channel or a scalar
-    it->second.shape = c == 1 ? Shape{1} : Shape{c, 1, 1};
-  }
-  return s;
-}
-
 Node AsFusedConv(const Node& conv) {
   Node n = conv;
   n.op = Op::FusedConv;

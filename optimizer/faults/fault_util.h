@@ -62,8 +62,7 @@ class ConvBnFoldFault : public TypedRule<FoldedParams> {
 // FusedConv epilogue steps.
 EpilogueStep ScaleShiftStep(Tensor scale, Tensor shift);
 EpilogueStep AddStep(int input);
-// The activation of an activation node (Relu, Clip, PRelu, ...) with its attrs and params.
-EpilogueStep ActivationStep(const Node& act);
+// (ActivationStep, the activation of a node as a step: optimizer/rules/pattern.h.)
 
 // `conv` as a FusedConv (a Conv gets an empty epilogue); name, inputs and output unchanged.
 Node AsFusedConv(const Node& conv);

@@ -43,23 +43,9 @@ class ConvActivationFuse final : public TypedRule<NoData> {
   }
 
   void Apply(Found m, Rewriter& rw) const override {
-    const int conv = m.nodes[0], act_index = m.nodes[1];
-    const Node& act = rw.node(act_index);
-    Node fused = rw.node(conv);
-    fused.op = Op::FusedConv;
-    EpilogueStep step;
-    step.kind = EpilogueKind::kActivation;
-    step.act = act.op;
-    step.attrs = act.attrs;
-    step.params = act.params;
-    if (auto it = step.params.find("slope"); it != step.params.end()) {
-      const int64_t c = it->second.size();  // per channel or a scalar (Match)
-      it->second.shape = c == 1 ? Shape{1} : Shape{c, 1, 1};
-    }
-    fused.epilogue.push_back(std::move(step));
-    fused.output = act.output;
-    rw.ReplaceNode(act_index, std::move(fused));
-    rw.EraseNode(conv);
+    // A PRelu slope is per channel or a scalar (Match).
+    AppendEpilogueStep(rw, m.nodes[0], m.nodes[1], Op::FusedConv,
+                       ActivationStep(rw.node(m.nodes[1]), Op::FusedConv));
   }
 };
 

@@ -40,21 +40,9 @@ class GemmActivationFuse final : public TypedRule<NoData> {
   }
 
   void Apply(Found m, Rewriter& rw) const override {
-    const int gemm = m.nodes[0], act_index = m.nodes[1];
-    const Node& act = rw.node(act_index);
-    Node fused = rw.node(gemm);
-    EpilogueStep step;
-    step.kind = EpilogueKind::kActivation;
-    step.act = act.op;
-    step.attrs = act.attrs;
-    step.params = act.params;
-    if (auto it = step.params.find("slope"); it != step.params.end()) {
-      it->second.shape = {it->second.size()};  // [N] or [1] (Match)
-    }
-    fused.epilogue.push_back(std::move(step));
-    fused.output = act.output;
-    rw.ReplaceNode(act_index, std::move(fused));
-    rw.EraseNode(gemm);
+    // A PRelu slope is per column or a scalar (Match).
+    AppendEpilogueStep(rw, m.nodes[0], m.nodes[1], Op::Gemm,
+                       ActivationStep(rw.node(m.nodes[1]), Op::Gemm));
   }
 };
 

@@ -235,4 +235,26 @@ void SwapActivationAndPool(Rewriter& rw, int act_index, int pool_index) {
   rw.ReplaceNode(pool_index, std::move(act));
 }
 
+EpilogueStep ActivationStep(const Node& act, Op host) {
+  EpilogueStep s;
+  s.kind = EpilogueKind::kActivation;
+  s.act = act.op;
+  s.attrs = act.attrs;
+  s.params = act.params;
+  if (auto it = s.params.find("slope"); it != s.params.end()) {
+    const int64_t c = it->second.size();
+    it->second.shape = c == 1 || host != Op::FusedConv ? Shape{c} : Shape{c, 1, 1};
+  }
+  return s;
+}
+
+void AppendEpilogueStep(Rewriter& rw, int producer, int consumer, Op host, EpilogueStep step) {
+  Node fused = rw.node(producer);
+  fused.op = host;
+  fused.epilogue.push_back(std::move(step));
+  fused.output = rw.node(consumer).output;
+  rw.ReplaceNode(consumer, std::move(fused));
+  rw.EraseNode(producer);
+}
+
 }  // namespace fusefuzz

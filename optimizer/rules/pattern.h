@@ -95,6 +95,14 @@ std::string PadConvProblem(const Graph& g, int anchor, int* pad);
 std::vector<int64_t> SummedPads(const Node& pad, const Node& conv);
 void FoldPadIntoConv(Rewriter& rw, int pad, int conv, std::vector<int64_t> pads);
 
+// An activation node (Relu, Clip, PRelu, ...) as an epilogue step of a `host` op (FusedConv or
+// Gemm), attrs and params kept. A PRelu slope (callers checked: per channel / per column, or a
+// scalar) takes the epilogue's shape: [M, 1, 1] or [1] on a FusedConv, [N] or [1] on a Gemm.
+EpilogueStep ActivationStep(const Node& act, Op host);
+// The node `producer` (turned into op `host`) with `step` appended to its epilogue takes the
+// place and output of `consumer`; `producer` is erased.
+void AppendEpilogueStep(Rewriter& rw, int producer, int consumer, Op host, EpilogueStep step);
+
 // Activation -> MaxPool anchored at the pool (pool-activation-reorder): the activation (index
 // in *act) whose output only the pool reads. Returns "" or why the pattern is absent.
 std::string ActivationMaxPoolProblem(const Graph& g, int anchor, int* act);
