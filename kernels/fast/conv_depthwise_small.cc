@@ -1,0 +1,243 @@
+// Depthwise conv on small planes with the whole plane in registers (AVX2 / AVX-512 copies;
+// docs/kernels.md, "Convolution").
+//
+// For a stride-1, dilation-1, "same"-padded KxK depthwise conv (K = 3 or 5) whose plane fits in
+// V <= 4 vectors (64 floats; e.g. MobileNetV2's 7x7 planes): the plane is loaded flat (row-major,
+// zero past its end) into V vectors. Tap (i, j) of output q reads input q + (i - P) W + (j - P),
+// P = (K - 1) / 2. The column shift is done once per j: L_j = the plane shifted by j - P lanes,
+// zeroed where the input column leaves the row. The row shift (i - P) W keeps the column, so tap
+// (i, j) is L_j shifted by (i - P) W lanes with zeros shifted in: one two-vector permute, no
+// loads, no per-tap masks, no transposes (the channel-blocked path spends about half its time on
+// 7x7 planes moving data between NCHW and its blocked buffer). A task is a batch of planes, so
+// 7x7 planes pay no per-plane setup. Per element the same sum as the other depthwise paths:
+// bias, then the taps in (i, j) order, one FMA each (a padding tap adds w * 0, as in the blocked
+// path).
+#include "kernels/fast/conv_depthwise_small.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "kernels/fast/conv_depthwise_blocked.h"  // PositionFree
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#define FUSEFUZZ_DW_SMALL 1
+#endif
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA {
+
+#ifndef FUSEFUZZ_DW_SMALL
+
+bool DepthwiseSmall(const ConvGeometry&, const float*, const float*, const float*, const Epilogue&,
+                    int, float*) {
+  return false;
+}
+
+#else
+
+namespace {
+
+#if defined(__AVX512F__)
+constexpr int kVec = 16;
+using Vec = __m512;
+using Keep = __mmask16;  // lanes kept by a shift
+// Lane l of Pair(lo, hi) is lane l + r of the 32-lane concatenation (lo, hi), r in [1, 16).
+struct Shift {
+  __m512i idx;
+};
+inline Shift MakeShift(int r) {
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return {_mm512_add_epi32(lane, _mm512_set1_epi32(r))};
+}
+inline Vec Pair(Vec lo, Vec hi, const Shift& s) { return _mm512_permutex2var_ps(lo, s.idx, hi); }
+inline Keep MakeKeep(const bool* on) {
+  unsigned m = 0;
+  for (int l = 0; l < kVec; ++l) m |= on[l] ? 1u << l : 0u;
+  return static_cast<Keep>(m);
+}
+inline Vec PairKeep(Vec lo, Vec hi, const Shift& s, Keep k) {
+  return _mm512_maskz_permutex2var_ps(k, lo, s.idx, hi);
+}
+inline __mmask16 First(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+inline Vec Zero() { return _mm512_setzero_ps(); }
+inline Vec Splat(float v) { return _mm512_set1_ps(v); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+// max(0, x) returns x when x is NaN, -0 for -0: exactly x < 0 ? 0 : x. (The maskz form: GCC 12
+// warns about the undefined vector inside _mm512_max_ps once inlined here.)
+inline Vec Relu(Vec v) { return _mm512_maskz_max_ps(0xFFFF, Zero(), v); }
+inline Vec Load(const float* p) { return _mm512_loadu_ps(p); }
+inline Vec LoadFirst(const float* p, int n) { return _mm512_maskz_loadu_ps(First(n), p); }
+inline void Store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline void StoreFirst(float* p, Vec v, int n) { _mm512_mask_storeu_ps(p, First(n), v); }
+#else
+constexpr int kVec = 8;
+using Vec = __m256;
+using Keep = __m256;  // all-ones lanes are kept
+// As above with 8 lanes: both inputs permuted, then the lanes past lo's end taken from hi.
+struct Shift {
+  __m256i idx;
+  __m256 from_hi;
+};
+inline __m256i Lanes() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+inline Shift MakeShift(int r) {
+  const __m256i at = _mm256_add_epi32(Lanes(), _mm256_set1_epi32(r));
+  return {_mm256_and_si256(at, _mm256_set1_epi32(7)),
+          _mm256_castsi256_ps(_mm256_cmpgt_epi32(at, _mm256_set1_epi32(7)))};
+}
+inline Vec Pair(Vec lo, Vec hi, const Shift& s) {
+  return _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, s.idx), _mm256_permutevar8x32_ps(hi, s.idx),
+                          s.from_hi);
+}
+inline Keep MakeKeep(const bool* on) {
+  alignas(32) int32_t m[kVec];
+  for (int l = 0; l < kVec; ++l) m[l] = on[l] ? -1 : 0;
+  return _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(m)));
+}
+inline Vec PairKeep(Vec lo, Vec hi, const Shift& s, Keep k) {
+  return _mm256_and_ps(Pair(lo, hi, s), k);
+}
+inline __m256i First(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), Lanes()); }
+inline Vec Zero() { return _mm256_setzero_ps(); }
+inline Vec Splat(float v) { return _mm256_set1_ps(v); }
+inline Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec Relu(Vec v) { return _mm256_max_ps(Zero(), v); }  // as above
+inline Vec Load(const float* p) { return _mm256_loadu_ps(p); }
+inline Vec LoadFirst(const float* p, int n) { return _mm256_maskload_ps(p, First(n)); }
+inline void Store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline void StoreFirst(float* p, Vec v, int n) { _mm256_maskstore_ps(p, First(n), v); }
+#endif
+
+constexpr int kMaxVecs = 64 / kVec;  // planes of at most 64 floats
+constexpr int kMaxK = 5;
+
+// Per call: the shifts and the column masks of the geometry.
+struct Layout {
+  int last = 0;                // floats of the plane in its last vector, in [1, kVec]
+  Shift col[kMaxK];            // by j - P lanes (j != P)
+  Shift row[kMaxK];            // by (i - P) * W lanes (i != P)
+  Keep keep[kMaxK][kMaxVecs];  // L_j's lanes whose input column is in the row
+};
+
+// A shift by s lanes, |s| < kVec, s != 0: negative ones take (v - 1, v), positive (v, v + 1).
+Shift ShiftBy(int64_t s) { return MakeShift(static_cast<int>(s < 0 ? kVec + s : s)); }
+
+// One output plane o from input plane xin, weights w (K * K), bias b. With `whole`, the last
+// vector is stored whole too: its lanes past the plane land in the next planes of the same task,
+// which are stored after it (the caller checks that they exist).
+template <int K, int V, bool kRelu>
+void Plane(const Layout& lay, const float* xin, const float* w, float b, bool whole, float* o) {
+  constexpr int P = (K - 1) / 2;
+  Vec x[V];
+  for (int v = 0; v < V; ++v)
+    x[v] = v + 1 < V ? Load(xin + v * kVec) : LoadFirst(xin + v * kVec, lay.last);
+  Vec l[K][V];
+  for (int j = 0; j < K; ++j) {
+    for (int v = 0; v < V; ++v) {
+      if (j == P) {
+        l[j][v] = x[v];
+      } else if (j < P) {
+        l[j][v] = PairKeep(v > 0 ? x[v - 1] : Zero(), x[v], lay.col[j], lay.keep[j][v]);
+      } else {
+        l[j][v] = PairKeep(x[v], v + 1 < V ? x[v + 1] : Zero(), lay.col[j], lay.keep[j][v]);
+      }
+    }
+  }
+  Vec acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = Splat(b);
+  for (int i = 0; i < K; ++i) {
+    for (int j = 0; j < K; ++j) {
+      const Vec wt = Splat(w[i * K + j]);
+      for (int v = 0; v < V; ++v) {
+        Vec t;
+        if (i == P) {
+          t = l[j][v];
+        } else if (i < P) {
+          t = Pair(v > 0 ? l[j][v - 1] : Zero(), l[j][v], lay.row[i]);
+        } else {
+          t = Pair(l[j][v], v + 1 < V ? l[j][v + 1] : Zero(), lay.row[i]);
+        }
+        acc[v] = Fma(wt, t, acc[v]);
+      }
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    if (kRelu) acc[v] = Relu(acc[v]);
+    if (v + 1 < V || whole) {
+      Store(o + v * kVec, acc[v]);
+    } else {
+      StoreFirst(o + v * kVec, acc[v], lay.last);
+    }
+  }
+}
+
+using PlaneFn = void (*)(const Layout&, const float*, const float*, float, bool, float*);
+
+template <int K, bool kRelu, int... V>
+PlaneFn Pick(int vecs, std::integer_sequence<int, V...>) {
+  PlaneFn f = nullptr;
+  ((vecs == V + 1 ? f = &Plane<K, V + 1, kRelu> : f), ...);
+  return f;
+}
+
+template <int K>
+PlaneFn PickK(int vecs, bool relu) {
+  const auto all = std::make_integer_sequence<int, kMaxVecs>{};
+  return relu ? Pick<K, true>(vecs, all) : Pick<K, false>(vecs, all);
+}
+
+}  // namespace
+
+bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const float* bias,
+                    const Epilogue& epilogue, int threads, float* out) {
+  const ConvAttrs& a = g.a;
+  const int64_t k = g.kh, pad = (k - 1) / 2, hw = g.h * g.w;
+  if (g.kw != k || (k != 3 && k != 5) || a.stride_h != 1 || a.stride_w != 1 || a.dilation_h != 1 ||
+      a.dilation_w != 1 || a.pad_top != pad || a.pad_left != pad || g.oh != g.h || g.ow != g.w ||
+      hw <= 0 || hw > kVec * kMaxVecs || pad * g.w >= kVec || g.c <= 0 || g.m % g.c != 0) {
+    return false;
+  }
+  const int vecs = static_cast<int>((hw + kVec - 1) / kVec);
+  Layout lay;
+  lay.last = static_cast<int>(hw - (vecs - 1) * kVec);
+  for (int64_t j = 0; j < k; ++j) {
+    if (j == pad) continue;
+    lay.col[j] = ShiftBy(j - pad);
+    lay.row[j] = ShiftBy((j - pad) * g.w);
+    for (int v = 0; v < vecs; ++v) {
+      bool on[kVec];
+      for (int l = 0; l < kVec; ++l) {
+        const int64_t p = v * kVec + l, ix = p % g.w + j - pad;
+        on[l] = p < hw && ix >= 0 && ix < g.w;
+      }
+      lay.keep[j][v] = MakeKeep(on);
+    }
+  }
+  const auto& ops = epilogue.ops();
+  const bool relu_only =
+      ops.size() == 1 && ops[0].kind == EpilogueKind::kActivation && ops[0].act.op == Op::Relu;
+  const bool batch_epilogue = PositionFree(epilogue);
+  const PlaneFn plane_fn = k == 3 ? PickK<3>(vecs, relu_only) : PickK<5>(vecs, relu_only);
+  const int64_t mult = g.m / g.c, taps = k * k, planes = g.n * g.m;
+  // Batches of about 4K output elements: fixed by the geometry, not by the thread count.
+  const int64_t batch = std::max<int64_t>(1, 4096 / hw);
+  ParallelFor(threads, (planes + batch - 1) / batch, [&](int64_t task) {
+    const int64_t first = task * batch, last = std::min(planes, first + batch);
+    for (int64_t pl = first; pl < last; ++pl) {
+      const int64_t n = pl / g.m, m = pl % g.m;
+      float* o = out + pl * hw;
+      plane_fn(lay, x + (n * g.c + m / mult) * hw, w + m * taps, bias ? bias[m] : 0.0f,
+               (last - pl) * hw >= vecs * kVec, o);
+      if (!epilogue.empty() && !relu_only && !batch_epilogue) epilogue.Apply(n, m, 0, hw, o);
+    }
+    // Position-free steps: one call over the batch (n, m only matter to the other kinds).
+    if (!epilogue.empty() && !relu_only && batch_epilogue) {
+      epilogue.Apply(first / g.m, first % g.m, 0, (last - first) * hw, out + first * hw);
+    }
+  });
+  return true;
+}
+
+#endif
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA
