@@ -126,11 +126,13 @@ Shift ShiftBy(int64_t s) { return MakeShift(static_cast<int>(s < 0 ? kVec + s : 
 // vector is stored whole too: its lanes past the plane land in the next planes of the same task,
 // which are stored after it (the caller checks that they exist).
 template <int K, int V, bool kRelu>
-void Plane(const Layout& lay, const float* xin, const float* w, float b, bool whole, float* o) {
+[[gnu::always_inline]] inline void Plane(const Layout& lay, const float* xin, const float* w,
+                                         float b, bool whole, float* o) {
   constexpr int P = (K - 1) / 2;
   Vec x[V];
-  for (int v = 0; v < V; ++v)
+  for (int v = 0; v < V; ++v) {
     x[v] = v + 1 < V ? Load(xin + v * kVec) : LoadFirst(xin + v * kVec, lay.last);
+  }
   Vec l[K][V];
   for (int j = 0; j < K; ++j) {
     for (int v = 0; v < V; ++v) {
@@ -171,17 +173,49 @@ void Plane(const Layout& lay, const float* xin, const float* w, float b, bool wh
   }
 }
 
-using PlaneFn = void (*)(const Layout&, const float*, const float*, float, bool, float*);
+// One call's operands and constants.
+struct Job {
+  Layout lay;
+  int64_t hw, c, m, mult, vecs;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* out;
+  const Epilogue* per_plane;  // applied to each plane when not null
+};
+
+// Planes [first, last) of the output (plane = n * M + m).
+template <int K, int V, bool kRelu>
+void Planes(const Job& job, int64_t first, int64_t last) {
+  // A local copy: the stores through `o` could alias the job as far as the compiler knows, which
+  // would reload the shifts and masks for every plane.
+  const Layout lay = job.lay;
+  const int64_t hw = job.hw, c = job.c, m_count = job.m, mult = job.mult;
+  const float* const x = job.x;
+  const float* const w = job.w;
+  const float* const bias = job.bias;
+  float* const out = job.out;
+  const Epilogue* const per_plane = job.per_plane;
+  for (int64_t pl = first; pl < last; ++pl) {
+    const int64_t n = pl / m_count, m = pl % m_count;
+    float* o = out + pl * hw;
+    Plane<K, V, kRelu>(lay, x + (n * c + m / mult) * hw, w + m * K * K, bias ? bias[m] : 0.0f,
+                       (last - pl) * hw >= V * kVec, o);
+    if (per_plane) per_plane->Apply(n, m, 0, hw, o);
+  }
+}
+
+using PlanesFn = void (*)(const Job&, int64_t, int64_t);
 
 template <int K, bool kRelu, int... V>
-PlaneFn Pick(int vecs, std::integer_sequence<int, V...>) {
-  PlaneFn f = nullptr;
-  ((vecs == V + 1 ? f = &Plane<K, V + 1, kRelu> : f), ...);
+PlanesFn Pick(int vecs, std::integer_sequence<int, V...>) {
+  PlanesFn f = nullptr;
+  ((vecs == V + 1 ? f = &Planes<K, V + 1, kRelu> : f), ...);
   return f;
 }
 
 template <int K>
-PlaneFn PickK(int vecs, bool relu) {
+PlanesFn PickK(int vecs, bool relu) {
   const auto all = std::make_integer_sequence<int, kMaxVecs>{};
   return relu ? Pick<K, true>(vecs, all) : Pick<K, false>(vecs, all);
 }
@@ -198,7 +232,8 @@ bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const
     return false;
   }
   const int vecs = static_cast<int>((hw + kVec - 1) / kVec);
-  Layout lay;
+  Job job;
+  Layout& lay = job.lay;
   lay.last = static_cast<int>(hw - (vecs - 1) * kVec);
   for (int64_t j = 0; j < k; ++j) {
     if (j == pad) continue;
@@ -216,22 +251,19 @@ bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const
   const auto& ops = epilogue.ops();
   const bool relu_only =
       ops.size() == 1 && ops[0].kind == EpilogueKind::kActivation && ops[0].act.op == Op::Relu;
-  const bool batch_epilogue = PositionFree(epilogue);
-  const PlaneFn plane_fn = k == 3 ? PickK<3>(vecs, relu_only) : PickK<5>(vecs, relu_only);
-  const int64_t mult = g.m / g.c, taps = k * k, planes = g.n * g.m;
+  const bool batch_epilogue = !epilogue.empty() && !relu_only && PositionFree(epilogue);
+  job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c, job.vecs = vecs;
+  job.x = x, job.w = w, job.bias = bias, job.out = out;
+  job.per_plane = epilogue.empty() || relu_only || batch_epilogue ? nullptr : &epilogue;
+  const PlanesFn planes_fn = k == 3 ? PickK<3>(vecs, relu_only) : PickK<5>(vecs, relu_only);
+  const int64_t planes = g.n * g.m;
   // Batches of about 4K output elements: fixed by the geometry, not by the thread count.
   const int64_t batch = std::max<int64_t>(1, 4096 / hw);
   ParallelFor(threads, (planes + batch - 1) / batch, [&](int64_t task) {
     const int64_t first = task * batch, last = std::min(planes, first + batch);
-    for (int64_t pl = first; pl < last; ++pl) {
-      const int64_t n = pl / g.m, m = pl % g.m;
-      float* o = out + pl * hw;
-      plane_fn(lay, x + (n * g.c + m / mult) * hw, w + m * taps, bias ? bias[m] : 0.0f,
-               (last - pl) * hw >= vecs * kVec, o);
-      if (!epilogue.empty() && !relu_only && !batch_epilogue) epilogue.Apply(n, m, 0, hw, o);
-    }
+    planes_fn(job, first, last);
     // Position-free steps: one call over the batch (n, m only matter to the other kinds).
-    if (!epilogue.empty() && !relu_only && batch_epilogue) {
+    if (batch_epilogue) {
       epilogue.Apply(first / g.m, first % g.m, 0, (last - first) * hw, out + first * hw);
     }
   });
