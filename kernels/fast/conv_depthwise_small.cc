@@ -16,7 +16,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernels/fast/conv_depthwise_blocked.h"  // PositionFree
 
@@ -70,6 +73,7 @@ inline Vec Load(const float* p) { return _mm512_loadu_ps(p); }
 inline Vec LoadFirst(const float* p, int n) { return _mm512_maskz_loadu_ps(First(n), p); }
 inline void Store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 inline void StoreFirst(float* p, Vec v, int n) { _mm512_mask_storeu_ps(p, First(n), v); }
+inline Vec LoadKeep(const float* p, Keep k) { return _mm512_maskz_loadu_ps(k, p); }
 #else
 constexpr int kVec = 8;
 using Vec = __m256;
@@ -106,6 +110,9 @@ inline Vec Load(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec LoadFirst(const float* p, int n) { return _mm256_maskload_ps(p, First(n)); }
 inline void Store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 inline void StoreFirst(float* p, Vec v, int n) { _mm256_maskstore_ps(p, First(n), v); }
+inline Vec LoadKeep(const float* p, Keep k) {
+  return _mm256_maskload_ps(p, _mm256_castps_si256(k));
+}
 #endif
 
 constexpr int kMaxVecs = 64 / kVec;  // planes of at most 64 floats
@@ -220,6 +227,154 @@ PlanesFn PickK(int vecs, bool relu) {
   return relu ? Pick<K, true>(vecs, all) : Pick<K, false>(vecs, all);
 }
 
+// ---- Rows: any plane size, rows of any width -------------------------------------------------
+//
+// Output row oy is ceil(W / kVec) chunks of kVec columns (the last one starting at W - kVec, so
+// that it overlaps the one before it instead of running past the row; rows narrower than a
+// vector are one chunk whose lanes past the row are junk). Tap (i, j) of a chunk is one masked
+// load of input row oy + i - P at column offset j - P (the mask drops the columns outside the
+// row; a row outside the plane is a zero vector) and one FMA. G rows x S chunks accumulate at a
+// time (independent FMA chains), taps in (i, j) order.
+
+constexpr int kMaxChunks = 4;  // chunks in flight per row
+
+struct KeepSlot {  // a vector type would lose its alignment as a std::vector element
+  Keep k;
+};
+
+struct RowJob {
+  int64_t h = 0, w = 0, hw = 0, c = 0, m = 0, mult = 0, chunks = 0;
+  const int64_t* start;  // [chunks] first column of each chunk
+  const KeepSlot* keep;  // [chunks * K]: lanes of chunk s whose column + j - P is in the row
+  const float* x;
+  const float* w_;
+  const float* bias;
+  float* out;
+  const Epilogue* per_plane;
+};
+
+// Rows [oy0, oy0 + G) x chunks [s0, s0 + S) of one plane. Stores: chunks within the row as is;
+// a row narrower than a vector stores its junk lanes into the next rows (stored later) when
+// they lie within the `room` floats from o that the task writes, else only the row's lanes.
+template <int K, int S, int G, bool kRelu>
+[[gnu::always_inline]] inline void RowBlock(const RowJob& job, const float* xin, const float* w,
+                                            Vec b, int64_t oy0, int64_t s0, int64_t room,
+                                            float* o) {
+  constexpr int P = (K - 1) / 2;
+  const int64_t wd = job.w, h = job.h;
+  // Tap (i, j) of row g, chunk s reads cb[s] + ro[g + i] + j (cb, ro as integers: masked lanes
+  // may lie outside the tensor).
+  uintptr_t cb[S];
+  int64_t start[S];
+  Keep keep[S][K];
+#pragma GCC unroll 16
+  for (int s = 0; s < S; ++s) {
+    start[s] = job.start[s0 + s];
+    cb[s] = reinterpret_cast<uintptr_t>(xin) + static_cast<uintptr_t>((start[s] - P) * 4);
+#pragma GCC unroll 16
+    for (int j = 0; j < K; ++j) keep[s][j] = job.keep[(s0 + s) * K + j].k;
+  }
+  int64_t ro[G + K - 1];
+  bool in[G + K - 1];
+  bool all_in = true;
+#pragma GCC unroll 16
+  for (int t = 0; t < G + K - 1; ++t) {
+    const int64_t r = oy0 + t - P;
+    ro[t] = r * wd * 4;
+    in[t] = r >= 0 && r < h;
+    all_in &= in[t];
+  }
+  Vec wv[K * K];
+#pragma GCC unroll 32
+  for (int t = 0; t < K * K; ++t) wv[t] = Splat(w[t]);
+  Vec acc[G][S];
+#pragma GCC unroll 16
+  for (int g = 0; g < G; ++g) {
+#pragma GCC unroll 16
+    for (int s = 0; s < S; ++s) acc[g][s] = b;
+  }
+  // Input row t (of the block's G + K - 1) feeds output rows g = t - i, i in [0, K): each load
+  // serves up to K rows. Per output row the taps still come in (i, j) order: i = t - g grows
+  // with t, j is the inner loop.
+  auto taps = [&](auto interior) {
+#pragma GCC unroll 16
+    for (int t = 0; t < G + K - 1; ++t) {
+#pragma GCC unroll 16
+      for (int j = 0; j < K; ++j) {
+#pragma GCC unroll 16
+        for (int s = 0; s < S; ++s) {
+          const float* p =
+              reinterpret_cast<const float*>(cb[s] + static_cast<uintptr_t>(ro[t] + j * 4));
+          const Vec v = interior || in[t] ? LoadKeep(p, keep[s][j]) : Zero();
+#pragma GCC unroll 16
+          for (int g = 0; g < G; ++g) {
+            const int i = t - g;
+            if (i >= 0 && i < K) acc[g][s] = Fma(wv[i * K + j], v, acc[g][s]);
+          }
+        }
+      }
+    }
+  };
+  if (all_in) {
+    taps(std::true_type{});
+  } else {
+    taps(std::false_type{});
+  }
+#pragma GCC unroll 16
+  for (int g = 0; g < G; ++g) {
+#pragma GCC unroll 16
+    for (int s = 0; s < S; ++s) {
+      if (kRelu) acc[g][s] = Relu(acc[g][s]);
+      const int64_t at = (oy0 + g) * wd + start[s];
+      float* dst = o + at;
+      if (wd >= kVec || at + kVec <= room) {
+        Store(dst, acc[g][s]);
+      } else {
+        StoreFirst(dst, acc[g][s], static_cast<int>(wd));
+      }
+    }
+  }
+}
+
+// Chunks [s0, s0 + n) of rows [oy0, oy0 + G), n in [1, kMaxChunks].
+template <int K, int G, bool kRelu>
+[[gnu::always_inline]] inline void RowChunks(const RowJob& job, const float* xin, const float* w,
+                                             Vec b, int64_t oy0, int64_t s0, int64_t n,
+                                             int64_t room, float* o) {
+  switch (n) {
+    case 1:
+      return RowBlock<K, 1, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
+    case 2:
+      return RowBlock<K, 2, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
+    case 3:
+      return RowBlock<K, 3, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
+    default:
+      return RowBlock<K, 4, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
+  }
+}
+
+template <int K, bool kRelu>
+void RowPlanes(const RowJob& job, int64_t first, int64_t last) {
+  // Rows in flight: enough independent FMA chains without spilling the accumulators.
+  constexpr int G = kVec == 16 ? 4 : 2;
+  const int64_t h = job.h, hw = job.hw, chunks = job.chunks;
+  for (int64_t pl = first; pl < last; ++pl) {
+    const int64_t n = pl / job.m, m = pl % job.m;
+    const float* xin = job.x + (n * job.c + m / job.mult) * hw;
+    const float* w = job.w_ + m * K * K;
+    const Vec b = Splat(job.bias ? job.bias[m] : 0.0f);
+    float* o = job.out + pl * hw;
+    const int64_t room = (last - pl) * hw;
+    for (int64_t s0 = 0; s0 < chunks; s0 += kMaxChunks) {
+      const int64_t ns = std::min<int64_t>(kMaxChunks, chunks - s0);
+      int64_t oy = 0;
+      for (; oy + G <= h; oy += G) RowChunks<K, G, kRelu>(job, xin, w, b, oy, s0, ns, room, o);
+      for (; oy < h; ++oy) RowChunks<K, 1, kRelu>(job, xin, w, b, oy, s0, ns, room, o);
+    }
+    if (job.per_plane) job.per_plane->Apply(n, m, 0, hw, o);
+  }
+}
+
 }  // namespace
 
 bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const float* bias,
@@ -228,8 +383,53 @@ bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const
   const int64_t k = g.kh, pad = (k - 1) / 2, hw = g.h * g.w;
   if (g.kw != k || (k != 3 && k != 5) || a.stride_h != 1 || a.stride_w != 1 || a.dilation_h != 1 ||
       a.dilation_w != 1 || a.pad_top != pad || a.pad_left != pad || g.oh != g.h || g.ow != g.w ||
-      hw <= 0 || hw > kVec * kMaxVecs || pad * g.w >= kVec || g.c <= 0 || g.m % g.c != 0) {
+      hw <= 0 || g.c <= 0 || g.m % g.c != 0) {
     return false;
+  }
+  const auto& ops = epilogue.ops();
+  const bool relu_only =
+      ops.size() == 1 && ops[0].kind == EpilogueKind::kActivation && ops[0].act.op == Op::Relu;
+  const bool batch_epilogue = !epilogue.empty() && !relu_only && PositionFree(epilogue);
+  const Epilogue* per_plane = epilogue.empty() || relu_only || batch_epilogue ? nullptr : &epilogue;
+  const int64_t planes = g.n * g.m;
+  // Batches of about 4K output elements: fixed by the geometry, not by the thread count.
+  const int64_t batch = std::max<int64_t>(1, 4096 / hw);
+  auto run = [&](auto&& planes_of) {
+    ParallelFor(threads, (planes + batch - 1) / batch, [&](int64_t task) {
+      const int64_t first = task * batch, last = std::min(planes, first + batch);
+      planes_of(first, last);
+      // Position-free steps: one call over the batch (n, m only matter to the other kinds).
+      if (batch_epilogue) {
+        epilogue.Apply(first / g.m, first % g.m, 0, (last - first) * hw, out + first * hw);
+      }
+    });
+  };
+  const char* dbg = std::getenv("DW_PATH");
+  const bool regs = hw <= kVec * kMaxVecs && pad * g.w < kVec && !(dbg && dbg[0] == 'r');
+  if (!regs) {
+    if (dbg && dbg[0] == 'n') return false;
+    RowJob job;
+    job.h = g.h, job.w = g.w, job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c;
+    job.chunks = (g.w + kVec - 1) / kVec;
+    std::vector<int64_t> start;
+    std::vector<KeepSlot> keep;
+    for (int64_t s = 0; s < job.chunks; ++s) {
+      start.push_back(g.w < kVec ? 0 : std::min(s * kVec, g.w - kVec));
+      for (int64_t j = 0; j < k; ++j) {
+        bool on[kVec];
+        for (int l = 0; l < kVec; ++l) {
+          const int64_t col = start.back() + l + j - pad;
+          on[l] = col >= 0 && col < g.w;
+        }
+        keep.push_back({MakeKeep(on)});
+      }
+    }
+    job.start = start.data(), job.keep = keep.data();
+    job.x = x, job.w_ = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
+    auto* fn = k == 3 ? (relu_only ? &RowPlanes<3, true> : &RowPlanes<3, false>)
+                      : (relu_only ? &RowPlanes<5, true> : &RowPlanes<5, false>);
+    run([&](int64_t first, int64_t last) { fn(job, first, last); });
+    return true;
   }
   const int vecs = static_cast<int>((hw + kVec - 1) / kVec);
   Job job;
@@ -248,25 +448,10 @@ bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const
       lay.keep[j][v] = MakeKeep(on);
     }
   }
-  const auto& ops = epilogue.ops();
-  const bool relu_only =
-      ops.size() == 1 && ops[0].kind == EpilogueKind::kActivation && ops[0].act.op == Op::Relu;
-  const bool batch_epilogue = !epilogue.empty() && !relu_only && PositionFree(epilogue);
   job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c, job.vecs = vecs;
-  job.x = x, job.w = w, job.bias = bias, job.out = out;
-  job.per_plane = epilogue.empty() || relu_only || batch_epilogue ? nullptr : &epilogue;
+  job.x = x, job.w = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
   const PlanesFn planes_fn = k == 3 ? PickK<3>(vecs, relu_only) : PickK<5>(vecs, relu_only);
-  const int64_t planes = g.n * g.m;
-  // Batches of about 4K output elements: fixed by the geometry, not by the thread count.
-  const int64_t batch = std::max<int64_t>(1, 4096 / hw);
-  ParallelFor(threads, (planes + batch - 1) / batch, [&](int64_t task) {
-    const int64_t first = task * batch, last = std::min(planes, first + batch);
-    planes_fn(job, first, last);
-    // Position-free steps: one call over the batch (n, m only matter to the other kinds).
-    if (batch_epilogue) {
-      epilogue.Apply(first / g.m, first % g.m, 0, (last - first) * hw, out + first * hw);
-    }
-  });
+  run([&](int64_t first, int64_t last) { planes_fn(job, first, last); });
   return true;
 }
 
