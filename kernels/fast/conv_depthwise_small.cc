@@ -1,22 +1,26 @@
-// Depthwise conv on small planes with the whole plane in registers (AVX2 / AVX-512 copies;
-// docs/kernels.md, "Convolution").
+// Depthwise conv without transposes for the AVX2 / AVX-512 copies (docs/kernels.md,
+// "Convolution"): stride 1, dilation 1, "same" padding, 3x3 (5x5 too for rows). Two kernels:
 //
-// For a stride-1, dilation-1, "same"-padded KxK depthwise conv (K = 3 or 5) whose plane fits in
-// V <= 4 vectors (64 floats; e.g. MobileNetV2's 7x7 planes): the plane is loaded flat (row-major,
-// zero past its end) into V vectors. Tap (i, j) of output q reads input q + (i - P) W + (j - P),
-// P = (K - 1) / 2. The column shift is done once per j: L_j = the plane shifted by j - P lanes,
-// zeroed where the input column leaves the row. The row shift (i - P) W keeps the column, so tap
-// (i, j) is L_j shifted by (i - P) W lanes with zeros shifted in: one two-vector permute, no
-// loads, no per-tap masks, no transposes (the channel-blocked path spends about half its time on
-// 7x7 planes moving data between NCHW and its blocked buffer). A task is a batch of planes, so
-// 7x7 planes pay no per-plane setup. Per element the same sum as the other depthwise paths:
-// bias, then the taps in (i, j) order, one FMA each (a padding tap adds w * 0, as in the blocked
-// path).
+// - Registers (3x3, planes of at most 64 floats whose row shifts stay within a vector, e.g.
+//   MobileNetV2's 7x7): the plane is loaded flat (row-major, zero past its end) into V <= 4
+//   vectors. Tap (i, j) of output q reads input q + (i - 1) W + (j - 1). The column shift is done
+//   once per j: L_j = the plane shifted by j - 1 lanes, zeroed where the input column leaves the
+//   row. The row shift (i - 1) W keeps the column, so tap (i, j) is L_j shifted by (i - 1) W
+//   lanes with zeros shifted in: one two-vector permute, no loads, no transposes (the
+//   channel-blocked path spends about half its time on 7x7 planes moving data between NCHW and
+//   its blocked buffer). A task is a batch of planes: no per-plane setup.
+// - Rows (rows at least a vector wide): an output row is chunks of a vector (the last one
+//   starting at W - vec, overlapping the one before it); tap (i, j) of a chunk is one masked
+//   load (the columns outside the row masked off) of input row oy + i - P at offset j - P, one
+//   FMA. A block of G rows x S chunks accumulates in registers, and each loaded input vector
+//   feeds the up to K output rows that use it, so a load serves K FMAs.
+//
+// Per element both compute the same sum as the other depthwise paths: bias, then the taps in
+// (i, j) order, one FMA each (a padding tap adds w * 0, as in the blocked path).
 #include "kernels/fast/conv_depthwise_small.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -116,14 +120,13 @@ inline Vec LoadKeep(const float* p, Keep k) {
 #endif
 
 constexpr int kMaxVecs = 64 / kVec;  // planes of at most 64 floats
-constexpr int kMaxK = 5;
 
 // Per call: the shifts and the column masks of the geometry.
 struct Layout {
-  int last = 0;                // floats of the plane in its last vector, in [1, kVec]
-  Shift col[kMaxK];            // by j - P lanes (j != P)
-  Shift row[kMaxK];            // by (i - P) * W lanes (i != P)
-  Keep keep[kMaxK][kMaxVecs];  // L_j's lanes whose input column is in the row
+  int last = 0;            // floats of the plane in its last vector, in [1, kVec]
+  Shift col[3];            // by j - 1 lanes (j != 1)
+  Shift row[3];            // by (i - 1) * W lanes (i != 1)
+  Keep keep[3][kMaxVecs];  // L_j's lanes whose input column is in the row
 };
 
 // A shift by s lanes, |s| < kVec, s != 0: negative ones take (v - 1, v), positive (v, v + 1).
@@ -183,7 +186,7 @@ template <int K, int V, bool kRelu>
 // One call's operands and constants.
 struct Job {
   Layout lay;
-  int64_t hw, c, m, mult, vecs;
+  int64_t hw, c, m, mult;
   const float* x;
   const float* w;
   const float* bias;
@@ -214,29 +217,21 @@ void Planes(const Job& job, int64_t first, int64_t last) {
 
 using PlanesFn = void (*)(const Job&, int64_t, int64_t);
 
-template <int K, bool kRelu, int... V>
+template <bool kRelu, int... V>
 PlanesFn Pick(int vecs, std::integer_sequence<int, V...>) {
   PlanesFn f = nullptr;
-  ((vecs == V + 1 ? f = &Planes<K, V + 1, kRelu> : f), ...);
+  ((vecs == V + 1 ? f = &Planes<3, V + 1, kRelu> : f), ...);
   return f;
 }
 
-template <int K>
-PlanesFn PickK(int vecs, bool relu) {
+PlanesFn PickPlanes(int vecs, bool relu) {
   const auto all = std::make_integer_sequence<int, kMaxVecs>{};
-  return relu ? Pick<K, true>(vecs, all) : Pick<K, false>(vecs, all);
+  return relu ? Pick<true>(vecs, all) : Pick<false>(vecs, all);
 }
 
-// ---- Rows: any plane size, rows of any width -------------------------------------------------
-//
-// Output row oy is ceil(W / kVec) chunks of kVec columns (the last one starting at W - kVec, so
-// that it overlaps the one before it instead of running past the row; rows narrower than a
-// vector are one chunk whose lanes past the row are junk). Tap (i, j) of a chunk is one masked
-// load of input row oy + i - P at column offset j - P (the mask drops the columns outside the
-// row; a row outside the plane is a zero vector) and one FMA. G rows x S chunks accumulate at a
-// time (independent FMA chains), taps in (i, j) order.
+// ---- Rows: W >= kVec, any plane size ----------------------------------------------------------
 
-constexpr int kMaxChunks = 4;  // chunks in flight per row
+constexpr int kMaxChunks = kVec == 16 ? 4 : 2;  // chunks in flight per row
 
 struct KeepSlot {  // a vector type would lose its alignment as a std::vector element
   Keep k;
@@ -253,13 +248,10 @@ struct RowJob {
   const Epilogue* per_plane;
 };
 
-// Rows [oy0, oy0 + G) x chunks [s0, s0 + S) of one plane. Stores: chunks within the row as is;
-// a row narrower than a vector stores its junk lanes into the next rows (stored later) when
-// they lie within the `room` floats from o that the task writes, else only the row's lanes.
+// Rows [oy0, oy0 + G) x chunks [s0, s0 + S) of one plane; a row outside the plane reads as zero.
 template <int K, int S, int G, bool kRelu>
 [[gnu::always_inline]] inline void RowBlock(const RowJob& job, const float* xin, const float* w,
-                                            Vec b, int64_t oy0, int64_t s0, int64_t room,
-                                            float* o) {
+                                            Vec b, int64_t oy0, int64_t s0, float* o) {
   constexpr int P = (K - 1) / 2;
   const int64_t wd = job.w, h = job.h;
   // Tap (i, j) of row g, chunk s reads cb[s] + ro[g + i] + j (cb, ro as integers: masked lanes
@@ -325,51 +317,52 @@ template <int K, int S, int G, bool kRelu>
 #pragma GCC unroll 16
     for (int s = 0; s < S; ++s) {
       if (kRelu) acc[g][s] = Relu(acc[g][s]);
-      const int64_t at = (oy0 + g) * wd + start[s];
-      float* dst = o + at;
-      if (wd >= kVec || at + kVec <= room) {
-        Store(dst, acc[g][s]);
-      } else {
-        StoreFirst(dst, acc[g][s], static_cast<int>(wd));
-      }
+      Store(o + (oy0 + g) * wd + start[s], acc[g][s]);
     }
   }
 }
 
-// Chunks [s0, s0 + n) of rows [oy0, oy0 + G), n in [1, kMaxChunks].
-template <int K, int G, bool kRelu>
-[[gnu::always_inline]] inline void RowChunks(const RowJob& job, const float* xin, const float* w,
-                                             Vec b, int64_t oy0, int64_t s0, int64_t n,
-                                             int64_t room, float* o) {
-  switch (n) {
-    case 1:
-      return RowBlock<K, 1, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
-    case 2:
-      return RowBlock<K, 2, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
-    case 3:
-      return RowBlock<K, 3, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
-    default:
-      return RowBlock<K, 4, G, kRelu>(job, xin, w, b, oy0, s0, room, o);
-  }
+// Rows in flight for S chunks: as many independent accumulators as fit in the registers beside
+// the K * K weight vectors and a loaded vector (AVX-512: 32, AVX2: 16).
+constexpr int RowsFor(int s) {
+  const int budget = kVec == 16 ? 16 : 8;
+  return budget / s < 1 ? 1 : (budget / s > 8 ? 8 : budget / s);
+}
+
+// Chunks [s0, s0 + S) of every row of one plane.
+template <int K, int S, bool kRelu>
+void RowStrip(const RowJob& job, const float* xin, const float* w, Vec b, int64_t s0, float* o) {
+  constexpr int G = RowsFor(S);
+  const int64_t h = job.h;
+  int64_t oy = 0;
+  for (; oy + G <= h; oy += G) RowBlock<K, S, G, kRelu>(job, xin, w, b, oy, s0, o);
+  for (; oy < h; ++oy) RowBlock<K, S, 1, kRelu>(job, xin, w, b, oy, s0, o);
 }
 
 template <int K, bool kRelu>
 void RowPlanes(const RowJob& job, int64_t first, int64_t last) {
-  // Rows in flight: enough independent FMA chains without spilling the accumulators.
-  constexpr int G = kVec == 16 ? 4 : 2;
-  const int64_t h = job.h, hw = job.hw, chunks = job.chunks;
+  const int64_t hw = job.hw, chunks = job.chunks;
   for (int64_t pl = first; pl < last; ++pl) {
     const int64_t n = pl / job.m, m = pl % job.m;
     const float* xin = job.x + (n * job.c + m / job.mult) * hw;
     const float* w = job.w_ + m * K * K;
     const Vec b = Splat(job.bias ? job.bias[m] : 0.0f);
     float* o = job.out + pl * hw;
-    const int64_t room = (last - pl) * hw;
     for (int64_t s0 = 0; s0 < chunks; s0 += kMaxChunks) {
-      const int64_t ns = std::min<int64_t>(kMaxChunks, chunks - s0);
-      int64_t oy = 0;
-      for (; oy + G <= h; oy += G) RowChunks<K, G, kRelu>(job, xin, w, b, oy, s0, ns, room, o);
-      for (; oy < h; ++oy) RowChunks<K, 1, kRelu>(job, xin, w, b, oy, s0, ns, room, o);
+      switch (std::min<int64_t>(kMaxChunks, chunks - s0)) {
+        case 1:
+          RowStrip<K, 1, kRelu>(job, xin, w, b, s0, o);
+          break;
+        case 2:
+          RowStrip<K, 2, kRelu>(job, xin, w, b, s0, o);
+          break;
+        case 3:
+          RowStrip<K, 3, kRelu>(job, xin, w, b, s0, o);
+          break;
+        default:
+          RowStrip<K, 4, kRelu>(job, xin, w, b, s0, o);
+          break;
+      }
     }
     if (job.per_plane) job.per_plane->Apply(n, m, 0, hw, o);
   }
@@ -404,54 +397,54 @@ bool DepthwiseSmall(const ConvGeometry& g, const float* x, const float* w, const
       }
     });
   };
-  const char* dbg = std::getenv("DW_PATH");
-  const bool regs = hw <= kVec * kMaxVecs && pad * g.w < kVec && !(dbg && dbg[0] == 'r');
-  if (!regs) {
-    if (dbg && dbg[0] == 'n') return false;
-    RowJob job;
-    job.h = g.h, job.w = g.w, job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c;
-    job.chunks = (g.w + kVec - 1) / kVec;
-    std::vector<int64_t> start;
-    std::vector<KeepSlot> keep;
-    for (int64_t s = 0; s < job.chunks; ++s) {
-      start.push_back(g.w < kVec ? 0 : std::min(s * kVec, g.w - kVec));
-      for (int64_t j = 0; j < k; ++j) {
+  // Measured against the blocked path (AVX-512) and the plane loops (AVX2), docs/kernels.md:
+  // the registers win on 7x7 3x3 planes (5x5 there: no better than blocked), rows on rows of a
+  // vector or more (narrower rows leave lanes idle: blocked/flat stay ahead there).
+  if (k == 3 && hw <= kVec * kMaxVecs && g.w < kVec) {
+    const int vecs = static_cast<int>((hw + kVec - 1) / kVec);
+    Job job;
+    Layout& lay = job.lay;
+    lay.last = static_cast<int>(hw - (vecs - 1) * kVec);
+    for (int j = 0; j < 3; j += 2) {
+      lay.col[j] = ShiftBy(j - 1);
+      lay.row[j] = ShiftBy((j - 1) * g.w);
+      for (int v = 0; v < vecs; ++v) {
         bool on[kVec];
         for (int l = 0; l < kVec; ++l) {
-          const int64_t col = start.back() + l + j - pad;
-          on[l] = col >= 0 && col < g.w;
+          const int64_t p = v * kVec + l, ix = p % g.w + j - 1;
+          on[l] = p < hw && ix >= 0 && ix < g.w;
         }
-        keep.push_back({MakeKeep(on)});
+        lay.keep[j][v] = MakeKeep(on);
       }
     }
-    job.start = start.data(), job.keep = keep.data();
-    job.x = x, job.w_ = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
-    auto* fn = k == 3 ? (relu_only ? &RowPlanes<3, true> : &RowPlanes<3, false>)
-                      : (relu_only ? &RowPlanes<5, true> : &RowPlanes<5, false>);
-    run([&](int64_t first, int64_t last) { fn(job, first, last); });
+    job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c;
+    job.x = x, job.w = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
+    const PlanesFn planes_fn = PickPlanes(vecs, relu_only);
+    run([&](int64_t first, int64_t last) { planes_fn(job, first, last); });
     return true;
   }
-  const int vecs = static_cast<int>((hw + kVec - 1) / kVec);
-  Job job;
-  Layout& lay = job.lay;
-  lay.last = static_cast<int>(hw - (vecs - 1) * kVec);
-  for (int64_t j = 0; j < k; ++j) {
-    if (j == pad) continue;
-    lay.col[j] = ShiftBy(j - pad);
-    lay.row[j] = ShiftBy((j - pad) * g.w);
-    for (int v = 0; v < vecs; ++v) {
+  if (g.w < kVec) return false;
+  RowJob job;
+  job.h = g.h, job.w = g.w, job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c;
+  job.chunks = (g.w + kVec - 1) / kVec;
+  std::vector<int64_t> start;
+  std::vector<KeepSlot> keep;
+  for (int64_t s = 0; s < job.chunks; ++s) {
+    start.push_back(std::min(s * kVec, g.w - kVec));
+    for (int64_t j = 0; j < k; ++j) {
       bool on[kVec];
       for (int l = 0; l < kVec; ++l) {
-        const int64_t p = v * kVec + l, ix = p % g.w + j - pad;
-        on[l] = p < hw && ix >= 0 && ix < g.w;
+        const int64_t col = start.back() + l + j - pad;
+        on[l] = col >= 0 && col < g.w;
       }
-      lay.keep[j][v] = MakeKeep(on);
+      keep.push_back({MakeKeep(on)});
     }
   }
-  job.hw = hw, job.c = g.c, job.m = g.m, job.mult = g.m / g.c, job.vecs = vecs;
-  job.x = x, job.w = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
-  const PlanesFn planes_fn = k == 3 ? PickK<3>(vecs, relu_only) : PickK<5>(vecs, relu_only);
-  run([&](int64_t first, int64_t last) { planes_fn(job, first, last); });
+  job.start = start.data(), job.keep = keep.data();
+  job.x = x, job.w_ = w, job.bias = bias, job.out = out, job.per_plane = per_plane;
+  auto* fn = k == 3 ? (relu_only ? &RowPlanes<3, true> : &RowPlanes<3, false>)
+                    : (relu_only ? &RowPlanes<5, true> : &RowPlanes<5, false>);
+  run([&](int64_t first, int64_t last) { fn(job, first, last); });
   return true;
 }
 

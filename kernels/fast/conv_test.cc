@@ -87,18 +87,26 @@ const ConvCase kCases[] = {
     {"dw_blocked_5x5_d2", {1, 16, 12, 11}, 16, 5, 5, 16, {1, 1}, {2, 1}, {4, 2, 4, 2}, false},
     {"dw_7x7_plane_loops", {1, 18, 9, 9}, 18, 7, 7, 18, {1, 1}, {1, 1}, {3, 3, 3, 3}, true},
     {"dw_big_plane", {1, 3, 40, 33}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
-    // Small planes in registers (AVX2/AVX-512, "same" 3x3/5x5, at most 64 floats): 1 to 4
-    // vectors, a last vector of one float, rows up to 15 wide, 5x5, a multiplier, 1x1 planes
-    // (stored masked: the next planes are too small to take the whole-vector store), several
-    // tasks of planes; a 9x9 plane (81 floats) takes the blocked path again.
+    // Small 3x3 planes in registers (AVX2/AVX-512: at most 64 floats, rows narrower than a
+    // vector): 1 to 4 vectors, a last vector of one float, a multiplier, 1x1 planes, several
+    // tasks of planes. 5x5 on small planes: the blocked/flat paths.
     {"dw_small_3x5", {1, 3, 3, 5}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"dw_small_4x15", {1, 17, 4, 15}, 17, 3, 3, 17, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"dw_small_last_lane", {1, 4, 11, 3}, 4, 3, 3, 4, {1, 1}, {1, 1}, {1, 1, 1, 1}, false},
     {"dw_small_5x5", {1, 18, 6, 7}, 18, 5, 5, 18, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
-    {"dw_small_5x5_w3", {2, 6, 4, 3}, 6, 5, 5, 6, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
     {"dw_small_mult3", {1, 2, 7, 7}, 6, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"dw_small_1x1_planes", {2, 40, 1, 1}, 40, 3, 3, 40, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"dw_small_tasks", {2, 90, 7, 7}, 90, 3, 3, 90, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    // Rows (rows of at least a vector, 3x3 and 5x5): one chunk, an overlapping last chunk,
+    // several strips of chunks, row counts not a multiple of the rows in flight, one row, a
+    // multiplier, planes above one task.
+    {"dw_rows_w16", {1, 3, 5, 16}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_w20_5x5", {1, 5, 9, 20}, 5, 5, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
+    {"dw_rows_w70", {1, 3, 11, 70}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_w70_5x5", {1, 2, 3, 70}, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, false},
+    {"dw_rows_one_row", {1, 4, 1, 33}, 4, 3, 3, 4, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_mult2", {1, 3, 6, 9}, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_tasks", {2, 40, 13, 17}, 40, 3, 3, 40, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
     {"dw_blocked_9x9", {2, 20, 9, 9}, 20, 3, 3, 20, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
 };
 
@@ -143,8 +151,9 @@ TEST(FastConv, ThreadCountsAreBitIdentical) {
 }
 
 // Depthwise numerics (docs/kernels.md): at the FMA levels every depthwise path this table takes
-// (small planes in registers, channel-blocked, flat) computes each element as the bias, then the
-// taps in (i, j) order, one FMA each, a padding tap as w * 0: bit for bit the fmaf chain here.
+// (small planes in registers, rows, channel-blocked, flat) computes each element as the bias,
+// then the taps in (i, j) order, one FMA each, a padding tap as w * 0: bit for bit the fmaf
+// chain here.
 TEST(FastConv, DepthwiseIsTheFmaChainAtFmaLevels) {
   uint64_t seed = 700;
   for (const ConvCase& c : kCases) {
