@@ -322,48 +322,46 @@ template <int K, int S, int G, bool kRelu>
   }
 }
 
-// Rows in flight for S chunks: as many independent accumulators as fit in the registers beside
-// the K * K weight vectors and a loaded vector (AVX-512: 32, AVX2: 16).
-constexpr int RowsFor(int s) {
-  const int budget = kVec == 16 ? 16 : 8;
-  return budget / s < 1 ? 1 : (budget / s > 8 ? 8 : budget / s);
-}
+// Rows in flight: as many independent accumulators (kRows x kMaxChunks) as fit in the registers
+// beside the K * K weight vectors and a loaded vector (AVX-512: 32, AVX2: 16).
+constexpr int kRows = 4;
 
-// Chunks [s0, s0 + S) of every row of one plane.
-template <int K, int S, bool kRelu>
-void RowStrip(const RowJob& job, const float* xin, const float* w, Vec b, int64_t s0, float* o) {
-  constexpr int G = RowsFor(S);
-  const int64_t h = job.h;
-  int64_t oy = 0;
-  for (; oy + G <= h; oy += G) RowBlock<K, S, G, kRelu>(job, xin, w, b, oy, s0, o);
-  for (; oy < h; ++oy) RowBlock<K, S, 1, kRelu>(job, xin, w, b, oy, s0, o);
+// Rows [oy, oy + G), every chunk.
+template <int K, int G, bool kRelu>
+[[gnu::always_inline]] inline void RowBlocks(const RowJob& job, const float* xin, const float* w,
+                                             Vec b, int64_t oy, float* o) {
+  for (int64_t s0 = 0; s0 < job.chunks; s0 += kMaxChunks) {
+    switch (std::min<int64_t>(kMaxChunks, job.chunks - s0)) {
+      case 1:
+        RowBlock<K, 1, G, kRelu>(job, xin, w, b, oy, s0, o);
+        break;
+      case 2:
+        RowBlock<K, 2, G, kRelu>(job, xin, w, b, oy, s0, o);
+        break;
+      case 3:
+        RowBlock<K, 3, G, kRelu>(job, xin, w, b, oy, s0, o);
+        break;
+      default:
+        RowBlock<K, 4, G, kRelu>(job, xin, w, b, oy, s0, o);
+        break;
+    }
+  }
 }
 
 template <int K, bool kRelu>
 void RowPlanes(const RowJob& job, int64_t first, int64_t last) {
-  const int64_t hw = job.hw, chunks = job.chunks;
+  const int64_t hw = job.hw, h = job.h;
   for (int64_t pl = first; pl < last; ++pl) {
     const int64_t n = pl / job.m, m = pl % job.m;
     const float* xin = job.x + (n * job.c + m / job.mult) * hw;
     const float* w = job.w_ + m * K * K;
     const Vec b = Splat(job.bias ? job.bias[m] : 0.0f);
     float* o = job.out + pl * hw;
-    for (int64_t s0 = 0; s0 < chunks; s0 += kMaxChunks) {
-      switch (std::min<int64_t>(kMaxChunks, chunks - s0)) {
-        case 1:
-          RowStrip<K, 1, kRelu>(job, xin, w, b, s0, o);
-          break;
-        case 2:
-          RowStrip<K, 2, kRelu>(job, xin, w, b, s0, o);
-          break;
-        case 3:
-          RowStrip<K, 3, kRelu>(job, xin, w, b, s0, o);
-          break;
-        default:
-          RowStrip<K, 4, kRelu>(job, xin, w, b, s0, o);
-          break;
-      }
-    }
+    // Row blocks outer, chunks inner: the plane is read and written in order (column strips
+    // over all rows measured 10-20% slower at AVX2 on N8 56x56, whose planes come from memory).
+    int64_t oy = 0;
+    for (; oy + kRows <= h; oy += kRows) RowBlocks<K, kRows, kRelu>(job, xin, w, b, oy, o);
+    for (; oy < h; ++oy) RowBlocks<K, 1, kRelu>(job, xin, w, b, oy, o);
     if (job.per_plane) job.per_plane->Apply(n, m, 0, hw, o);
   }
 }
