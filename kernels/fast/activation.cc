@@ -159,6 +159,22 @@ void Apply(float* y, int64_t count) {
 
 }  // namespace erf_gelu
 
+// The SSE2 copy runs Elu, Silu and the tanh Gelu as scalar loops on glibc's expf/expm1f:
+// Eigen's 4-lane packet exp/expm1 measured slower than those there (activation_bench,
+// docs/kernels.md "Transcendental activations"); same formulas, measured by the same ulp test.
+#if defined(__AVX2__)
+constexpr bool kScalarExp = false;
+#else
+constexpr bool kScalarExp = true;
+#endif
+
+// x * sigmoid(z) as TimesSigmoid, one element: e = exp(-|z|) (glibc's expf is right into the
+// subnormals, so no shift is needed), NaN propagates, -inf * sigmoid(-inf) is NaN.
+inline float ScalarTimesSigmoid(float x, float z) {
+  const float e = std::exp(-std::fabs(z));
+  return (z >= 0.0f ? x : x * e) / (1.0f + e);
+}
+
 }  // namespace
 
 Activation MakeActivation(Op op, const AttrMap& attrs, const ParamMap& params,
@@ -222,6 +238,9 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     }
     case Op::Elu: {
       const float alpha = a.alpha;
+      if (kScalarExp) {
+        return Map(y, count, [alpha](float x) { return x >= 0.0f ? x : alpha * std::expm1(x); });
+      }
       // Eigen's expm1 (exp, corrected through log: relative error ~1 ulp down to x = -2^-24).
       return Chunks(y, count, [alpha](FloatArray& x, FloatArray& e) {
         e = x.expm1();
@@ -240,6 +259,7 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     case Op::Tanh:
       return Chunks(y, count, TanhChunk);
     case Op::Silu:
+      if (kScalarExp) return Map(y, count, [](float x) { return ScalarTimesSigmoid(x, x); });
       return Chunks(y, count, [](FloatArray& x, FloatArray& e) { TimesSigmoid(x, x, e); });
     case Op::HardSwish:
       return Map(y, count, [](float x) {
@@ -249,8 +269,13 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     case Op::Gelu:
       if (a.gelu_tanh) {
         // 0.5x(1 + tanh(z)) == x * sigmoid(2z): no cancellation for negative x.
-        return Chunks(y, count, [](FloatArray& x, FloatArray& e) {
-          const float k2 = 2 * 0.7978845608028654f;  // 2 sqrt(2/pi)
+        const float k2 = 2 * 0.7978845608028654f;  // 2 sqrt(2/pi)
+        if (kScalarExp) {
+          return Map(y, count, [k2](float x) {
+            return ScalarTimesSigmoid(x, k2 * (x + 0.044715f * x * x * x));
+          });
+        }
+        return Chunks(y, count, [k2](FloatArray& x, FloatArray& e) {
           TimesSigmoid(x, k2 * (x + 0.044715f * x * x * x), e);
         });
       }
