@@ -159,10 +159,15 @@ void Apply(float* y, int64_t count) {
 
 }  // namespace erf_gelu
 
-// The SSE2 copy runs Elu, Silu and the tanh Gelu as scalar loops on glibc's expf/expm1f:
-// Eigen's 4-lane packet exp/expm1 measured slower than those there (activation_bench,
-// docs/kernels.md "Transcendental activations"); same formulas, measured by the same ulp test.
+// Scalar loops on glibc's expf/expm1f where Eigen's packets measured slower (activation_bench,
+// docs/kernels.md "Transcendental activations"): Elu in the SSE2 copy, Silu and the tanh Gelu
+// in the SSE2 and AVX2 copies. Same formulas, measured by the same ulp test.
 #if defined(__AVX2__)
+constexpr bool kScalarExpm1 = false;
+#else
+constexpr bool kScalarExpm1 = true;
+#endif
+#if defined(__AVX512F__)
 constexpr bool kScalarExp = false;
 #else
 constexpr bool kScalarExp = true;
@@ -238,7 +243,7 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     }
     case Op::Elu: {
       const float alpha = a.alpha;
-      if (kScalarExp) {
+      if (kScalarExpm1) {
         return Map(y, count, [alpha](float x) { return x >= 0.0f ? x : alpha * std::expm1(x); });
       }
       // Eigen's expm1 (exp, corrected through log: relative error ~1 ulp down to x = -2^-24).
