@@ -3,11 +3,12 @@
 // runtimes do, and the formulas avoid cancellation where a naive form would lose digits
 // (expm1 for Elu, erfc for Gelu, a sigmoid form for 1 + tanh).
 //
-// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1;
-// where Eigen's own function is not accurate enough (its logistic and tanh are rational
-// approximations, up to ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004
-// and near its clamp at 7.9) the formula is ours. Measured errors and the bound they must meet:
-// docs/kernels.md "Transcendental activations", activation_ulp_test.cc.
+// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1,
+// or as scalar glibc loops where those measured faster (kScalarExp below); where Eigen's own
+// function is not accurate enough (its logistic and tanh are rational approximations, up to
+// ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004 and near its clamp at
+// 7.9) the formula is ours, and the erf Gelu's erfc is ours. Measured errors and the bound they
+// must meet: docs/kernels.md "Transcendental activations", activation_ulp_test.cc.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
