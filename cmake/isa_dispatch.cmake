@@ -8,8 +8,8 @@
 # is linked into ONE relocatable object (`ld -r --force-group-allocation`: COMDAT groups resolved
 # inside the copy and dissolved) and then every symbol but its kernel table entry point is made
 # local (`objcopy --keep-global-symbol`). Nothing of a copy can be picked by, or pick, another.
-set(FUSEFUZZ_ISA_SOURCES activation binary conv conv_depthwise conv_depthwise_blocked conv_packed
-    epilogue gemm kernel_table norm pool)
+set(FUSEFUZZ_ISA_SOURCES activation binary conv conv_depthwise conv_depthwise_blocked
+    conv_depthwise_small conv_packed epilogue gemm kernel_table norm pool)
 
 set(_dispatch OFF)
 if(FUSEFUZZ_ISA_DISPATCH AND FUSEFUZZ_MARCH STREQUAL "" AND

@@ -3,11 +3,12 @@
 // runtimes do, and the formulas avoid cancellation where a naive form would lose digits
 // (expm1 for Elu, erfc for Gelu, a sigmoid form for 1 + tanh).
 //
-// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1;
-// where Eigen's own function is not accurate enough (its logistic and tanh are rational
-// approximations, up to ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004
-// and near its clamp at 7.9) the formula is ours. Measured errors and the bound they must meet:
-// docs/kernels.md "Transcendental activations", activation_ulp_test.cc.
+// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1,
+// or as scalar glibc loops where those measured faster (kScalarExp below); where Eigen's own
+// function is not accurate enough (its logistic and tanh are rational approximations, up to
+// ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004 and near its clamp at
+// 7.9) the formula is ours, and the erf Gelu's erfc is ours. Measured errors and the bound they
+// must meet: docs/kernels.md "Transcendental activations", activation_ulp_test.cc.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -85,6 +86,101 @@ void TanhChunk(FloatArray& x, FloatArray& e) {
   x = (x.abs() < 0.5f).select(x + x * (x2 * poly), (x < 0.0f).select(-big, big));
 }
 
+// Gelu, erf form: x * Phi(x), Phi(x) = erfc(-x/sqrt2) / 2, in Eigen packets (its Array API has
+// no erfc, and 1 + erf cancels for x < 0). With t = |x|/sqrt2:
+// - t < 1/2: Phi = 1/2 + erf(s)/2, s = x/sqrt2, erf(s) = s * (Taylor series of erf(s)/s in s^2,
+//   through s^12: truncation below 1e-9 relative);
+// - else erfc(t) = exp(-t^2) * erfcx(t), erfcx a polynomial in t - 5/4 on [1/2, 2] and
+//   erfcx(t) = z * g(z), z = 1/t, g a polynomial in z above 2 (both Chebyshev fits to erfcx in
+//   40-digit arithmetic, error below 2e-9 absolute); Phi = erfc/2 for x < 0, 1 - erfc/2 else.
+// t^2 is x*x/2 (one rounding). Measured against the bound in activation_ulp_test.cc.
+namespace erf_gelu {
+
+using Eigen::internal::padd;
+using Eigen::internal::pmadd;
+using Eigen::internal::pmul;
+using Eigen::internal::pset1;
+using Packet = Eigen::internal::packet_traits<float>::type;
+constexpr int kLanes = sizeof(Packet) / sizeof(float);
+
+// erf(s) / s in powers of s^2: 2/sqrt(pi) (-1)^n / (n! (2n + 1)).
+constexpr float kErfTaylor[] = {1.128379167e+00f,  -3.761263890e-01f, 1.128379167e-01f,
+                                -2.686617065e-02f, 5.223977625e-03f,  -8.548327023e-04f,
+                                1.205533298e-04f};
+// erfcx(t) = exp(t^2) erfc(t) on [1/2, 2] in powers of t - 5/4 (fit error 1.1e-9).
+constexpr float kErfcxMid[] = {3.678229165e-01f,  -2.088218881e-01f, 1.067955752e-01f,
+                               -5.021784342e-02f, 2.201123123e-02f,  -9.085889478e-03f,
+                               3.554425792e-03f,  -1.308697774e-03f, 4.686912827e-04f,
+                               -1.924501098e-04f, 6.318043636e-05f};
+// t erfcx(t) on [2, inf) in powers of z = 1/t (fit error 1.9e-9; 1/sqrt(pi) at z = 0).
+constexpr float kErfcxTail[] = {
+    5.641895816e-01f, 7.845494096e-07f,  -2.821497329e-01f, 1.558627480e-03f,  3.997972463e-01f,
+    2.074869727e-01f, -2.203734357e+00f, 3.869369917e+00f,  -3.179560764e+00f, 1.073533264e+00f};
+
+// c[0] + v (c[1] + v (c[2] + ...)).
+template <size_t N>
+inline Packet Horner(const Packet& v, const float (&c)[N]) {
+  Packet p = pset1<Packet>(c[N - 1]);
+  for (size_t k = N - 1; k-- > 0;) p = pmadd(p, v, pset1<Packet>(c[k]));
+  return p;
+}
+
+// Every branch is computed and the right one selected (bitwise, so the unused branches' inf/NaN
+// do not leak); NaN in x reaches the result through x * Phi.
+inline Packet Gelu(const Packet& x) {
+  using namespace Eigen::internal;
+  const Packet half = pset1<Packet>(0.5f), one = pset1<Packet>(1.0f);
+  const Packet h = pmul(pmul(half, x), x);  // t^2
+  const Packet s = pmul(x, pset1<Packet>(0.70710678118654752f));
+  const Packet t = pabs(s);
+  const Packet phi_small = pmadd(half, pmul(s, Horner(h, kErfTaylor)), half);
+  const Packet mid = Horner(psub(t, pset1<Packet>(1.25f)), kErfcxMid);
+  const Packet z = pdiv(one, t);
+  const Packet tail = pmul(z, Horner(z, kErfcxTail));
+  const Packet erfc = pmul(pexp(pnegate(h)), pselect(pcmp_lt(t, pset1<Packet>(2.0f)), mid, tail));
+  const Packet half_erfc = pmul(half, erfc);
+  const Packet phi_big = pselect(pcmp_lt(x, pzero(x)), half_erfc, psub(one, half_erfc));
+  return pmul(x, pselect(pcmp_lt(t, half), phi_small, phi_big));
+}
+
+// In place; a last partial packet goes through a padded copy, so every element gets the same
+// instructions wherever it falls (results do not depend on how the tensor is split).
+void Apply(float* y, int64_t count) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    Eigen::internal::pstoreu(y + i, Gelu(Eigen::internal::ploadu<Packet>(y + i)));
+  }
+  if (i < count) {
+    alignas(64) float tail[kLanes] = {};
+    std::copy(y + i, y + count, tail);
+    Eigen::internal::pstoreu(tail, Gelu(Eigen::internal::ploadu<Packet>(tail)));
+    std::copy(tail, tail + (count - i), y + i);
+  }
+}
+
+}  // namespace erf_gelu
+
+// Scalar loops on glibc's expf/expm1f where Eigen's packets measured slower (activation_bench,
+// docs/kernels.md "Transcendental activations"): Elu in the SSE2 copy, Silu and the tanh Gelu
+// in the SSE2 and AVX2 copies. Same formulas, measured by the same ulp test.
+#if defined(__AVX2__)
+constexpr bool kScalarExpm1 = false;
+#else
+constexpr bool kScalarExpm1 = true;
+#endif
+#if defined(__AVX512F__)
+constexpr bool kScalarExp = false;
+#else
+constexpr bool kScalarExp = true;
+#endif
+
+// x * sigmoid(z) as TimesSigmoid, one element: e = exp(-|z|) (glibc's expf is right into the
+// subnormals, so no shift is needed), NaN propagates, -inf * sigmoid(-inf) is NaN.
+inline float ScalarTimesSigmoid(float x, float z) {
+  const float e = std::exp(-std::fabs(z));
+  return (z >= 0.0f ? x : x * e) / (1.0f + e);
+}
+
 }  // namespace
 
 Activation MakeActivation(Op op, const AttrMap& attrs, const ParamMap& params,
@@ -148,6 +244,9 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     }
     case Op::Elu: {
       const float alpha = a.alpha;
+      if (kScalarExpm1) {
+        return Map(y, count, [alpha](float x) { return x >= 0.0f ? x : alpha * std::expm1(x); });
+      }
       // Eigen's expm1 (exp, corrected through log: relative error ~1 ulp down to x = -2^-24).
       return Chunks(y, count, [alpha](FloatArray& x, FloatArray& e) {
         e = x.expm1();
@@ -166,6 +265,7 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     case Op::Tanh:
       return Chunks(y, count, TanhChunk);
     case Op::Silu:
+      if (kScalarExp) return Map(y, count, [](float x) { return ScalarTimesSigmoid(x, x); });
       return Chunks(y, count, [](FloatArray& x, FloatArray& e) { TimesSigmoid(x, x, e); });
     case Op::HardSwish:
       return Map(y, count, [](float x) {
@@ -175,15 +275,20 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
     case Op::Gelu:
       if (a.gelu_tanh) {
         // 0.5x(1 + tanh(z)) == x * sigmoid(2z): no cancellation for negative x.
-        return Chunks(y, count, [](FloatArray& x, FloatArray& e) {
-          const float k2 = 2 * 0.7978845608028654f;  // 2 sqrt(2/pi)
+        const float k2 = 2 * 0.7978845608028654f;  // 2 sqrt(2/pi)
+        if (kScalarExp) {
+          return Map(y, count, [k2](float x) {
+            return ScalarTimesSigmoid(x, k2 * (x + 0.044715f * x * x * x));
+          });
+        }
+        return Chunks(y, count, [k2](FloatArray& x, FloatArray& e) {
           TimesSigmoid(x, k2 * (x + 0.044715f * x * x * x), e);
         });
       }
-      // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2): no cancellation for negative x.
-      // Scalar libm: Eigen 3.4 has no packet erfc (it maps ::erfcf), and its packet erf in
+      // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2): no cancellation for negative x. Our
+      // own packet erfc (above): Eigen 3.4 has none (it maps ::erfcf), and its packet erf in
       // 1 + erf cancels for x < 0 and is 3 ulps off for x > 0.
-      return Map(y, count, [](float x) { return 0.5f * x * std::erfc(-x * 0.7071067811865476f); });
+      return erf_gelu::Apply(y, count);
     default:
       throw InputError("", std::string(OpName(a.op)) + " is not an activation");
   }

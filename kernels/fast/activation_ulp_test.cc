@@ -62,9 +62,10 @@ std::vector<float> SweepInputs() {
   const uint32_t twenty = Bits(20.0f);
   for (uint32_t b = 0; b <= twenty; b += 64) both(FromBits(b));
   for (uint32_t b = 1; b < 65536; ++b) both(FromBits(b));  // subnormals next to 0
-  // Every float around the branch points (tanh's 1/2, 0 for the sign-split forms) and where
-  // tanh's exp branch reaches 1 in float.
-  for (float p : {0.5f, 1.0f, 9.0f, 0x1p-12f, 0x1p-24f, 0.0004f, 7.9f, 15.6f}) {
+  // Every float around the branch points (tanh's 1/2, 0 for the sign-split forms, the erf
+  // Gelu's |x| = sqrt2/2 and 2 sqrt2) and where tanh's exp branch reaches 1 in float.
+  for (float p :
+       {0.5f, 1.0f, 9.0f, 0x1p-12f, 0x1p-24f, 0.0004f, 7.9f, 15.6f, 0.70710678f, 2.82842712f}) {
     for (int d = -4096; d <= 4096; ++d) both(FromBits(static_cast<uint32_t>(Bits(p) + d)));
   }
   for (float f : {80.0f, 88.7f, 100.0f, 1e30f, std::numeric_limits<float>::max(),

@@ -26,6 +26,7 @@
 #endif
 
 #include "kernels/fast/conv_depthwise_blocked.h"
+#include "kernels/fast/conv_depthwise_small.h"
 #include "kernels/fast/conv_geometry.h"
 #include "kernels/fast/fast_ops.h"
 
@@ -282,6 +283,7 @@ void ConvDepthwise(const Node& node, const Tensor& x, const Shape& out_shape,
   const ConvGeometry g = MakeConvGeometry(node, x.shape, wt.shape, out_shape);
   const auto it = node.params.find("B");
   const float* bias = it == node.params.end() ? nullptr : it->second.data.data();
+  if (DepthwiseSmall(g, x.data.data(), wt.data.data(), bias, epilogue, threads, out)) return;
   if (DepthwiseBlocked(g, x.data.data(), wt.data.data(), bias, epilogue, threads, out)) return;
   const int64_t mult = g.m / g.c, plane = g.p(), taps = g.kh * g.kw;
 #ifdef FUSEFUZZ_DW_FLAT

@@ -3,6 +3,8 @@
 // counts 1/2/3 bit-identical.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernels/fast/fast_test_util.h"
 
 namespace fusefuzz {
@@ -85,6 +87,27 @@ const ConvCase kCases[] = {
     {"dw_blocked_5x5_d2", {1, 16, 12, 11}, 16, 5, 5, 16, {1, 1}, {2, 1}, {4, 2, 4, 2}, false},
     {"dw_7x7_plane_loops", {1, 18, 9, 9}, 18, 7, 7, 18, {1, 1}, {1, 1}, {3, 3, 3, 3}, true},
     {"dw_big_plane", {1, 3, 40, 33}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    // Small 3x3 planes in registers (AVX2/AVX-512: at most 64 floats, rows narrower than a
+    // vector): 1 to 4 vectors, a last vector of one float, a multiplier, 1x1 planes, several
+    // tasks of planes. 5x5 on small planes: the blocked/flat paths.
+    {"dw_small_3x5", {1, 3, 3, 5}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_small_4x15", {1, 17, 4, 15}, 17, 3, 3, 17, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_small_last_lane", {1, 4, 11, 3}, 4, 3, 3, 4, {1, 1}, {1, 1}, {1, 1, 1, 1}, false},
+    {"dw_small_5x5", {1, 18, 6, 7}, 18, 5, 5, 18, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
+    {"dw_small_mult3", {1, 2, 7, 7}, 6, 3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_small_1x1_planes", {2, 40, 1, 1}, 40, 3, 3, 40, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_small_tasks", {2, 90, 7, 7}, 90, 3, 3, 90, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    // Rows (rows of at least a vector, 3x3 and 5x5): one chunk, an overlapping last chunk,
+    // several strips of chunks, row counts not a multiple of the rows in flight, one row, a
+    // multiplier, planes above one task.
+    {"dw_rows_w16", {1, 3, 5, 16}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_w20_5x5", {1, 5, 9, 20}, 5, 5, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
+    {"dw_rows_w70", {1, 3, 11, 70}, 3, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_w70_5x5", {1, 2, 3, 70}, 2, 5, 5, 2, {1, 1}, {1, 1}, {2, 2, 2, 2}, false},
+    {"dw_rows_one_row", {1, 4, 1, 33}, 4, 3, 3, 4, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_mult2", {1, 3, 6, 9}, 6, 3, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_rows_tasks", {2, 40, 13, 17}, 40, 3, 3, 40, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+    {"dw_blocked_9x9", {2, 20, 9, 9}, 20, 3, 3, 20, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
 };
 
 TEST(FastConv, MatchesReferenceOnEveryPath) {
@@ -122,6 +145,52 @@ TEST(FastConv, ThreadCountsAreBitIdentical) {
     for (int threads : {2, 3}) {
       EXPECT_TRUE(one.BitwiseEquals(RunFast(g, in, FastOptions{threads}).at("out")))
           << c.name << " threads " << threads;
+    }
+    seed += 10;
+  }
+}
+
+// Depthwise numerics (docs/kernels.md): at the FMA levels every depthwise path this table takes
+// (small planes in registers, rows, channel-blocked, flat) computes each element as the bias,
+// then the taps in (i, j) order, one FMA each, a padding tap as w * 0: bit for bit the fmaf
+// chain here.
+TEST(FastConv, DepthwiseIsTheFmaChainAtFmaLevels) {
+  uint64_t seed = 700;
+  for (const ConvCase& c : kCases) {
+    const int64_t n = c.x[0], ch = c.x[1], h = c.x[2], w = c.x[3];
+    if (c.group != ch || ch == 1 || c.strides != std::vector<int64_t>{1, 1} ||
+        c.dilations != std::vector<int64_t>{1, 1} || h * w > 1024) {
+      continue;  // not depthwise (C = 1 is the GEMM), or the padded/general plane loops
+    }
+    const Node node = ConvNode(c, seed);
+    const Tensor x = Random(c.x, seed + 7);
+    const int64_t mult = c.m / ch, oh = h + c.pads[0] + c.pads[2] - c.kh + 1,
+                  ow = w + c.pads[1] + c.pads[3] - c.kw + 1;
+    const std::vector<float>& wt = node.params.at("W").data;
+    std::vector<float> want;
+    for (int64_t img = 0; img < n; ++img) {
+      for (int64_t m = 0; m < c.m; ++m) {
+        const float* xp = x.data.data() + (img * ch + m / mult) * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            float s = c.bias ? node.params.at("B").data[static_cast<size_t>(m)] : 0.0f;
+            for (int64_t i = 0; i < c.kh; ++i) {
+              for (int64_t j = 0; j < c.kw; ++j) {
+                const int64_t iy = oy + i - c.pads[0], ix = ox + j - c.pads[1];
+                const float v = iy >= 0 && iy < h && ix >= 0 && ix < w ? xp[iy * w + ix] : 0.0f;
+                s = std::fmaf(wt[static_cast<size_t>((m * c.kh + i) * c.kw + j)], v, s);
+              }
+            }
+            want.push_back(s);
+          }
+        }
+      }
+    }
+    for (FastIsa isa : AvailableFastIsas()) {
+      if (isa == FastIsa::kSse2) continue;  // no FMA in the baseline copy
+      const Tensor y = RunFastNode(node, {&x}, {n, c.m, oh, ow}, FastOptions{2, isa});
+      EXPECT_TRUE(y.BitwiseEquals(Tensor({n, c.m, oh, ow}, want)))
+          << c.name << " [" << FastIsaName(isa) << "]";
     }
     seed += 10;
   }

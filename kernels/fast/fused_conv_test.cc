@@ -25,8 +25,14 @@ const Geometry kGeometries[] = {
     {"grouped_strided", {1, 4, 9, 9}, 6, 5, 2, 2, 2},
     {"many_blocks", {1, 3, 24, 25}, 131, 3, 1, 1, 1},  // 2 channel blocks x 2 column blocks
     // Depthwise, multiplier 1: channel blocks of 16 and a ragged one (AVX-512), epilogues run
-    // once per block (position-free steps) or per plane; 7x7 planes: the flat loop (AVX2).
-    {"depthwise_blocked", {2, 20, 7, 7}, 20, 3, 20, 1, 1},
+    // once per block (position-free steps) or per plane; 9x9 planes: the flat loop (AVX2).
+    {"depthwise_blocked", {2, 20, 9, 9}, 20, 3, 20, 1, 1},
+    // Small 3x3 planes in registers (AVX2/AVX-512): Relu in registers, the other epilogues once
+    // per batch of planes (position-free steps) or per plane.
+    {"depthwise_small", {2, 20, 7, 7}, 20, 3, 20, 1, 1},
+    // Rows (AVX2/AVX-512, rows of a vector or more), 3x3 and 5x5.
+    {"depthwise_rows", {1, 18, 9, 20}, 18, 3, 18, 1, 1},
+    {"depthwise_rows_5x5", {2, 5, 6, 17}, 5, 5, 5, 1, 2},
     {"depthwise_blocked_strided_5x5", {1, 18, 9, 9}, 18, 5, 18, 2, 2},
     // Packed kernel: rows not a multiple of the register block, positions not of the vector.
     {"packed_ragged", {1, 5, 9, 11}, 13, 3, 1, 1, 1},
