@@ -146,6 +146,10 @@ class Importer {
     for (int64_t d : p.dims()) {
       if (d < 0 || d > limits_.max_dim) Fail(what + ": dim " + std::to_string(d) + " out of range");
       t.dims.push_back(d);
+      // Checked before multiplying: four dims of up to max_dim would overflow int64.
+      if (d > 0 && count > limits_.max_elements_per_tensor / d) {
+        Fail(what + ": more elements than the limit");
+      }
       count *= d;
     }
     if (count > limits_.max_elements_per_tensor) Fail(what + ": more elements than the limit");
@@ -439,6 +443,23 @@ class Importer {
   // Explicit [t, l, b, r] pads of a conv or pool, from pads or auto_pad.
   std::vector<int64_t> Pads(const ONode& n, const Shape& x, const std::vector<int64_t>& k,
                             const std::vector<int64_t>& s, const std::vector<int64_t>& d) const {
+    // Checked here, before the SAME arithmetic below divides by a stride (the verifier checks
+    // the node again, with its own messages).
+    if (x.size() != 4 || *std::min_element(x.begin(), x.end()) < 1 ||
+        *std::max_element(x.begin(), x.end()) > limits_.max_dim) {
+      FailNode(n, "input must have rank 4 (2-D only) and dims in [1, " +
+                      std::to_string(limits_.max_dim) + "], got " + ShapeToString(x));
+    }
+    auto positive_pair = [&](const std::vector<int64_t>& v, const char* what) {
+      if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] > limits_.max_dim ||
+          v[1] > limits_.max_dim) {
+        FailNode(n, std::string(what) + " must be 2 numbers in [1, " +
+                        std::to_string(limits_.max_dim) + "] (2-D only)");
+      }
+    };
+    positive_pair(k, "kernel_shape");
+    positive_pair(s, "strides");
+    positive_pair(d, "dilations");
     std::string auto_pad = AttrS(n, "auto_pad", "NOTSET");
     if (auto_pad == "NOTSET") {
       auto p = AttrInts(n, "pads", {0, 0, 0, 0});

@@ -268,6 +268,56 @@ TEST(Import, AutoPadBecomesExplicitPadsAndConstantsBecomeParams) {
   EXPECT_EQ(AttrInts(g.nodes[0], "pads"), (std::vector<int64_t>{0, 0, 0, 0}));
 }
 
+TEST(Import, HostileAttributesAndSizesAreClearErrors) {
+  // Each edit of the auto_pad model must be an InputError naming the node, never a division by
+  // zero, an out-of-bounds read or an int64 overflow (found by reading the importer after the
+  // ONNX import fuzzer's first bug).
+  auto edited = [](const std::function<void(onnx::ModelProto*)>& edit) {
+    onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(AutoPadModel("SAME_UPPER")));
+    edit(&m);
+    return m.SerializeAsString();
+  };
+  auto strides = [](onnx::ModelProto* m) {
+    return m->mutable_graph()->mutable_node(1)->mutable_attribute(1);
+  };
+  const std::string stride_error =
+      "m.onnx: node 'c' (op type Conv): strides must be 2 numbers in [1, 16777216] (2-D only)";
+  EXPECT_EQ(
+      ErrorOf([&] { ImportOnnx(edited([&](auto* m) { strides(m)->set_ints(0, 0); }), "m.onnx"); }),
+      stride_error);
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(edited([&](auto* m) { strides(m)->mutable_ints()->RemoveLast(); }),
+                         "m.onnx");
+            }),
+            stride_error);
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(edited([&](auto* m) {
+                           m->mutable_graph()
+                               ->mutable_input(0)
+                               ->mutable_type()
+                               ->mutable_tensor_type()
+                               ->mutable_shape()
+                               ->mutable_dim()
+                               ->RemoveLast();
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c' (op type Conv): input must have rank 4 (2-D only) and dims in [1, "
+            "16777216], got [1,1,6]");
+  // Four dims of 2^24 multiply past int64: refused before multiplying.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(
+                  edited([&](auto* m) {
+                    onnx::TensorProto* w =
+                        m->mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t();
+                    for (int i = 0; i < 4; ++i) w->set_dims(i, int64_t{1} << 24);
+                  }),
+                  "m.onnx");
+            }),
+            "m.onnx: node '' (op type Constant) value: more elements than the limit");
+}
+
 TEST(Import, BadBytesAreClearErrors) {
   EXPECT_EQ(ErrorOf([] { ImportOnnx("", "m.onnx"); }),
             "m.onnx: no graph in the model (not an ONNX ModelProto?)");
