@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/error.h"
+#include "ir/verifier.h"
 #include "kernels/fast/executor.h"
 #include "targets/builtin_targets.h"
 #include "targets/target.h"
@@ -35,9 +36,12 @@ class EmbeddedTarget : public Target {
       }
       const Graph& run = req.optimize ? o.graph : g;
       if (req.bench_runs > 0) {
-        // The optimization is the preparation, outside the timed runs (as a session's is).
-        r.timings = TimeRuns(req.bench_warmup, req.bench_runs,
-                             [&] { r.outputs = RunFast(run, inputs, FastOptions{req.threads}); });
+        // The optimization and the verification are the preparation, outside the timed runs
+        // (as a session's are).
+        const ShapeMap shapes = VerifyGraph(run);
+        r.timings = TimeRuns(req.bench_warmup, req.bench_runs, [&] {
+          r.outputs = RunFastVerified(run, shapes, inputs, FastOptions{req.threads});
+        });
       } else {
         r.outputs = RunFast(run, inputs, FastOptions{req.threads});
       }

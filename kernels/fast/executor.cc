@@ -91,9 +91,13 @@ Tensor RunFastNode(const Node& n, const std::vector<const Tensor*>& inputs, cons
 }
 
 TensorMap RunFast(const Graph& g, const TensorMap& inputs, const FastOptions& opts) {
+  return RunFastVerified(g, VerifyGraph(g), inputs, opts);
+}
+
+TensorMap RunFastVerified(const Graph& g, const ShapeMap& shapes, const TensorMap& inputs,
+                          const FastOptions& opts) {
   CheckOptions(opts);
   const fast::KernelTable& kernels = fast::KernelsFor(opts.isa);
-  const ShapeMap shapes = VerifyGraph(g);
   std::map<std::string, const Tensor*> env;
   for (const ValueInfo& in : g.inputs) {
     const std::string where = "input '" + in.name + "'";

@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "ir/verifier.h"
 
 namespace fusefuzz {
 
@@ -43,6 +44,10 @@ std::string FastIsaSummary();
 // inputs. Intermediates are taken from and returned to a per-thread pool of buffers, reused
 // across nodes and runs.
 TensorMap RunFast(const Graph& g, const TensorMap& inputs, const FastOptions& opts = {});
+// The same for a graph whose shapes VerifyGraph already gave (`shapes`): for timed loops, which
+// must not time the verifier's pass over every weight (9.4 MB for ResNet-18's conv5_x).
+TensorMap RunFastVerified(const Graph& g, const ShapeMap& shapes, const TensorMap& inputs,
+                          const FastOptions& opts = {});
 
 // Runs one node of a verified graph on its input tensors (in node input order); `out_shape` is
 // the node's inferred output shape (InferNodeShape). For benchmarks and kernel tests.
