@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fuzz/fuzz_check.h"
 #include "harness/repro.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
@@ -18,20 +19,8 @@
 namespace fusefuzz::fuzz {
 namespace {
 
-Limits FuzzLimits() {
-  Limits l;
-  l.max_elements_per_tensor = int64_t{1} << 16;
-  l.max_nodes = 256;
-  l.max_total_bytes = int64_t{1} << 22;
-  l.max_dim = int64_t{1} << 16;
-  l.max_json_values = int64_t{1} << 18;
-  return l;
-}
-
 [[noreturn]] void Fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "graph_json_fuzzer: %s\n  %s\n", what, detail.c_str());
-  std::fflush(stderr);
-  std::abort();
+  FailInvariant("graph_json_fuzzer", what, detail);
 }
 
 void CheckGraphRoundTrip(const Graph& g) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fuzz/fuzz_check.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "onnx/export.h"
@@ -17,20 +18,8 @@
 namespace fusefuzz::fuzz {
 namespace {
 
-Limits FuzzLimits() {
-  Limits l;
-  l.max_elements_per_tensor = int64_t{1} << 16;
-  l.max_nodes = 256;
-  l.max_total_bytes = int64_t{1} << 22;
-  l.max_dim = int64_t{1} << 16;
-  l.max_json_values = int64_t{1} << 16;
-  return l;
-}
-
 [[noreturn]] void Fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "onnx_import_fuzzer: %s\n  %s\n", what, detail.c_str());
-  std::fflush(stderr);
-  std::abort();
+  FailInvariant("onnx_import_fuzzer", what, detail);
 }
 
 void OneInput(const std::string& bytes) {

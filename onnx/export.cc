@@ -194,8 +194,7 @@ class Exporter {
         params[name] = {{"initializer", initializer_of_.at(&t)}, {"shape", t.shape}};
       }
     };
-    by_reference(node["params"], n.params);
-    if (n.params.empty()) node.erase("params");
+    if (!n.params.empty()) by_reference(node["params"], n.params);
     for (size_t i = 0; i < n.epilogue.size(); ++i) {
       if (!n.epilogue[i].params.empty()) {
         by_reference(node["epilogue"][i]["params"], n.epilogue[i].params);
