@@ -62,11 +62,11 @@ void RegisterCheck(Cli& cli) {
       ->capture_default_str();
   AddOptimizerOptions(*cmd, o->m.check.opt);
   AddOracleOptions(*cmd, o->m.check.oracle, o->oracle);
-  // A whole model is judged by allclose by default: on a deep net with random weights the bound
-  // oracle's magnitude term grows past the outputs themselves and it can only answer MISTRUSTED
-  // (docs/check.md). Generated graphs are small enough for the bound.
-  o->m.check.oracle.kind = OracleKind::kAllclose;
-  cmd->get_option("--oracle")->default_str("allclose");
+  // A whole model is judged by the sigma oracle by default: on a deep net with random weights the
+  // bound oracle's magnitude term grows past the outputs themselves and it can only answer
+  // MISTRUSTED, and allclose's fixed tolerances raise false alarms (docs/check.md).
+  o->m.check.oracle.kind = OracleKind::kSigma;
+  cmd->get_option("--oracle")->default_str("sigma");
   cmd->callback([o, &cli] {
     ModelCheckOptions m = o->m;
     ResolveOracleKind(m.check.oracle, o->oracle);

@@ -23,10 +23,12 @@ CLI::Validator OracleParam(const std::string& name) {
 }  // namespace
 
 void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind) {
-  cmd.add_option("--oracle", kind, "bound | allclose | ulp")
+  cmd.add_option("--oracle", kind, "bound | allclose | ulp | sigma")
       ->default_str("bound")
-      ->check(CLI::IsMember({"bound", "allclose", "ulp"}));
-  cmd.add_option("--k", o.k, "bound oracle: fixed factor instead of the one derived from the graph")
+      ->check(CLI::IsMember({"bound", "allclose", "ulp", "sigma"}));
+  cmd.add_option("--k", o.k,
+                 "bound: fixed factor instead of the one derived from the graph; sigma: the "
+                 "number of error scales allowed (default 8)")
       ->check(OracleParam("k"))
       ->default_str("derived");
   cmd.add_option("--rtol", o.rtol, "allclose: relative tolerance")

@@ -313,7 +313,10 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
        << ", target " << Fmt(r.worst.candidate)
        << "; the oracle allows |target - reference| <= " << Fmt(r.worst.bound) << ", this is "
        << Fmt(r.worst.ratio) << " times "
-       << (r.oracle.kind == OracleKind::kBound ? "u*magnitude" : "the tolerance") << ".\n\n";
+       << (r.oracle.kind == OracleKind::kBound   ? "u*magnitude"
+           : r.oracle.kind == OracleKind::kSigma ? "the error scale sigma"
+                                                 : "the tolerance")
+       << ".\n\n";
   }
 
   if (!r.target_log.empty()) {

@@ -176,7 +176,7 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   }
   if (mistrusted) {
     s << "note: MISTRUSTED means this oracle cannot judge the outputs (the bound oracle's "
-         "magnitude term outgrows a deep model's outputs); judge with --oracle allclose\n";
+         "magnitude term outgrows a deep model's outputs); judge with --oracle sigma\n";
   }
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "

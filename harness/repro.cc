@@ -28,7 +28,7 @@ json OptionsToJson(const OptimizeOptions& o) {
 
 json OracleToJson(const OracleOptions& o) {
   json j = {{"kind", std::string(OracleKindName(o.kind))}};
-  if (o.kind == OracleKind::kBound && o.k > 0) j["k"] = o.k;
+  if ((o.kind == OracleKind::kBound || o.kind == OracleKind::kSigma) && o.k > 0) j["k"] = o.k;
   if (o.kind == OracleKind::kAllclose) {
     j["rtol"] = o.rtol;
     j["atol"] = o.atol;
@@ -240,7 +240,7 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     auto k = OracleKindFromName(kind.get<std::string>());
     if (!k) {
       rd.Fail("/oracle/kind",
-              "unknown oracle \"" + kind.get<std::string>() + "\" (bound, allclose, ulp)");
+              "unknown oracle \"" + kind.get<std::string>() + "\" (bound, allclose, ulp, sigma)");
     }
     r.oracle.kind = *k;
     // The command line's rules for the same parameters (OracleParamProblem).

@@ -26,10 +26,17 @@ struct Judge {
   double k;
   const OracleOptions& o;
 
-  // Returns the bound; sets *ratio and *pass.
-  double Apply(double r, double m, float c, double* ratio, bool* pass) const {
+  // Returns the bound; sets *ratio and *pass. `e` is the error scale (sigma oracle).
+  double Apply(double r, double m, double e, float c, double* ratio, bool* pass) const {
     double diff = std::fabs(static_cast<double>(c) - r);
     switch (kind) {
+      case OracleKind::kSigma: {
+        // The final rounding of r to float32 moves it by up to u|r|/2 whatever sigma says.
+        double scale = std::max(e, kUnitRoundoff * std::fabs(r)) + kTinyFloor / k;
+        *ratio = diff / scale;
+        *pass = *ratio <= k;
+        return k * scale;
+      }
       case OracleKind::kBound: {
         // The final rounding of r to float32 alone moves it by up to u|r|/2, whatever m says.
         double scale = kUnitRoundoff * std::max(m, std::fabs(r)) + kTinyFloor / k;
@@ -74,12 +81,15 @@ std::string_view OracleKindName(OracleKind k) {
       return "allclose";
     case OracleKind::kUlp:
       return "ulp";
+    case OracleKind::kSigma:
+      return "sigma";
   }
   return "?";
 }
 
 std::optional<OracleKind> OracleKindFromName(std::string_view name) {
-  for (OracleKind k : {OracleKind::kBound, OracleKind::kAllclose, OracleKind::kUlp})
+  for (OracleKind k :
+       {OracleKind::kBound, OracleKind::kAllclose, OracleKind::kUlp, OracleKind::kSigma})
     if (OracleKindName(k) == name) return k;
   return std::nullopt;
 }
@@ -135,11 +145,17 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
       }
       continue;
     }
-    double k = opts.k > 0 ? opts.k : (opts.kind == OracleKind::kBound ? factors.at(out) : 1);
+    double k = opts.k > 0 ? opts.k : 1;
+    if (!(opts.k > 0) && opts.kind == OracleKind::kBound) k = factors.at(out);
+    if (!(opts.k > 0) && opts.kind == OracleKind::kSigma) k = kSigmaFactor;
+    if (opts.kind == OracleKind::kSigma && ref.sigma.size() != ref.value.size()) {
+      throw InputError("oracle", "reference for output '" + out + "' has no error scales");
+    }
     res.k = std::max(res.k, k);
     Judge judge{opts.kind, k, opts};
     for (size_t i = 0; i < ref.value.size(); ++i) {
       const double r = ref.value[i], m = ref.mag[i];
+      const double e = opts.kind == OracleKind::kSigma ? ref.sigma[i] : 0;
       const float c = cand.data[i];
       double ratio = 0, bound = 0;
       bool pass = true;
@@ -151,19 +167,20 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
           continue;
         }
         ratio = kInf;
-      } else if (std::fabs(r) > FLT_MAX || !(m <= FLT_MAX)) {
+      } else if (std::fabs(r) > FLT_MAX || !(m <= FLT_MAX) ||
+                 (opts.kind == OracleKind::kSigma && !(e <= FLT_MAX))) {
         ++res.overflowed;  // the float32 computation may legitimately overflow here
         continue;
       } else if (!std::isfinite(c)) {
         ++res.compared;
         double unused_ratio = 0;
         bool unused_pass = true;
-        bound = judge.Apply(r, m, static_cast<float>(r), &unused_ratio, &unused_pass);
+        bound = judge.Apply(r, m, e, static_cast<float>(r), &unused_ratio, &unused_pass);
         pass = false;
         ratio = kInf;
       } else {
         ++res.compared;
-        bound = judge.Apply(r, m, c, &ratio, &pass);
+        bound = judge.Apply(r, m, e, c, &ratio, &pass);
         if (judge.Informative(r, bound)) ++res.informative;
       }
       if (!pass) ++res.failed;
@@ -187,7 +204,9 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
                  std::to_string(res.compared + res.nonfinite + nonfinite_failed) +
                  " elements fail; worst " + where + ": reference " + Num(w.reference) +
                  ", candidate " + Num(w.candidate) + ", bound " + Num(w.bound) + ", ratio " +
-                 Num(w.ratio) + (opts.kind == OracleKind::kBound ? " > k " + Num(res.k) : "");
+                 Num(w.ratio) + (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma
+                                     ? " > k " + Num(res.k)
+                                     : "");
   } else if (res.compared < opts.min_compared || res.informative < opts.min_informative) {
     res.verdict = Verdict::kMistrusted;
     res.detail = kind + ": the data cannot tell: " + std::to_string(res.compared) +
@@ -198,7 +217,10 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     res.verdict = Verdict::kPass;
     res.detail = kind + ": " + std::to_string(res.compared) + " elements pass (" +
                  std::to_string(res.informative) + " informative), worst ratio " + Num(w.ratio) +
-                 " at " + where + (opts.kind == OracleKind::kBound ? ", k " + Num(res.k) : "");
+                 " at " + where +
+                 (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma
+                      ? ", k " + Num(res.k)
+                      : "");
   }
   return res;
 }

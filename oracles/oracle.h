@@ -20,13 +20,15 @@ enum class OracleKind {
   kBound,     // |c - r| <= k*u*max(m, |r|) + tiny, k derived from the graph (default)
   kAllclose,  // |c - r| <= atol + rtol*|r|
   kUlp,       // float32 ulp distance between c and float(r) <= max_ulp
+  kSigma,     // |c - r| <= k*max(sigma, u*|r|) + tiny: the statistical error scale (deep models)
 };
-std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp"
+std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp", "sigma"
 std::optional<OracleKind> OracleKindFromName(std::string_view name);
 
 struct OracleOptions {
   OracleKind kind = OracleKind::kBound;
-  double k = 0;                     // bound: > 0 overrides the factor derived from the graph
+  double k = 0;  // bound: > 0 overrides the factor derived from the graph; sigma: > 0 overrides
+                 // kSigmaFactor
   double rtol = 1e-5, atol = 1e-6;  // allclose
   int64_t max_ulp = 4;              // ulp
   // MISTRUSTED unless at least this many elements are judged (finite, not overflowed) and at
@@ -41,6 +43,7 @@ struct WorstElement {
   double reference = 0, candidate = 0;
   double bound = 0;  // the allowed |c - r| for this element
   // bound: |c - r| / (u*max(m,|r|) + tiny/k), i.e. in units of u*m, fails when > k;
+  // sigma: |c - r| / (max(sigma, u|r|) + tiny/k), in sigmas, fails when > k;
   // allclose: |c - r| / bound; ulp: the ulp distance. +inf for a NaN/Inf disagreement.
   double ratio = 0;
 };
@@ -72,6 +75,9 @@ double DeriveBoundFactor(const Graph& g, const std::string& output);
 // differences below it are flush-to-zero noise, not semantics).
 inline constexpr double kUnitRoundoff = 0x1.0p-24;
 inline constexpr double kTinyFloor = 0x1.0p-126;
+// The sigma oracle's default factor: an element fails beyond kSigmaFactor error scales
+// (docs/oracle.md, "The sigma oracle": why 8).
+inline constexpr double kSigmaFactor = kSigmaProbe;
 
 // Why `value` is not acceptable for the oracle parameter `name` ("k", "rtol", "atol",
 // "max_ulp"), e.g. "must be a finite number > 0"; empty when it is. Shared by the command line

@@ -31,7 +31,7 @@ Graph ReluGraph() {
 
 RefTensorMap Ref(std::vector<double> value, std::vector<double> mag) {
   RefTensorMap m;
-  m["v0"] = {{1, 1, 1, 4}, std::move(value), std::move(mag)};
+  m["v0"] = {{1, 1, 1, 4}, std::move(value), std::move(mag), std::vector<double>(4, 0.0)};
   return m;
 }
 

@@ -30,6 +30,36 @@ double ClipTo(double x, double lo, double hi) {
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+// A transcendental activation's own error in units of u|r| (the bound admits 4: docs/oracle.md,
+// "Transcendental activations in ulps"); the piecewise-linear ones round once.
+double OwnUlps(Op act) {
+  switch (act) {
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::Gelu:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+// Absolute error (in units of u) of float32 formulas that cancel where |r| is small: the GELUs'
+// 1 + erf/tanh tails (held to u*L*|x|) and the HardSigmoid/HardSwish affine inside its clamp.
+double OwnAbsolute(Op act, double x, double alpha, double beta, double lipschitz) {
+  switch (act) {
+    case Op::Gelu:
+      return 2 * lipschitz * std::fabs(x);
+    case Op::HardSigmoid:
+      return std::fabs(alpha * x) + std::fabs(beta);
+    case Op::HardSwish:
+      return std::fabs(x) <= 3 ? std::fabs(x) * (std::fabs(x) / 6 + 0.5) : 0.0;
+    default:
+      return 0;
+  }
+}
+
 // L * m without producing NaN from 0 * inf when the activation is flat.
 double Scaled(double lipschitz, double m) { return lipschitz == 0.0 ? 0.0 : lipschitz * m; }
 
@@ -76,11 +106,13 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
     }
   }
 
-  for (size_t i = 0; i < t->value.size(); ++i) {
-    const double x = t->value[i];
-    // cancel: the scale of intermediates that the float32 evaluation of f's defining formula
-    // rounds before they cancel, beyond |r| (docs/oracle.md, "Faithful float32 formulas").
-    double r = x, lipschitz = 1.0, cancel = 0;
+  // f(x) for element slope index c (PRelu), with its Lipschitz constant and `cancel`: the scale
+  // of intermediates that the float32 evaluation of f's defining formula rounds before they
+  // cancel, beyond |r| (docs/oracle.md, "Faithful float32 formulas").
+  auto eval = [&](double x, size_t c, double* lipschitz, double* cancel) {
+    double r = x;
+    *lipschitz = 1.0;
+    *cancel = 0;
     switch (act) {
       case Op::Relu:
         r = x < 0 ? 0.0 : x;
@@ -93,46 +125,38 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
         break;
       case Op::LeakyRelu:
         r = x < 0 ? alpha * x : x;
-        lipschitz = std::fmax(1.0, std::fabs(alpha));
+        *lipschitz = std::fmax(1.0, std::fabs(alpha));
         break;
-      case Op::PRelu: {
-        int64_t k = 0;
-        for (size_t d = 0; d < rank; ++d) k += idx[d] * slope_stride[d];
-        for (size_t d = rank; d-- > 0;) {  // advance the multi-index of t
-          if (++idx[d] < t->shape[d]) break;
-          idx[d] = 0;
-        }
-        const size_t c = static_cast<size_t>(k);
+      case Op::PRelu:
         r = x < 0 ? slope.value[c] * x : x;
-        lipschitz = std::fmax(1.0, slope.mag[c]);
+        *lipschitz = std::fmax(1.0, slope.mag[c]);
         break;
-      }
       case Op::Elu:
         // expm1: exp(x) - 1 without cancellation near 0; f' = alpha*exp(x) < |alpha| for x < 0.
         r = x < 0 ? alpha * std::expm1(x) : x;
-        lipschitz = std::fmax(1.0, std::fabs(alpha));
+        *lipschitz = std::fmax(1.0, std::fabs(alpha));
         // The ONNX formula alpha*(exp(x) - 1) in float32 rounds exp(x) by a few u*exp(x) before
         // the subtraction cancels it (|r| + |alpha|*exp(x) is exactly |alpha| for x < 0).
-        if (x < 0) cancel = std::fabs(alpha) * std::exp(x);
+        if (x < 0) *cancel = std::fabs(alpha) * std::exp(x);
         break;
       case Op::Sigmoid:
         r = Sigmoid(x);
-        lipschitz = 0.25;
+        *lipschitz = 0.25;
         break;
       case Op::HardSigmoid:
         r = ClipTo(alpha * x + beta, 0.0, 1.0);
-        lipschitz = std::fabs(alpha);
+        *lipschitz = std::fabs(alpha);
         break;
       case Op::Tanh:
         r = std::tanh(x);
         break;
       case Op::Silu:
         r = x * Sigmoid(x);
-        lipschitz = kSiluLipschitz;
+        *lipschitz = kSiluLipschitz;
         break;
       case Op::HardSwish:
         r = x * ClipTo(x / 6.0 + 0.5, 0.0, 1.0);
-        lipschitz = kHardSwishLipschitz;
+        *lipschitz = kHardSwishLipschitz;
         break;
       case Op::Gelu:
         if (gelu_tanh) {
@@ -140,16 +164,46 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
           // y << 0 (the reference should be accurate far below float32 rounding).
           const double y = kSqrt2OverPi * (x + 0.044715 * x * x * x);
           r = x / (1.0 + std::exp(-2.0 * y));
-          lipschitz = kGeluTanhLipschitz;
+          *lipschitz = kGeluTanhLipschitz;
         } else {
           // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2), accurate also for x << 0.
           r = 0.5 * x * std::erfc(-x / kSqrt2);
-          lipschitz = kGeluErfLipschitz;
+          *lipschitz = kGeluErfLipschitz;
         }
         break;
       default:
         throw std::logic_error("ApplyActivation: not an activation: " + std::string(OpName(act)));
     }
+    return r;
+  };
+
+  for (size_t i = 0; i < t->value.size(); ++i) {
+    const double x = t->value[i];
+    size_t c = 0;
+    if (act == Op::PRelu) {
+      int64_t k = 0;
+      for (size_t d = 0; d < rank; ++d) k += idx[d] * slope_stride[d];
+      for (size_t d = rank; d-- > 0;) {  // advance the multi-index of t
+        if (++idx[d] < t->shape[d]) break;
+        idx[d] = 0;
+      }
+      c = static_cast<size_t>(k);
+    }
+    double lipschitz = 1.0, cancel = 0, unused_l = 0, unused_c = 0;
+    const double r = eval(x, c, &lipschitz, &cancel);
+    // How the input error moves the output: f's actual change over x +- kSigmaProbe * sigma
+    // (a kink, clamp or steep slope within reach counts; linearizing at x would miss them).
+    double carried = 0;
+    const double reach = kSigmaProbe * t->sigma[i];
+    if (reach > 0 && std::isfinite(x)) {
+      const double up = eval(x + reach, c, &unused_l, &unused_c);
+      const double down = eval(x - reach, c, &unused_l, &unused_c);
+      carried = std::fmax(std::fabs(up - r), std::fabs(down - r)) / kSigmaProbe;
+    }
+    // Its own rounding: one rounding (u|r|) for the piecewise-linear ops, a few ulps for the
+    // transcendental ones, plus what the formula rounds before it cancels.
+    t->sigma[i] = Quadrature(carried, kU * (OwnUlps(act) * std::fabs(r) + cancel +
+                                            OwnAbsolute(act, x, alpha, beta, lipschitz)));
     t->value[i] = r;
     t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r) + cancel;
   }

@@ -40,25 +40,33 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
     }
     const double va = a.value[static_cast<size_t>(ia)], vb = b.value[static_cast<size_t>(ib)];
     const double ma = a.mag[static_cast<size_t>(ia)], mb = b.mag[static_cast<size_t>(ib)];
-    double r = 0, m = 0;
+    const double ea = a.sigma[static_cast<size_t>(ia)], eb = b.sigma[static_cast<size_t>(ib)];
+    // e: the operands' errors carried to the result (independent, so in quadrature); the
+    // result's own rounding is one u|r| (two for Div: x * (1/c)).
+    double r = 0, m = 0, e = 0, own = 1;
     switch (op) {
       case Op::Add:
         r = va + vb;
         m = ma + mb;
+        e = Quadrature(ea, eb);
         break;
       case Op::Sub:
         r = va - vb;
         m = ma + mb;
+        e = Quadrature(ea, eb);
         break;
       case Op::Mul:
         // First-order propagation of both operands' errors; the product's own rounding
         // (u*|a*b|) is covered because m_a >= |a|.
         r = va * vb;
         m = ma * std::fabs(vb) + std::fabs(va) * mb;
+        e = Quadrature(ea * std::fabs(vb), std::fabs(va) * eb);
         break;
       case Op::Div:
         r = va / vb;
         m = (ma + std::fabs(r) * mb) / std::fabs(vb);
+        e = Quadrature(ea, std::fabs(r) * eb) / std::fabs(vb);
+        own = 2;
         break;
       default:
         throw std::logic_error("Elementwise: not a binary op: " + std::string(OpName(op)));
@@ -66,6 +74,7 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
     KeepAtLeastAbs(r, &m);
     y.value[i] = r;
     y.mag[i] = m;
+    y.sigma[i] = Quadrature(e, own * kU * std::fabs(r));
     for (size_t d = rank; d-- > 0;) {  // advance the output multi-index
       if (++idx[d] < out_shape[d]) break;
       idx[d] = 0;

@@ -1,5 +1,5 @@
-// Reference Concat (any axis, any rank), Identity, Flatten and Reshape: pure copies of values and
-// magnitudes (a row-major reshape keeps the element order).
+// Reference Concat (any axis, any rank), Identity, Flatten and Reshape: pure copies of values,
+// magnitudes and error scales (a row-major reshape keeps the element order).
 #include "ir/verifier.h"
 #include "kernels/reference/ref_ops.h"
 
@@ -32,6 +32,7 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
       for (size_t k = 0; k < block; ++k, ++o) {
         y.value[o] = t->value[begin + k];
         y.mag[o] = t->mag[begin + k];
+        y.sigma[o] = t->sigma[begin + k];
       }
     }
   }

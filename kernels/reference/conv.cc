@@ -31,6 +31,9 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
         for (int64_t ow = 0; ow < out_w; ++ow) {
           double acc = has_bias ? b.value[static_cast<size_t>(m)] : 0.0;
           double mag = has_bias ? b.mag[static_cast<size_t>(m)] : 0.0;
+          // Error scale: the input errors through the weights (independent, so in quadrature),
+          // and the rounding of the float32 sum itself.
+          double carried = 0, terms_sq = 0, taps = 0;
           for (int64_t c = 0; c < group_c; ++c) {
             // Plane of input channel first_in_c + c and the (m, c) kernel; same sum order as
             // the ONNX definition (c, kh, kw).
@@ -44,14 +47,21 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 if (iw < 0 || iw >= in_w) continue;
                 const size_t xi = x_plane + static_cast<size_t>(ih * in_w + iw);
                 const size_t wi = w_plane + static_cast<size_t>(kh * k_w + kw);
-                acc += w.value[wi] * x.value[xi];
+                const double term = w.value[wi] * x.value[xi];
+                acc += term;
                 mag += w.mag[wi] * x.mag[xi];
+                carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
+                terms_sq += term * term;
+                taps += 1;
               }
             }
           }
           const size_t yi = At4(y.shape, nb, m, oh, ow);
           y.value[yi] = acc;
           y.mag[yi] = mag;
+          const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
+          y.sigma[yi] = Quadrature(std::sqrt(carried),
+                                   SumRoundingSigma(taps, std::fabs(acc) + bias, std::sqrt(terms_sq)));
         }
       }
     }
@@ -69,6 +79,8 @@ void ScaleShift(const EpilogueStep& s, RefTensor* y) {
     const double product = y->value[i] * scale.value[c];
     y->value[i] = product + shift.value[c];
     y->mag[i] = scale.mag[c] * y->mag[i] + shift.mag[c];
+    y->sigma[i] = Quadrature(std::fabs(scale.value[c]) * y->sigma[i],
+                             kU * (std::fabs(product) + std::fabs(y->value[i])));
   }
 }
 

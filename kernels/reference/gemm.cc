@@ -24,15 +24,21 @@ RefTensor MatMul(const Node& n, const RefTensor& a) {
   RefTensor y = Zeros(out);
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
-      double r = 0, m = 0;
+      double r = 0, m = 0, carried = 0, terms_sq = 0;
       for (int64_t p = 0; p < k; ++p) {
         const size_t ai = static_cast<size_t>(i * k + p);
         const double w = BAt(b, false, p, j);
-        r += a.value[ai] * w;
+        const double term = a.value[ai] * w;
+        r += term;
         m += a.mag[ai] * std::fabs(w);
+        carried += w * w * a.sigma[ai] * a.sigma[ai];
+        terms_sq += term * term;
       }
       y.value[static_cast<size_t>(i * cols + j)] = r;
       y.mag[static_cast<size_t>(i * cols + j)] = m;
+      y.sigma[static_cast<size_t>(i * cols + j)] =
+          Quadrature(std::sqrt(carried),
+                     SumRoundingSigma(static_cast<double>(k), std::fabs(r), std::sqrt(terms_sq)));
     }
   }
   return y;
@@ -46,15 +52,24 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
   RefTensor y = Zeros({d.m, d.n});
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t j = 0; j < d.n; ++j) {
-      double r = 0, m = 0;
+      double r = 0, m = 0, carried = 0, terms_sq = 0;
       for (int64_t p = 0; p < d.k; ++p) {
         const size_t ai = static_cast<size_t>(d.trans_a ? p * d.m + i : i * d.k + p);
         const double w = BAt(b, d.trans_b, p, j);
-        r += a.value[ai] * w;
+        const double term = a.value[ai] * w;
+        r += term;
         m += a.mag[ai] * std::fabs(w);
+        carried += w * w * a.sigma[ai] * a.sigma[ai];
+        terms_sq += term * term;
       }
+      // The dot product's errors, scaled by alpha; then alpha's product, beta*C and the sum
+      // round once each (own).
+      double e = std::fabs(d.alpha) *
+                 Quadrature(std::sqrt(carried), SumRoundingSigma(static_cast<double>(d.k),
+                                                                 std::fabs(r), std::sqrt(terms_sq)));
       r *= d.alpha;
       m *= std::fabs(d.alpha);
+      double own = std::fabs(r);
       if (c) {
         // C broadcasts to [M, N] from [1], [N], [1, N], [M, 1] or [M, N] (verified).
         const Shape& cs = c->shape;
@@ -63,9 +78,11 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
         const double cv = static_cast<double>(c->data[static_cast<size_t>(ci)]);
         r += d.beta * cv;
         m += std::fabs(d.beta * cv);
+        own += std::fabs(d.beta * cv) + std::fabs(r);
       }
       y.value[static_cast<size_t>(i * d.n + j)] = r;
       y.mag[static_cast<size_t>(i * d.n + j)] = m;
+      y.sigma[static_cast<size_t>(i * d.n + j)] = Quadrature(e, kU * own);
     }
   }
   const std::string where = NodeWhere(n);

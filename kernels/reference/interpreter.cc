@@ -76,6 +76,7 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     for (const auto& name : n.inputs) in.push_back(&values.at(name));
     RefTensor out = ref::RunNode(n, in);
     if (out.shape != shapes.at(n.output) || out.value.size() != out.mag.size() ||
+        out.value.size() != out.sigma.size() ||
         static_cast<int64_t>(out.value.size()) != NumElements(out.shape)) {
       throw std::logic_error("RunReference: " + ref::NodeWhere(n) + " produced shape " +
                              ShapeToString(out.shape) + ", shape inference says " +

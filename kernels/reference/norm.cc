@@ -24,6 +24,12 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
     // the terms of both the folded and the unfolded order.
     const double s = scale.value[c] / sigma;
     y.mag[i] = std::fabs(s) * x.mag[i] + std::fabs(s * mean.value[c]) + bias.mag[c];
+    // The input's error scaled by |s|; the rounding of s (sqrt, division: 2u relative) and of
+    // the affine in either order, at most 2u times each of its terms.
+    y.sigma[i] = Quadrature(std::fabs(s) * x.sigma[i],
+                            2 * kU *
+                                (std::fabs(s * x.value[i]) + std::fabs(s * mean.value[c]) +
+                                 bias.mag[c] + std::fabs(y.value[i])));
   }
   return y;
 }
@@ -37,11 +43,13 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
   const double count = static_cast<double>(span);
   for (int64_t g = 0; g < groups; ++g) {
     const size_t begin = static_cast<size_t>(g * span), end = begin + static_cast<size_t>(span);
-    double sum = 0, mag_sum = 0, mag_sq_sum = 0;
+    double sum = 0, mag_sum = 0, mag_sq_sum = 0, sq_sum = 0, sigma_sq_sum = 0;
     for (size_t i = begin; i < end; ++i) {
       sum += x.value[i];
       mag_sum += x.mag[i];
       mag_sq_sum += x.mag[i] * x.mag[i];
+      sq_sum += x.value[i] * x.value[i];
+      sigma_sq_sum += x.sigma[i] * x.sigma[i];
     }
     const double mean = sum / count, mag_mean = mag_sum / count;
     double sq = 0;
@@ -52,6 +60,16 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
     // is off by up to a few u * (E[m^2] + E[m]^2), which cancels down to var; sigma then moves
     // by half that relative error (docs/oracle.md, "Faithful float32 formulas").
     const double var_rel_error = (mag_sq_sum / count + mag_mean * mag_mean) / var;
+    // Error scales: the float32 mean is off by its sum's rounding; the variance by its sum's
+    // rounding, relative to var, for a one-pass E[x^2] - E[x]^2 (the larger of the two ways);
+    // an input error e_i moves y_i by gamma/sigma * (e_i - mean(e) - centred_i * mean(centred*e)),
+    // the two means taken at the group's root-mean-square error.
+    const double mean_sigma = SumRoundingSigma(count, std::fabs(sum), std::sqrt(sq_sum)) / count;
+    const double var_sigma_rel =
+        (SumRoundingSigma(count, sq_sum, sq_sum) / count + 2 * std::fabs(mean) * mean_sigma +
+         2 * kU * (sq_sum / count + mean * mean)) /
+        var;
+    const double rms_sigma = std::sqrt(sigma_sq_sum / count);
     for (size_t i = begin; i < end; ++i) {
       const size_t p = index_of(g, static_cast<int64_t>(i - begin));
       const double centred = (x.value[i] - mean) / sigma;
@@ -61,6 +79,13 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
       // relative rounding of sigma and of the division; the last term a one-pass variance.
       y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] +
                  std::fabs(y.value[i]) + scale.mag[p] * std::fabs(centred) * var_rel_error;
+      const double gain = std::fabs(scale.value[p]) / sigma;
+      const double carried =
+          gain * Quadrature(x.sigma[i], rms_sigma * (1 + std::fabs(centred)));
+      const double own = gain * mean_sigma +
+                         std::fabs(scale.value[p] * centred) * (var_sigma_rel / 2 + 3 * kU) +
+                         2 * kU * (bias.mag[p] + std::fabs(y.value[i]));
+      y.sigma[i] = Quadrature(carried, own);
     }
   }
   return y;

@@ -58,6 +58,7 @@ RefTensor RunPad(const Node& n, const Inputs& in) {
             const size_t xi = At4(x.shape, nb, c, ih, iw);
             y.value[yi] = x.value[xi];
             y.mag[yi] = x.mag[xi];
+            y.sigma[yi] = x.sigma[xi];
           }
         }
       }

@@ -15,6 +15,16 @@ namespace {
 // error of the maximum; 2^-10 is far above any k*u the oracle accepts (u = 2^-24).
 constexpr double kNearTie = 1.0 / 1024;
 
+// Error scale of an average of `taps` values divided by `count`: the inputs' errors added as if
+// fully correlated (neighbouring elements share their upstream errors, and a positive average
+// does not cancel them), the rounding of the sum, and the division's.
+double AverageSigma(double sigma_sum, double sum, double sq_sum, double taps, double count) {
+  const double r = sum / count;
+  return Quadrature(sigma_sum / count,
+                    SumRoundingSigma(taps, std::fabs(sum), std::sqrt(sq_sum)) / count +
+                        2 * kU * std::fabs(r));
+}
+
 // The taps of a window along one dim: input indices start + j * dilation, j in [0, kernel).
 struct Taps {
   std::vector<int64_t> in;  // taps inside the input
@@ -49,7 +59,7 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
               TapsAt(oh * a.stride_h - a.pad_top, a.kernel_h, a.dilation_h, in_h, a.pad_bottom);
           const Taps tw =
               TapsAt(ow * a.stride_w - a.pad_left, a.kernel_w, a.dilation_w, in_w, a.pad_right);
-          double r = 0, m = 0;
+          double r = 0, m = 0, e = 0;
           if (n.op == Op::MaxPool) {
             // Pads are -inf: only input elements compete. A NaN anywhere makes the result NaN
             // (once best is NaN, no comparison replaces it).
@@ -73,13 +83,26 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
               }
             }
             m += std::fabs(r);
+            // The float32 max is max_j (x_j + e_j): off by at most the largest error among the
+            // elements that can win, i.e. those within reach of r (kSigmaProbe sigmas).
+            e = x.sigma[best];
+            for (int64_t ih : th.in) {
+              for (int64_t iw : tw.in) {
+                const size_t xi = At4(x.shape, nb, c, ih, iw);
+                if (r - x.value[xi] <= kSigmaProbe * (x.sigma[xi] + x.sigma[best])) {
+                  e = std::max(e, x.sigma[xi]);
+                }
+              }
+            }
           } else {
-            double sum = 0, mag_sum = 0;
+            double sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
             for (int64_t ih : th.in) {
               for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
                 sum += x.value[xi];
                 mag_sum += x.mag[xi];
+                sigma_sum += x.sigma[xi];
+                sq_sum += x.value[xi] * x.value[xi];
               }
             }
             const double count = static_cast<double>(
@@ -87,10 +110,13 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
                                     : static_cast<int64_t>(th.in.size() * tw.in.size()));
             r = sum / count;
             m = mag_sum / count;
+            e = AverageSigma(sigma_sum, sum, sq_sum, static_cast<double>(th.in.size() * tw.in.size()),
+                             count);
           }
           const size_t yi = At4(y.shape, nb, c, oh, ow);
           y.value[yi] = r;
           y.mag[yi] = m;
+          y.sigma[yi] = e;
         }
       }
     }
@@ -102,13 +128,18 @@ RefTensor GlobalAvgPool(const RefTensor& x) {
   RefTensor y = Zeros({x.shape[0], x.shape[1], 1, 1});
   const int64_t hw = x.shape[2] * x.shape[3];
   for (size_t o = 0; o < y.value.size(); ++o) {
-    double sum = 0, mag_sum = 0;
+    double sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
     for (int64_t k = 0; k < hw; ++k) {
-      sum += x.value[o * static_cast<size_t>(hw) + static_cast<size_t>(k)];
-      mag_sum += x.mag[o * static_cast<size_t>(hw) + static_cast<size_t>(k)];
+      const size_t xi = o * static_cast<size_t>(hw) + static_cast<size_t>(k);
+      sum += x.value[xi];
+      mag_sum += x.mag[xi];
+      sigma_sum += x.sigma[xi];
+      sq_sum += x.value[xi] * x.value[xi];
     }
     y.value[o] = sum / static_cast<double>(hw);
     y.mag[o] = mag_sum / static_cast<double>(hw);
+    const double count = static_cast<double>(hw);
+    y.sigma[o] = AverageSigma(sigma_sum, sum, sq_sum, count, count);
   }
   return y;
 }

@@ -16,12 +16,13 @@ namespace fusefuzz::ref {
 
 using Inputs = std::vector<const RefTensor*>;
 
-// float -> double is exact; the magnitude of a given value is its absolute value.
+// float -> double is exact; the magnitude of a given value is its absolute value, its error 0.
 inline RefTensor FromFloat(const Tensor& t) {
   RefTensor r;
   r.shape = t.shape;
   r.value.resize(t.data.size());
   r.mag.resize(t.data.size());
+  r.sigma.assign(t.data.size(), 0.0);
   for (size_t i = 0; i < t.data.size(); ++i) {
     r.value[i] = static_cast<double>(t.data[i]);
     r.mag[i] = std::fabs(r.value[i]);
@@ -34,8 +35,23 @@ inline RefTensor Zeros(const Shape& shape) {
   r.shape = shape;
   r.value.assign(static_cast<size_t>(NumElements(shape)), 0.0);
   r.mag.assign(r.value.size(), 0.0);
+  r.sigma.assign(r.value.size(), 0.0);
   return r;
 }
+
+// Float32 unit roundoff (the reference's own copy: it shares no code with the oracles).
+inline constexpr double kU = 0x1.0p-24;
+
+// The error scale of a float32 sum of n terms (a dot product, a pooling window) in any order,
+// rounded to nearest: each of its <= n + 1 roundings errs by at most u times the partial sum
+// (uniformly, so with deviation u|s|/sqrt3), and in a random order the partial sums are about
+// |total| and the terms' root-sum-square (docs/oracle.md, "The sigma oracle").
+inline double SumRoundingSigma(double n, double total_abs, double terms_rss) {
+  return kU * std::sqrt((n + 1) / 3) * (total_abs + terms_rss);
+}
+
+// Root of a sum of squares of independent error scales.
+inline double Quadrature(double a, double b) { return std::sqrt(a * a + b * b); }
 
 // Row-major offset of (n, c, h, w) in a rank-4 shape.
 inline size_t At4(const Shape& s, int64_t n, int64_t c, int64_t h, int64_t w) {

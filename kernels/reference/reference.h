@@ -1,6 +1,8 @@
 // The reference interpreter: straight loops in double precision, one file per op family, that
 // also computes beside every value r its magnitude m (the same computation over absolute values;
-// see docs/oracle.md). It shares no code with kernels/fast.
+// see docs/oracle.md) and its error scale sigma (the expected size of a float32 evaluation's
+// accumulated rounding error; docs/oracle.md, "The sigma oracle"). It shares no code with
+// kernels/fast.
 // Op semantics and the magnitude rule of each op, with the reasoning: docs/reference.md.
 #pragma once
 
@@ -16,8 +18,13 @@ namespace fusefuzz {
 struct RefTensor {
   Shape shape;
   std::vector<double> value;
-  std::vector<double> mag;  // >= 0, same size as value
+  std::vector<double> mag;    // >= 0, same size as value
+  std::vector<double> sigma;  // >= 0, same size as value
 };
+
+// How far (in sigmas) a nonlinear op looks around x to see how an input error moves its output
+// (kinks, clamps, steep slopes); the sigma oracle's default factor is the same number.
+inline constexpr double kSigmaProbe = 8;
 using RefTensorMap = std::map<std::string, RefTensor>;
 
 // Runs a verified graph. `inputs` must hold every graph input with its declared shape (throws
