@@ -207,6 +207,7 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
     t->value[i] = r;
     t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r) + cancel;
   }
+  t->open_sum = 0;  // nothing after an activation folds into the sum before it
 }
 
 RefTensor RunActivation(const Node& n, const Inputs& in) {

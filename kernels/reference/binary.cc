@@ -31,6 +31,7 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
   const std::vector<int64_t> sa = BroadcastStrides(a.shape, rank);
   const std::vector<int64_t> sb = BroadcastStrides(b.shape, rank);
   RefTensor y = Zeros(out_shape);
+  y.open_sum = std::max(a.open_sum, b.open_sum);
   std::vector<int64_t> idx(rank, 0);
   for (size_t i = 0; i < y.value.size(); ++i) {
     int64_t ia = 0, ib = 0;
@@ -43,17 +44,23 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
     const double ea = a.sigma[static_cast<size_t>(ia)], eb = b.sigma[static_cast<size_t>(ib)];
     // e: the operands' errors carried to the result (independent, so in quadrature); the
     // result's own rounding is one u|r| (two for Div: x * (1/c)).
-    double r = 0, m = 0, e = 0, own = 1;
+    // folded: an addend that an optimizer may fold into the accumulator of the sum that made the
+    // other operand (a constant shift into a conv bias, a residual into a GEMM with beta = 1).
+    double r = 0, m = 0, e = 0, own = 1, folded = 0;
     switch (op) {
       case Op::Add:
         r = va + vb;
         m = ma + mb;
         e = Quadrature(ea, eb);
+        folded = std::max(FoldedAddendSigma(a.open_sum, std::fabs(vb)),
+                          FoldedAddendSigma(b.open_sum, std::fabs(va)));
         break;
       case Op::Sub:
         r = va - vb;
         m = ma + mb;
         e = Quadrature(ea, eb);
+        folded = std::max(FoldedAddendSigma(a.open_sum, std::fabs(vb)),
+                          FoldedAddendSigma(b.open_sum, std::fabs(va)));
         break;
       case Op::Mul:
         // First-order propagation of both operands' errors; the product's own rounding
@@ -74,7 +81,7 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
     KeepAtLeastAbs(r, &m);
     y.value[i] = r;
     y.mag[i] = m;
-    y.sigma[i] = Quadrature(e, own * kU * std::fabs(r));
+    y.sigma[i] = Quadrature(e, own * kU * std::fabs(r) + folded);
     for (size_t d = rank; d-- > 0;) {  // advance the output multi-index
       if (++idx[d] < out_shape[d]) break;
       idx[d] = 0;

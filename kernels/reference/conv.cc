@@ -23,6 +23,7 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
   const int64_t out_w =
       ConvOutputSize(in_w, k_w, a.stride_w, a.dilation_w, a.pad_left, a.pad_right);
   RefTensor y = Zeros({batch, out_c, out_h, out_w});
+  y.open_sum = static_cast<double>(group_c * k_h * k_w);
 
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
@@ -80,7 +81,8 @@ void ScaleShift(const EpilogueStep& s, RefTensor* y) {
     y->value[i] = product + shift.value[c];
     y->mag[i] = scale.mag[c] * y->mag[i] + shift.mag[c];
     y->sigma[i] = Quadrature(std::fabs(scale.value[c]) * y->sigma[i],
-                             kU * (std::fabs(product) + std::fabs(y->value[i])));
+                             kU * (std::fabs(product) + std::fabs(y->value[i])) +
+                                 FoldedAddendSigma(y->open_sum, std::fabs(shift.value[c])));
   }
 }
 

@@ -22,6 +22,7 @@ RefTensor MatMul(const Node& n, const RefTensor& a) {
   Shape out = a.shape;
   out.back() = cols;
   RefTensor y = Zeros(out);
+  y.open_sum = static_cast<double>(k);
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
       double r = 0, m = 0, carried = 0, terms_sq = 0;
@@ -50,6 +51,7 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
   const auto c_it = n.params.find("C");
   const Tensor* c = c_it == n.params.end() ? nullptr : &c_it->second;
   RefTensor y = Zeros({d.m, d.n});
+  y.open_sum = static_cast<double>(d.k);
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t j = 0; j < d.n; ++j) {
       double r = 0, m = 0, carried = 0, terms_sq = 0;
@@ -79,6 +81,8 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
         r += d.beta * cv;
         m += std::fabs(d.beta * cv);
         own += std::fabs(d.beta * cv) + std::fabs(r);
+        // A GEMM with beta = 1 starts its accumulator at C (MLAS, BLAS).
+        e = Quadrature(e, FoldedAddendSigma(static_cast<double>(d.k), std::fabs(d.beta * cv)));
       }
       y.value[static_cast<size_t>(i * d.n + j)] = r;
       y.mag[static_cast<size_t>(i * d.n + j)] = m;

@@ -16,6 +16,7 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
   const RefTensor var = FromFloat(n.params.at("var"));
   const int64_t channels = x.shape[1], inner = InnerSize(x.shape, 2);
   RefTensor y = Zeros(x.shape);
+  y.open_sum = x.open_sum;  // conv-bn-fold puts the shift into the conv's bias
   for (size_t i = 0; i < x.value.size(); ++i) {
     const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
     const double sigma = std::sqrt(var.value[c] + eps);
@@ -29,7 +30,9 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
     y.sigma[i] = Quadrature(std::fabs(s) * x.sigma[i],
                             2 * kU *
                                 (std::fabs(s * x.value[i]) + std::fabs(s * mean.value[c]) +
-                                 bias.mag[c] + std::fabs(y.value[i])));
+                                 bias.mag[c] + std::fabs(y.value[i])) +
+                                FoldedAddendSigma(x.open_sum, std::fabs(bias.value[c] -
+                                                                        s * mean.value[c])));
   }
   return y;
 }

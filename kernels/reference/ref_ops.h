@@ -50,6 +50,12 @@ inline double SumRoundingSigma(double n, double total_abs, double terms_rss) {
   return kU * std::sqrt((n + 1) / 3) * (total_abs + terms_rss);
 }
 
+// The extra rounding of a sum of n terms whose accumulator also carries `addend` (a shift or a
+// residual folded into it): its partial sums are offset by |addend| each.
+inline double FoldedAddendSigma(double open_sum, double addend_abs) {
+  return open_sum > 0 ? kU * std::sqrt((open_sum + 1) / 3) * addend_abs : 0.0;
+}
+
 // Root of a sum of squares of independent error scales.
 inline double Quadrature(double a, double b) { return std::sqrt(a * a + b * b); }
 

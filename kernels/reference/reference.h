@@ -20,6 +20,11 @@ struct RefTensor {
   std::vector<double> value;
   std::vector<double> mag;    // >= 0, same size as value
   std::vector<double> sigma;  // >= 0, same size as value
+  // The length of the float32 sum (conv, Gemm, MatMul) this tensor may still be accumulated in:
+  // an optimizer may fold a later constant shift or a residual into that sum's accumulator,
+  // so that its partial sums carry the addend (docs/oracle.md, "The sigma oracle"). 0 when no
+  // sum can absorb an addend (after an activation, a pool, a norm, ...).
+  double open_sum = 0;
 };
 
 // How far (in sigmas) a nonlinear op looks around x to see how an input error moves its output
