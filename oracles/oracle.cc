@@ -200,13 +200,13 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     if (res.failed > 0) res.detail += "; also " + std::to_string(res.failed) + " elements differ";
   } else if (res.failed > 0) {
     res.verdict = Verdict::kMismatch;
-    res.detail = kind + ": " + std::to_string(res.failed) + " of " +
-                 std::to_string(res.compared + res.nonfinite + nonfinite_failed) +
-                 " elements fail; worst " + where + ": reference " + Num(w.reference) +
-                 ", candidate " + Num(w.candidate) + ", bound " + Num(w.bound) + ", ratio " +
-                 Num(w.ratio) + (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma
-                                     ? " > k " + Num(res.k)
-                                     : "");
+    res.detail =
+        kind + ": " + std::to_string(res.failed) + " of " +
+        std::to_string(res.compared + res.nonfinite + nonfinite_failed) + " elements fail; worst " +
+        where + ": reference " + Num(w.reference) + ", candidate " + Num(w.candidate) + ", bound " +
+        Num(w.bound) + ", ratio " + Num(w.ratio) +
+        (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma ? " > k " + Num(res.k)
+                                                                            : "");
   } else if (res.compared < opts.min_compared || res.informative < opts.min_informative) {
     res.verdict = Verdict::kMistrusted;
     res.detail = kind + ": the data cannot tell: " + std::to_string(res.compared) +
@@ -215,12 +215,12 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
                  " overflowed, " + std::to_string(res.nonfinite) + " non-finite";
   } else {
     res.verdict = Verdict::kPass;
-    res.detail = kind + ": " + std::to_string(res.compared) + " elements pass (" +
-                 std::to_string(res.informative) + " informative), worst ratio " + Num(w.ratio) +
-                 " at " + where +
-                 (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma
-                      ? ", k " + Num(res.k)
-                      : "");
+    res.detail =
+        kind + ": " + std::to_string(res.compared) + " elements pass (" +
+        std::to_string(res.informative) + " informative), worst ratio " + Num(w.ratio) + " at " +
+        where +
+        (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma ? ", k " + Num(res.k)
+                                                                            : "");
   }
   return res;
 }

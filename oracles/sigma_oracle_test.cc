@@ -56,8 +56,7 @@ Net ResidualNet(int blocks, int64_t c, uint32_t seed, int fault_block = -1, doub
   };
   const double he = std::sqrt(2.0 / (9.0 * static_cast<double>(c)));
   auto conv = [&](const std::string& in) {
-    return add_node(Op::Conv, {in},
-                    {{"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+    return add_node(Op::Conv, {in}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}},
                     {{"W", Random({c, c, 3, 3}, rng, 0, he)}, {"B", Random({c}, rng, 0, 0.1)}});
   };
   auto bn = [&](const std::string& in, double epsilon) {

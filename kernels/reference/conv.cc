@@ -61,8 +61,8 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           y.value[yi] = acc;
           y.mag[yi] = mag;
           const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
-          y.sigma[yi] = Quadrature(std::sqrt(carried),
-                                   SumRoundingSigma(taps, std::fabs(acc) + bias, std::sqrt(terms_sq)));
+          y.sigma[yi] = Quadrature(std::sqrt(carried), SumRoundingSigma(taps, std::fabs(acc) + bias,
+                                                                        std::sqrt(terms_sq)));
         }
       }
     }

@@ -66,9 +66,10 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
       }
       // The dot product's errors, scaled by alpha; then alpha's product, beta*C and the sum
       // round once each (own).
-      double e = std::fabs(d.alpha) *
-                 Quadrature(std::sqrt(carried), SumRoundingSigma(static_cast<double>(d.k),
-                                                                 std::fabs(r), std::sqrt(terms_sq)));
+      double e =
+          std::fabs(d.alpha) *
+          Quadrature(std::sqrt(carried),
+                     SumRoundingSigma(static_cast<double>(d.k), std::fabs(r), std::sqrt(terms_sq)));
       r *= d.alpha;
       m *= std::fabs(d.alpha);
       double own = std::fabs(r);

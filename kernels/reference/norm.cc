@@ -27,12 +27,12 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
     y.mag[i] = std::fabs(s) * x.mag[i] + std::fabs(s * mean.value[c]) + bias.mag[c];
     // The input's error scaled by |s|; the rounding of s (sqrt, division: 2u relative) and of
     // the affine in either order, at most 2u times each of its terms.
-    y.sigma[i] = Quadrature(std::fabs(s) * x.sigma[i],
-                            2 * kU *
-                                (std::fabs(s * x.value[i]) + std::fabs(s * mean.value[c]) +
-                                 bias.mag[c] + std::fabs(y.value[i])) +
-                                FoldedAddendSigma(x.open_sum, std::fabs(bias.value[c] -
-                                                                        s * mean.value[c])));
+    y.sigma[i] =
+        Quadrature(std::fabs(s) * x.sigma[i],
+                   2 * kU *
+                           (std::fabs(s * x.value[i]) + std::fabs(s * mean.value[c]) + bias.mag[c] +
+                            std::fabs(y.value[i])) +
+                       FoldedAddendSigma(x.open_sum, std::fabs(bias.value[c] - s * mean.value[c])));
   }
   return y;
 }
@@ -83,8 +83,7 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
       y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] +
                  std::fabs(y.value[i]) + scale.mag[p] * std::fabs(centred) * var_rel_error;
       const double gain = std::fabs(scale.value[p]) / sigma;
-      const double carried =
-          gain * Quadrature(x.sigma[i], rms_sigma * (1 + std::fabs(centred)));
+      const double carried = gain * Quadrature(x.sigma[i], rms_sigma * (1 + std::fabs(centred)));
       const double own = gain * mean_sigma +
                          std::fabs(scale.value[p] * centred) * (var_sigma_rel / 2 + 3 * kU) +
                          2 * kU * (bias.mag[p] + std::fabs(y.value[i]));

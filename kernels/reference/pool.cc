@@ -20,9 +20,9 @@ constexpr double kNearTie = 1.0 / 1024;
 // does not cancel them), the rounding of the sum, and the division's.
 double AverageSigma(double sigma_sum, double sum, double sq_sum, double taps, double count) {
   const double r = sum / count;
-  return Quadrature(sigma_sum / count,
-                    SumRoundingSigma(taps, std::fabs(sum), std::sqrt(sq_sum)) / count +
-                        2 * kU * std::fabs(r));
+  return Quadrature(
+      sigma_sum / count,
+      SumRoundingSigma(taps, std::fabs(sum), std::sqrt(sq_sum)) / count + 2 * kU * std::fabs(r));
 }
 
 // The taps of a window along one dim: input indices start + j * dilation, j in [0, kernel).
@@ -110,8 +110,8 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
                                     : static_cast<int64_t>(th.in.size() * tw.in.size()));
             r = sum / count;
             m = mag_sum / count;
-            e = AverageSigma(sigma_sum, sum, sq_sum, static_cast<double>(th.in.size() * tw.in.size()),
-                             count);
+            e = AverageSigma(sigma_sum, sum, sq_sum,
+                             static_cast<double>(th.in.size() * tw.in.size()), count);
           }
           const size_t yi = At4(y.shape, nb, c, oh, ow);
           y.value[yi] = r;

@@ -37,8 +37,7 @@ TEST(Sigma, ExactOpsCarryNoErrorAndCopiesKeepIt) {
 TEST(Sigma, ConvIsItsSumsRoundingThenCarriesInputErrorsByTheL2NormOfItsWeights) {
   // 1 -> 1 channel, 3x3 kernel, no pad: one output from 9 taps.
   const Tensor x = T({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-  Node conv = MakeNode(Op::Conv, {},
-                       {{"W", T({1, 1, 3, 3}, {1, -1, 1, -1, 1, -1, 1, -1, 1})}});
+  Node conv = MakeNode(Op::Conv, {}, {{"W", T({1, 1, 3, 3}, {1, -1, 1, -1, 1, -1, 1, -1, 1})}});
   const RefTensor y = RunOp(conv, {x});
   ASSERT_EQ(y.value.size(), 1u);
   double rss = 0;
@@ -74,8 +73,7 @@ TEST(Sigma, ReluNearItsKinkPassesOnTheInputErrorThatCanCrossIt) {
   // land above 0, so the Relu's output error is not 0 although f'(x) = 0.
   Graph g;
   g.inputs = {{"x", {1, 2, 1, 1}}};
-  Node conv = MakeNode(Op::Conv, {},
-                       {{"W", T({1, 2, 1, 1}, {1, -1})}});
+  Node conv = MakeNode(Op::Conv, {}, {{"W", T({1, 2, 1, 1}, {1, -1})}});
   conv.inputs = {"x"};
   conv.output = "c";
   Node relu = MakeNode(Op::Relu);
@@ -123,8 +121,7 @@ TEST(Sigma, MaxPoolTakesTheLargestErrorAmongElementsThatCanWin) {
 
 TEST(Sigma, AddsInQuadratureAndMultipliesByTheOtherOperand) {
   const Tensor a = T({1, 1, 1, 2}, {3, -5});
-  Node conv = MakeNode(Op::Conv, {},
-                       {{"W", T({1, 1, 1, 1}, {0.1f})}});
+  Node conv = MakeNode(Op::Conv, {}, {{"W", T({1, 1, 1, 1}, {0.1f})}});
   Graph g;
   g.inputs = {{"a", {1, 1, 1, 2}}};
   conv.inputs = {"a"};
