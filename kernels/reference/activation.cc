@@ -45,10 +45,16 @@ double OwnUlps(Op act) {
   }
 }
 
-// Absolute error (in units of u) of float32 formulas that cancel where |r| is small: the GELUs'
-// 1 + erf/tanh tails (held to u*L*|x|) and the HardSigmoid/HardSwish affine inside its clamp.
+// Absolute error (in units of u) admitted beyond the relative one: for the transcendental ones
+// 2*L*|x|, which makes 8 sigmas of an exact input exactly the bound oracle's k = 16 for one such
+// stage (16u(L|x| + |r|)). Kernels earn it: the GELUs' 1 + erf/tanh tails cancel, and engines
+// approximate the logistic with an absolute, not a relative, error (MLAS: 0 for x < -18).
+// HardSigmoid/HardSwish: their affine cancels inside the clamp.
 double OwnAbsolute(Op act, double x, double alpha, double beta, double lipschitz) {
   switch (act) {
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Silu:
     case Op::Gelu:
       return 2 * lipschitz * std::fabs(x);
     case Op::HardSigmoid:
