@@ -78,8 +78,8 @@ void RegisterCheck(Cli& cli) {
       CheckTensorsForGraph(g, inputs, o->inputs);
     }
     std::unique_ptr<Target> target = MakeTarget(o->target, o->settings);
-    std::printf("%s: %zu nodes, target %s\n", o->model.c_str(), g.nodes.size(),
-                target->spec().c_str());
+    std::printf("%s: %zu nodes, target %s, oracle %s\n", o->model.c_str(), g.nodes.size(),
+                target->spec().c_str(), OracleDescription(m.check.oracle).c_str());
     ModelCheckResult r = CheckModel(*target, g, inputs, m);
     std::printf("%s", ModelCheckText(r, m.out_dir).c_str());
     // A model the target declined was not checked: like bad input, exit 2.

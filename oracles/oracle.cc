@@ -94,6 +94,23 @@ std::optional<OracleKind> OracleKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string OracleDescription(const OracleOptions& o) {
+  std::string name(OracleKindName(o.kind));
+  switch (o.kind) {
+    case OracleKind::kBound:
+      return name + " (an element fails beyond k*u*magnitude, k " +
+             (o.k > 0 ? Num(o.k) : std::string("derived from the graph")) + ")";
+    case OracleKind::kSigma:
+      return name + " (an element fails beyond " + Num(o.k > 0 ? o.k : kSigmaFactor) +
+             " error scales sigma)";
+    case OracleKind::kAllclose:
+      return name + " (rtol " + Num(o.rtol) + ", atol " + Num(o.atol) + ")";
+    case OracleKind::kUlp:
+      return name + " (at most " + std::to_string(o.max_ulp) + " ulps)";
+  }
+  return name;
+}
+
 int64_t UlpDistance(float a, float b) {
   // Map floats onto a line of integers where adjacent floats are adjacent (and +0 == -0).
   auto key = [](float f) {

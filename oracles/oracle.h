@@ -23,6 +23,10 @@ enum class OracleKind {
   kSigma,     // |c - r| <= k*max(sigma, u*|r|) + tiny: the statistical error scale (deep models)
 };
 std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp", "sigma"
+struct OracleOptions;
+// One line for a human: the oracle and what makes an element fail, e.g. "sigma (an element fails
+// beyond 8 error scales)".
+std::string OracleDescription(const OracleOptions& o);
 std::optional<OracleKind> OracleKindFromName(std::string_view name);
 
 struct OracleOptions {

@@ -127,5 +127,18 @@ TEST(SigmaOracle, CatchesADroppedEpsilon) {
   }
 }
 
+TEST(SigmaOracle, DescribesWhatFails) {
+  OracleOptions o;
+  o.kind = OracleKind::kSigma;
+  EXPECT_EQ(OracleDescription(o), "sigma (an element fails beyond 8 error scales sigma)");
+  o.k = 5;
+  EXPECT_EQ(OracleDescription(o), "sigma (an element fails beyond 5 error scales sigma)");
+  EXPECT_EQ(OracleKindFromName("sigma"), OracleKind::kSigma);
+  o.kind = OracleKind::kBound;
+  o.k = 0;
+  EXPECT_EQ(OracleDescription(o),
+            "bound (an element fails beyond k*u*magnitude, k derived from the graph)");
+}
+
 }  // namespace
 }  // namespace fusefuzz
