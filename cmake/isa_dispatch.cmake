@@ -40,8 +40,10 @@ if(_dispatch)
       # Statics of inline functions (Eigen's cache sizes, libstdc++'s digit tables) as weak
       # symbols rather than STB_GNU_UNIQUE ones, which objcopy cannot make local.
       target_compile_options(${lib} PRIVATE -fno-gnu-unique)
-      # GCC 12 warns about its own AVX-512 intrinsics inlined into Eigen (GCC bug 105593).
-      target_compile_options(${lib} PRIVATE -Wno-maybe-uninitialized)
+      # GCC 12 warns about its own AVX-512 intrinsics inlined into Eigen (GCC bug 105593: the
+      # _mm512_undefined_* operands of e.g. the packet exp/expm1 and compare-select, either as
+      # "maybe" or, once inlined into a packet loop, as plain -Wuninitialized).
+      target_compile_options(${lib} PRIVATE -Wno-maybe-uninitialized -Wno-uninitialized)
     endif()
     set(obj ${CMAKE_CURRENT_BINARY_DIR}/fusefuzz_fast_${isa}.o)
     add_custom_command(

@@ -3,7 +3,7 @@
 // runtimes do, and the formulas avoid cancellation where a naive form would lose digits
 // (expm1 for Elu, erfc for Gelu, a sigmoid form for 1 + tanh).
 //
-// The transcendental ones run on Eigen's packet math (exp, expm1) in chunks that stay in L1,
+// The transcendental ones run on Eigen's packet math (exp, expm1), one packet at a time,
 // or as scalar glibc loops where those measured faster (kScalarExp below); where Eigen's own
 // function is not accurate enough (its logistic and tanh are rational approximations, up to
 // ~9,000 ulps for sigmoid near x = -9 and ~5 ulps for tanh near 0.004 and near its clamp at
@@ -20,70 +20,82 @@
 namespace fusefuzz::fast::FUSEFUZZ_ISA {
 namespace {
 
-using FloatArray = Eigen::Map<Eigen::ArrayXf>;
-
 template <typename F>
 void Map(float* y, int64_t count, F f) {
   for (int64_t i = 0; i < count; ++i) y[i] = f(y[i]);
 }
 
-// Runs f(x, tmp) over chunks of y: x maps the chunk (read and written in place), tmp is scratch of
-// the same length. Small chunks keep the temporaries in L1 and need no allocation.
-constexpr int64_t kChunk = 256;
+using Packet = Eigen::internal::packet_traits<float>::type;
+constexpr int kLanes = sizeof(Packet) / sizeof(float);
 
+// Applies the packet function f to y in place; a last partial packet goes through a padded
+// copy, so every element gets the same instructions wherever it falls (results do not depend on
+// how the tensor is split). Written on Eigen's packet primitives because Eigen 3.4 evaluates an
+// Array expression that contains select() one scalar at a time (perf showed the tanh chunk's
+// select as a scalar vmovss/vfmadd132ss loop: 2-3 ns per element at every level).
 template <typename F>
-void Chunks(float* y, int64_t count, F f) {
-  alignas(64) float scratch[kChunk];
-  for (int64_t i = 0; i < count; i += kChunk) {
-    const int64_t n = std::min(kChunk, count - i);
-    FloatArray x(y + i, n);
-    FloatArray tmp(scratch, n);
-    f(x, tmp);
+void Packets(float* y, int64_t count, F f) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    Eigen::internal::pstoreu(y + i, f(Eigen::internal::ploadu<Packet>(y + i)));
+  }
+  if (i < count) {
+    alignas(64) float tail[kLanes] = {};
+    std::copy(y + i, y + count, tail);
+    Eigen::internal::pstoreu(tail, f(Eigen::internal::ploadu<Packet>(tail)));
+    std::copy(tail, tail + (count - i), y + i);
   }
 }
 
-// e = exp(-|z|) <= 1, which never overflows. Eigen's SSE2 exp stops at 2^-127 for arguments
-// below -88.4 (the AVX levels go on into subnormals), which x * e would scale back up to normal
-// floats (Silu(-100) would be -3e-37, not -4e-42): below -80 the argument is shifted by 40
-// (exactly) and the result scaled by exp(-40), so every level gets the subnormal e right to below
-// the oracle's floor 2^-126, and exp(-inf) = 0 (-inf * sigmoid(-inf) is NaN, as in the reference).
+// exp(-|z|) <= 1, which never overflows. Eigen's SSE2 exp stops at 2^-127 for arguments below
+// -88.4 (the AVX levels go on into subnormals), which x * e would scale back up to normal floats
+// (Silu(-100) would be -3e-37, not -4e-42): below -80 the argument is shifted by 40 (exactly)
+// and the result scaled by exp(-40), so every level gets the subnormal e right to below the
+// oracle's floor 2^-126, and exp(-inf) = 0 (-inf * sigmoid(-inf) is NaN, as in the reference).
 // NaN: exp(NaN) is NaN.
-template <typename Z>
-void ExpMinusAbs(const Z& z, FloatArray& e) {
+inline Packet ExpMinusAbs(const Packet& z) {
+  using namespace Eigen::internal;
   constexpr float kShift = 40.0f;
   constexpr float kExpMinusShift = 4.2483542552915889e-18f;  // exp(-40)
-  e = (z.abs() > 2 * kShift).select(kShift - z.abs(), -z.abs()).exp();
-  e = (z.abs() > 2 * kShift).select(e * kExpMinusShift, e);
+  const Packet a = pabs(z);
+  const Packet far = pcmp_lt(pset1<Packet>(2 * kShift), a);
+  const Packet e = pexp(pselect(far, psub(pset1<Packet>(kShift), a), pnegate(a)));
+  return pselect(far, pmul(e, pset1<Packet>(kExpMinusShift)), e);
 }
 
-// x * sigmoid(z) for a chunk, written into x; e is scratch. sigmoid(z) = (z >= 0 ? 1 : e)/(1 + e)
-// has no cancellation on either side (Eigen's logistic returns exp(z) for z < -9, off by a
-// factor 1 + exp(z), and cancels in p/q + 1/2 just above).
-template <typename Z>
-void TimesSigmoid(FloatArray& x, const Z& z, FloatArray& e) {
-  ExpMinusAbs(z, e);
-  x = (z >= 0.0f).select(x, x * e) / (1.0f + e);
+// x * sigmoid(z) = (z >= 0 ? x : x e) / (1 + e), e = exp(-|z|): no cancellation on either side
+// (Eigen's logistic returns exp(z) for z < -9, off by a factor 1 + exp(z), and cancels in
+// p/q + 1/2 just above). NaN in z: z >= 0 is false and x * NaN is NaN.
+inline Packet TimesSigmoid(const Packet& x, const Packet& z) {
+  using namespace Eigen::internal;
+  const Packet e = ExpMinusAbs(z);
+  return pdiv(pselect(pcmp_le(pzero(z), z), x, pmul(x, e)), padd(pset1<Packet>(1.0f), e));
 }
 
-void SigmoidChunk(FloatArray& x, FloatArray& e) {
-  ExpMinusAbs(x, e);
-  x = (x >= 0.0f).select(1.0f, e) / (1.0f + e);
+inline Packet Sigmoid(const Packet& x) {
+  return TimesSigmoid(Eigen::internal::pset1<Packet>(1.0f), x);
 }
 
 // tanh(x): an odd Taylor polynomial for |x| < 1/2 (terms through x^17, truncation < 1e-9
 // relative), else (1 - e)/(1 + e) with e = exp(-2|x|) <= 1/e (no cancellation: 1 - e >= 0.63).
 // Eigen's tanh is a rational approximation clamped at |x| = 7.9, 5-6 ulps off there and near 0.004.
-void TanhChunk(FloatArray& x, FloatArray& e) {
-  e = (-2.0f * x.abs()).exp();
-  const auto big = (1.0f - e) / (1.0f + e);
-  const auto x2 = x * x;
+// NaN: |x| < 1/2 and x < 0 are false, and (1 - NaN)/(1 + NaN) is NaN.
+inline Packet Tanh(const Packet& x) {
+  using namespace Eigen::internal;
   // tanh's Taylor coefficients of x^3 ... x^17, rounded once from double.
-  constexpr float c3 = -1.0 / 3, c5 = 2.0 / 15, c7 = -17.0 / 315, c9 = 62.0 / 2835,
-                  c11 = -1382.0 / 155925, c13 = 21844.0 / 6081075, c15 = -929569.0 / 638512875,
-                  c17 = 6404582.0 / 10854718875;
-  const auto poly =
-      c3 + x2 * (c5 + x2 * (c7 + x2 * (c9 + x2 * (c11 + x2 * (c13 + x2 * (c15 + x2 * c17))))));
-  x = (x.abs() < 0.5f).select(x + x * (x2 * poly), (x < 0.0f).select(-big, big));
+  static constexpr float kOdd[] = {
+      -1.0 / 3,         2.0 / 15,          -17.0 / 315,           62.0 / 2835,
+      -1382.0 / 155925, 21844.0 / 6081075, -929569.0 / 638512875, 6404582.0 / 10854718875};
+  const Packet one = pset1<Packet>(1.0f);
+  const Packet a = pabs(x);
+  const Packet e = pexp(pmul(pset1<Packet>(-2.0f), a));
+  const Packet big = pdiv(psub(one, e), padd(one, e));
+  const Packet x2 = pmul(x, x);
+  Packet poly = pset1<Packet>(kOdd[7]);
+  for (int k = 6; k >= 0; --k) poly = pmadd(poly, x2, pset1<Packet>(kOdd[k]));
+  const Packet small = pmadd(x, pmul(x2, poly), x);
+  const Packet signed_big = pselect(pcmp_lt(x, pzero(x)), pnegate(big), big);
+  return pselect(pcmp_lt(a, pset1<Packet>(0.5f)), small, signed_big);
 }
 
 // Gelu, erf form: x * Phi(x), Phi(x) = erfc(-x/sqrt2) / 2, in Eigen packets (its Array API has
@@ -100,8 +112,6 @@ using Eigen::internal::padd;
 using Eigen::internal::pmadd;
 using Eigen::internal::pmul;
 using Eigen::internal::pset1;
-using Packet = Eigen::internal::packet_traits<float>::type;
-constexpr int kLanes = sizeof(Packet) / sizeof(float);
 
 // erf(s) / s in powers of s^2: 2/sqrt(pi) (-1)^n / (n! (2n + 1)).
 constexpr float kErfTaylor[] = {1.128379167e+00f,  -3.761263890e-01f, 1.128379167e-01f,
@@ -143,32 +153,17 @@ inline Packet Gelu(const Packet& x) {
   return pmul(x, pselect(pcmp_lt(t, half), phi_small, phi_big));
 }
 
-// In place; a last partial packet goes through a padded copy, so every element gets the same
-// instructions wherever it falls (results do not depend on how the tensor is split).
-void Apply(float* y, int64_t count) {
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    Eigen::internal::pstoreu(y + i, Gelu(Eigen::internal::ploadu<Packet>(y + i)));
-  }
-  if (i < count) {
-    alignas(64) float tail[kLanes] = {};
-    std::copy(y + i, y + count, tail);
-    Eigen::internal::pstoreu(tail, Gelu(Eigen::internal::ploadu<Packet>(tail)));
-    std::copy(tail, tail + (count - i), y + i);
-  }
-}
-
 }  // namespace erf_gelu
 
 // Scalar loops on glibc's expf/expm1f where Eigen's packets measured slower (activation_bench,
-// docs/kernels.md "Transcendental activations"): Elu in the SSE2 copy, Silu and the tanh Gelu
-// in the SSE2 and AVX2 copies. Same formulas, measured by the same ulp test.
+// docs/kernels.md "Transcendental activations"): Elu, Silu and the tanh Gelu in the SSE2 copy.
+// Same formulas, measured by the same ulp test.
 #if defined(__AVX2__)
 constexpr bool kScalarExpm1 = false;
 #else
 constexpr bool kScalarExpm1 = true;
 #endif
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 constexpr bool kScalarExp = false;
 #else
 constexpr bool kScalarExp = true;
@@ -248,13 +243,14 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
         return Map(y, count, [alpha](float x) { return x >= 0.0f ? x : alpha * std::expm1(x); });
       }
       // Eigen's expm1 (exp, corrected through log: relative error ~1 ulp down to x = -2^-24).
-      return Chunks(y, count, [alpha](FloatArray& x, FloatArray& e) {
-        e = x.expm1();
-        x = (x >= 0.0f).select(x, alpha * e);
+      return Packets(y, count, [alpha](const Packet& x) {
+        using namespace Eigen::internal;
+        const Packet e = pexpm1(x);
+        return pselect(pcmp_le(pzero(x), x), x, pmul(pset1<Packet>(alpha), e));
       });
     }
     case Op::Sigmoid:
-      return Chunks(y, count, SigmoidChunk);
+      return Packets(y, count, Sigmoid);
     case Op::HardSigmoid: {
       const float alpha = a.alpha, beta = a.beta;
       return Map(y, count, [alpha, beta](float x) {
@@ -263,10 +259,10 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
       });
     }
     case Op::Tanh:
-      return Chunks(y, count, TanhChunk);
+      return Packets(y, count, Tanh);
     case Op::Silu:
       if (kScalarExp) return Map(y, count, [](float x) { return ScalarTimesSigmoid(x, x); });
-      return Chunks(y, count, [](FloatArray& x, FloatArray& e) { TimesSigmoid(x, x, e); });
+      return Packets(y, count, [](const Packet& x) { return TimesSigmoid(x, x); });
     case Op::HardSwish:
       return Map(y, count, [](float x) {
         float v = x / 6.0f + 0.5f;
@@ -281,14 +277,16 @@ void ApplyActivation(const Activation& a, float* y, int64_t count, int64_t chann
             return ScalarTimesSigmoid(x, k2 * (x + 0.044715f * x * x * x));
           });
         }
-        return Chunks(y, count, [k2](FloatArray& x, FloatArray& e) {
-          TimesSigmoid(x, k2 * (x + 0.044715f * x * x * x), e);
+        return Packets(y, count, [k2](const Packet& x) {
+          using namespace Eigen::internal;
+          const Packet cube = pmul(pmul(pmul(pset1<Packet>(0.044715f), x), x), x);
+          return TimesSigmoid(x, pmul(pset1<Packet>(k2), padd(x, cube)));
         });
       }
       // 0.5x(1 + erf(x/sqrt2)) == 0.5x * erfc(-x/sqrt2): no cancellation for negative x. Our
       // own packet erfc (above): Eigen 3.4 has none (it maps ::erfcf), and its packet erf in
       // 1 + erf cancels for x < 0 and is 3 ulps off for x > 0.
-      return erf_gelu::Apply(y, count);
+      return Packets(y, count, erf_gelu::Gelu);
     default:
       throw InputError("", std::string(OpName(a.op)) + " is not an activation");
   }
