@@ -96,6 +96,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     caps->ops.insert(*op);
   }
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
+  caps->onnx_only = false;
   caps->bench = false;
   if (auto c = j.find("capabilities"); c != j.end()) {
     if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
@@ -107,6 +108,8 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       if (cap == "inject") caps->inject = true;
       if (cap == "rewrites") caps->reports_rewrites = true;
       if (cap == "onnx") caps->onnx = true;
+      // The graph only as ONNX: a whole model's weights are not sent twice (docs/check.md).
+      if (cap == "onnx_only") caps->onnx = caps->onnx_only = true;
       if (cap == "bench") caps->bench = true;
     }
   }
@@ -116,7 +119,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
 json StringArray(const std::vector<std::string>& v) { return json(v); }
 
 std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, const RunRequest& req,
-                        bool with_onnx) {
+                        bool with_onnx, bool onnx_only) {
   json in = json::object();
   for (const auto& [name, t] : inputs) in[name] = TensorToJson(t);
   json options = {{"optimize", req.optimize},
@@ -126,10 +129,8 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, con
                   {"inject", StringArray(req.opt.inject)},
                   {"bisect_limit", req.opt.bisect_limit},
                   {"threads", req.threads}};
-  json j = {{"id", id},
-            {"graph", GraphToJson(g)},
-            {"inputs", std::move(in)},
-            {"options", std::move(options)}};
+  json j = {{"id", id}, {"inputs", std::move(in)}, {"options", std::move(options)}};
+  if (!onnx_only) j["graph"] = GraphToJson(g);
   if (with_onnx) {
     // The same graph as an ONNX model, so that every ONNX-speaking engine gets one exact
     // translation (docs/onnx.md); value names are kept, so inputs and outputs match by name.
@@ -233,7 +234,8 @@ class ExecTarget : public Target {
     }
     const int64_t id = next_id_++;
     Deadline deadline = Now() + Timeout();
-    Subprocess::Io io = proc_->Write(RequestLine(id, g, inputs, req, caps_.onnx), deadline);
+    Subprocess::Io io =
+        proc_->Write(RequestLine(id, g, inputs, req, caps_.onnx, caps_.onnx_only), deadline);
     std::string line;
     if (io == Subprocess::Io::kOk) io = proc_->ReadLine(&line, deadline, max_line_);
     switch (io) {

@@ -307,6 +307,27 @@ TEST(ExecTarget, OnnxCapabilityAddsTheModelToRequests) {
   EXPECT_EQ(RunOnce(*without, g).message, "target error: no onnx");
 }
 
+// Capability "onnx_only": the model as ONNX and no graph JSON (a whole model's weights once).
+TEST(ExecTarget, OnnxOnlyCapabilitySendsNoGraphJson) {
+  Graph g = ConvBnAct("Relu");
+  auto target = [](const std::string& caps) {
+    std::string hello =
+        R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":)" +
+        caps + "}";
+    return "echo '" + hello + R"('; read -r l; case "$l" in)" +
+           R"( *'"graph":'*) echo '{"id":1,"error":"graph sent"}';;)" +
+           R"( *'"onnx":{"inputs":["x"],"model":"CAg'*) echo '{"id":1,"error":"onnx only"}';;)" +
+           R"( *) echo '{"id":1,"error":"no onnx"}';; esac; read -r l)";
+  };
+  auto only = Exec(target(R"(["onnx_only"])"));
+  EXPECT_TRUE(only->caps().onnx);
+  EXPECT_TRUE(only->caps().onnx_only);
+  EXPECT_EQ(RunOnce(*only, g).message, "target error: onnx only");
+  auto both = Exec(target(R"(["onnx"])"));
+  EXPECT_FALSE(both->caps().onnx_only);
+  EXPECT_EQ(RunOnce(*both, g).message, "target error: graph sent");
+}
+
 TEST(ExecTarget, BadResponsesAreErrors) {
   Graph g = ConvBnAct("Relu");
   struct Case {

@@ -26,8 +26,9 @@ struct TargetCaps {
   bool disable = false;       // honours OptimizeOptions::disable
   bool inject = false;        // knows fusefuzz's fault names
   bool reports_rewrites = false;
-  bool onnx = false;   // wants each graph also as an ONNX model (onnx/export.h) in the request
-  bool bench = false;  // times repeated runs itself (RunRequest::bench_runs)
+  bool onnx = false;       // wants each graph also as an ONNX model (onnx/export.h) in the request
+  bool onnx_only = false;  // wants the graph only as ONNX: requests carry no graph JSON
+  bool bench = false;      // times repeated runs itself (RunRequest::bench_runs)
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
 };
 

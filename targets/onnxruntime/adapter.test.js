@@ -57,6 +57,7 @@ test('hello declares every op and the onnx capability; --skip-ops leaves ops out
   assert.strictEqual(t.hello.protocol, 'fusefuzz-target');
   assert.strictEqual(t.hello.version, 1);
   assert.ok(t.hello.capabilities.includes('onnx'));
+  assert.ok(t.hello.capabilities.includes('onnx_only'));
   assert.ok(t.hello.ops.includes('FusedConv'));
   assert.ok(!t.hello.ops.includes('Elu') && !t.hello.ops.includes('Gelu'));
   await t.close();

@@ -138,7 +138,7 @@ write({
   protocol: 'fusefuzz-target', version: 1, name: opts.name,
   engine: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version,
   ops: OPS.filter((op) => !opts.skip.includes(op)),
-  capabilities: ['onnx', 'rewrites', 'disable', 'bench'],
+  capabilities: ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'],
 });
 
 const rl = readline.createInterface({input: process.stdin});
