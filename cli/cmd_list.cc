@@ -34,6 +34,7 @@ void ListTargets() {
       if (c.inject) caps += " inject";
       if (c.reports_rewrites) caps += " rewrites";
       if (c.onnx) caps += " onnx";
+      if (c.onnx_only) caps += " onnx_only";
       if (c.bench) caps += " bench";
       std::cout << "ok  " << (c.engine.empty() ? "fusefuzz " FUSEFUZZ_VERSION : c.engine) << ", "
                 << c.ops.size() << " ops, capabilities:" << (caps.empty() ? " none" : caps) << "\n";
