@@ -286,23 +286,27 @@ TEST(ExecTarget, ResponseKinds) {
   EXPECT_EQ(r.rewrites[0].nodes, (std::vector<std::string>{"conv", "bn"}));
 }
 
+// A fake Conv/BatchNorm/Relu target declaring `caps` (a JSON array) that answers its first
+// request with an error naming the first shell `case` arm (`arms`) its request line matches.
+std::string RequestInspectingTarget(const std::string& caps, const std::string& arms) {
+  std::string hello =
+      R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":)" +
+      caps + "}";
+  return "echo '" + hello + R"('; read -r l; case "$l" in)" + arms + R"( esac; read -r l)";
+}
+
 // Capability "onnx": the request also carries the exported model (base64 of a ModelProto, which
 // starts with ir_version 8: bytes 08 08 -> "CAg") and the input and output names.
 TEST(ExecTarget, OnnxCapabilityAddsTheModelToRequests) {
   Graph g = ConvBnAct("Relu");
-  auto target = [](const std::string& caps) {
-    std::string hello =
-        R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":)" +
-        caps + "}";
-    return "echo '" + hello + R"('; read -r l; case "$l" in)" +
-           R"( *'"onnx":{"inputs":["x"],"model":"CAg'*'"opset":17,"outputs":["y"]}'*))" +
-           R"( echo '{"id":1,"error":"onnx"}';; *'"onnx"'*) echo '{"id":1,"error":"bad onnx"}';;)" +
-           R"( *) echo '{"id":1,"error":"no onnx"}';; esac; read -r l)";
-  };
-  auto with = Exec(target(R"(["onnx"])"));
+  const std::string arms =
+      R"( *'"onnx":{"inputs":["x"],"model":"CAg'*'"opset":17,"outputs":["y"]}'*))"
+      R"( echo '{"id":1,"error":"onnx"}';; *'"onnx"'*) echo '{"id":1,"error":"bad onnx"}';;)"
+      R"( *) echo '{"id":1,"error":"no onnx"}';;)";
+  auto with = Exec(RequestInspectingTarget(R"(["onnx"])", arms));
   EXPECT_TRUE(with->caps().onnx);
   EXPECT_EQ(RunOnce(*with, g).message, "target error: onnx");
-  auto without = Exec(target("[]"));
+  auto without = Exec(RequestInspectingTarget("[]", arms));
   EXPECT_FALSE(without->caps().onnx);
   EXPECT_EQ(RunOnce(*without, g).message, "target error: no onnx");
 }
@@ -310,20 +314,15 @@ TEST(ExecTarget, OnnxCapabilityAddsTheModelToRequests) {
 // Capability "onnx_only": the model as ONNX and no graph JSON (a whole model's weights once).
 TEST(ExecTarget, OnnxOnlyCapabilitySendsNoGraphJson) {
   Graph g = ConvBnAct("Relu");
-  auto target = [](const std::string& caps) {
-    std::string hello =
-        R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":)" +
-        caps + "}";
-    return "echo '" + hello + R"('; read -r l; case "$l" in)" +
-           R"( *'"graph":'*) echo '{"id":1,"error":"graph sent"}';;)" +
-           R"( *'"onnx":{"inputs":["x"],"model":"CAg'*) echo '{"id":1,"error":"onnx only"}';;)" +
-           R"( *) echo '{"id":1,"error":"no onnx"}';; esac; read -r l)";
-  };
-  auto only = Exec(target(R"(["onnx_only"])"));
+  const std::string arms =
+      R"( *'"graph":'*) echo '{"id":1,"error":"graph sent"}';;)"
+      R"( *'"onnx":{"inputs":["x"],"model":"CAg'*) echo '{"id":1,"error":"onnx only"}';;)"
+      R"( *) echo '{"id":1,"error":"no onnx"}';;)";
+  auto only = Exec(RequestInspectingTarget(R"(["onnx_only"])", arms));
   EXPECT_TRUE(only->caps().onnx);
   EXPECT_TRUE(only->caps().onnx_only);
   EXPECT_EQ(RunOnce(*only, g).message, "target error: onnx only");
-  auto both = Exec(target(R"(["onnx"])"));
+  auto both = Exec(RequestInspectingTarget(R"(["onnx"])", arms));
   EXPECT_FALSE(both->caps().onnx_only);
   EXPECT_EQ(RunOnce(*both, g).message, "target error: graph sent");
 }

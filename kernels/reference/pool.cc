@@ -72,28 +72,22 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
             }
             r = x.value[best];
             m = x.mag[best];
-            // A near-tied element may legitimately be selected instead: take the largest
-            // magnitude among the elements that could win.
-            for (int64_t ih : th.in) {
-              for (int64_t iw : tw.in) {
-                const size_t xi = At4(x.shape, nb, c, ih, iw);
-                if (r - x.value[xi] <= kNearTie * (x.mag[xi] + x.mag[best])) {
-                  m = std::max(m, x.mag[xi]);
-                }
-              }
-            }
-            m += std::fabs(r);
-            // The float32 max is max_j (x_j + e_j): off by at most the largest error among the
-            // elements that can win, i.e. those within reach of r (kSigmaProbe sigmas).
             e = x.sigma[best];
+            // A near-tied element may legitimately be selected instead: take the largest
+            // magnitude among the elements that could win. Likewise the float32 max is
+            // max_j (x_j + e_j): off by at most the largest error among the elements within
+            // reach of r (kSigmaProbe sigmas).
             for (int64_t ih : th.in) {
               for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
-                if (r - x.value[xi] <= kSigmaProbe * (x.sigma[xi] + x.sigma[best])) {
+                const double below = r - x.value[xi];
+                if (below <= kNearTie * (x.mag[xi] + x.mag[best])) m = std::max(m, x.mag[xi]);
+                if (below <= kSigmaProbe * (x.sigma[xi] + x.sigma[best])) {
                   e = std::max(e, x.sigma[xi]);
                 }
               }
             }
+            m += std::fabs(r);
           } else {
             double sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
             for (int64_t ih : th.in) {
