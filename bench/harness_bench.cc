@@ -6,7 +6,7 @@
 //   BM_Harness/fast        RunFast on the unoptimized graph
 //   BM_Harness/optimize    Optimize (default pipeline)
 //   BM_Harness/oracle      Compare (bound oracle) of the fast outputs against the reference
-//   BM_Harness/check       the whole per-graph check, as harness/campaign.cc does it
+//   BM_Harness/check       the whole per-graph check, as campaign/campaign.cc does it
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

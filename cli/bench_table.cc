@@ -8,7 +8,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "harness/campaign_summary.h"
+#include "report/campaign_summary.h"
 #include "ir/error.h"
 
 namespace fusefuzz {

@@ -1,11 +1,11 @@
 // `fusefuzz check MODEL.onnx|GRAPH.json [--target T] [--inputs F | --seed S --samples N]
-// [--out DIR]`: a whole model on a target against the reference (harness/model_check.h).
+// [--out DIR]`: a whole model on a target against the reference (campaign/model_check.h).
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/cli.h"
-#include "harness/model_check.h"
+#include "campaign/model_check.h"
 #include "ir/json_io.h"
 #include "onnx/import.h"
 

@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "generators/coverage.h"
 #include "generators/generator.h"
-#include "harness/campaign.h"
+#include "campaign/campaign.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

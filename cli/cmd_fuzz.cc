@@ -1,11 +1,11 @@
-// `fusefuzz fuzz`: the campaign (see harness/campaign.h).
+// `fusefuzz fuzz`: the campaign (see campaign/campaign.h).
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "generators/gen_config.h"
-#include "harness/campaign.h"
-#include "harness/finding_filing.h"
+#include "campaign/campaign.h"
+#include "campaign/finding_filing.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli/cli.h"
-#include "harness/finding_writer.h"
+#include "report/finding_writer.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
 #include "ir/json_io.h"

@@ -1,5 +1,5 @@
-// The part of a finding's reproducer that campaigns (harness/campaign_worker.cc) and model checks
-// (harness/model_check.cc) build alike; each adds its own provenance, failing run and blame.
+// The part of a finding's reproducer that campaigns (campaign/campaign_worker.cc) and model checks
+// (campaign/model_check.cc) build alike; each adds its own provenance, failing run and blame.
 #pragma once
 
 #include <string>

@@ -1,11 +1,11 @@
-#include "harness/campaign_summary.h"
+#include "report/campaign_summary.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "harness/html_report.h"
+#include "report/html_report.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

@@ -1,11 +1,11 @@
-#include "harness/html_report.h"
+#include "report/html_report.h"
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
-#include "harness/campaign_summary.h"
-#include "harness/finding_report.h"
+#include "report/campaign_summary.h"
+#include "report/finding_report.h"
 #include "harness/repro.h"
 #include "ir/json_io.h"
 #include "ir/verifier.h"

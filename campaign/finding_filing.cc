@@ -1,4 +1,4 @@
-#include "harness/finding_filing.h"
+#include "campaign/finding_filing.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,7 +13,7 @@
 #include <optional>
 #include <sstream>
 
-#include "harness/finding_writer.h"
+#include "report/finding_writer.h"
 #include "harness/minimize.h"
 #include "harness/sensitivity.h"
 #include "ir/error.h"

@@ -1,7 +1,7 @@
 // The campaign's parent process: validates the options, starts the workers, gathers their
 // reports into the statistics, turns a dead or stuck worker's case into a finding, and writes
 // the summary. The workers are in campaign_worker.cc, the output folder in campaign_out.cc.
-#include "harness/campaign.h"
+#include "campaign/campaign.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "harness/campaign_internal.h"
-#include "harness/campaign_summary.h"
-#include "harness/finding_filing.h"
-#include "harness/finding_writer.h"
+#include "campaign/campaign_internal.h"
+#include "report/campaign_summary.h"
+#include "campaign/finding_filing.h"
+#include "report/finding_writer.h"
 #include "ir/error.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"

@@ -1,5 +1,5 @@
 // The campaign's worker process: generates and checks its share of the cases, files the
-// findings, and reports each case to the parent (harness/campaign_internal.h).
+// findings, and reports each case to the parent (campaign/campaign_internal.h).
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,10 +13,10 @@
 #include "generators/coverage.h"
 #include "generators/generator.h"
 #include "harness/blame.h"
-#include "harness/campaign_internal.h"
+#include "campaign/campaign_internal.h"
 #include "harness/case_repro.h"
-#include "harness/finding_filing.h"
-#include "harness/finding_writer.h"
+#include "campaign/finding_filing.h"
+#include "report/finding_writer.h"
 #include "ir/error.h"
 
 namespace fusefuzz::campaign_internal {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/campaign_summary.h"
+#include "report/campaign_summary.h"
 
 namespace fusefuzz {
 

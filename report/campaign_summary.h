@@ -88,7 +88,7 @@ std::string VerdictMeaning(const std::string& verdict);
 // summary.md's text (also the top of summary.html).
 std::string SummaryMarkdown(const CampaignStats& s);
 
-// summary.json, summary.md, summary.html (harness/html_report.h) and, when junit_path is set,
+// summary.json, summary.md, summary.html (report/html_report.h) and, when junit_path is set,
 // JUnit XML.
 // & < > " escaped, for XML (JUnit) and HTML text and attributes.
 std::string XmlEscape(const std::string& in);

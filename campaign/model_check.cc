@@ -1,4 +1,4 @@
-#include "harness/model_check.h"
+#include "campaign/model_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 
 #include "generators/seeded_inputs.h"
 #include "harness/case_repro.h"
-#include "harness/finding_filing.h"
+#include "campaign/finding_filing.h"
 #include "harness/minimize.h"
 #include "harness/repro.h"
 #include "ir/error.h"

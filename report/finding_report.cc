@@ -1,4 +1,4 @@
-#include "harness/finding_report.h"
+#include "report/finding_report.h"
 
 #include <cctype>
 #include <cmath>

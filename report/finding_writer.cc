@@ -1,4 +1,4 @@
-#include "harness/finding_writer.h"
+#include "report/finding_writer.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "harness/finding_report.h"
+#include "report/finding_report.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"

@@ -1,4 +1,4 @@
-// Internals of the fuzz campaign (harness/campaign.h) shared by its files: the parent loop
+// Internals of the fuzz campaign (campaign/campaign.h) shared by its files: the parent loop
 // (campaign.cc), the worker (campaign_worker.cc) and the output folder (campaign_out.cc).
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign.h"
-#include "harness/campaign_summary.h"
+#include "campaign/campaign.h"
+#include "report/campaign_summary.h"
 #include "harness/repro.h"
 
 namespace fusefuzz::campaign_internal {

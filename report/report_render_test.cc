@@ -7,9 +7,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "harness/campaign_summary.h"
-#include "harness/finding_report.h"
-#include "harness/html_report.h"
+#include "report/campaign_summary.h"
+#include "report/finding_report.h"
+#include "report/html_report.h"
 #include "harness/repro.h"
 #include "ir/json_io.h"
 

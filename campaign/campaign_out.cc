@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "harness/campaign_internal.h"
-#include "harness/finding_filing.h"
-#include "harness/finding_writer.h"
+#include "campaign/campaign_internal.h"
+#include "campaign/finding_filing.h"
+#include "report/finding_writer.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
 
