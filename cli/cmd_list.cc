@@ -63,7 +63,7 @@ void RegisterList(Cli& cli) {
     }
     if (*what == "ops") {
       for (Op op : AllOps()) {
-        std::cout << std::left << std::setw(14) << OpName(op) << std::setw(11)
+        std::cout << std::left << std::setw(18) << OpName(op) << std::setw(11)
                   << FamilyName(FamilyOf(op)) << SchemaOf(op).doc << "\n";
       }
       return;

@@ -247,6 +247,10 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
       break;  // not activations
   }
   return t;
@@ -257,6 +261,7 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv: {
       if (n.op == Op::Conv) return ConvTags(n, shapes);
+      if (n.op == Op::QLinearConv) return {};  // the quantized generator's classes (issue 24)
       std::vector<std::string> t;
       if (n.epilogue.empty()) t.push_back("epilogue=empty");
       const Shape& out = shapes.at(n.output);
@@ -345,6 +350,7 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
     case OpFamily::kBinary:
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
+    case OpFamily::kQuant:  // quantized classes: the quantized generator's (issue 24)
       return {};
   }
   return {};

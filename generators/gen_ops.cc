@@ -4,6 +4,7 @@
 
 #include "generators/gen_builder.h"
 #include "ir/broadcast.h"
+#include "ir/error.h"
 #include "ir/verifier.h"
 
 namespace fusefuzz::gen {
@@ -374,6 +375,10 @@ void Builder::ActivationParams(Op act, const Shape& x, bool epilogue, AttrMap* a
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
       break;  // no attributes or params to choose
   }
 }
@@ -600,6 +605,7 @@ std::string Builder::EmitConcat(const std::string& x, const std::string& y) {
 std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
   switch (FamilyOf(op)) {
     case OpFamily::kConv:
+      if (op == Op::QLinearConv) break;
       return op == Op::Conv ? EmitConv(x) : EmitFusedConv(x);
     case OpFamily::kNorm:
       return op == Op::BatchNorm ? EmitBatchNorm(x) : EmitNorm(op, x);
@@ -618,8 +624,11 @@ std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
     case OpFamily::kReshape:
     case OpFamily::kGemm:
       return EmitHead(op, x, std::max<int64_t>(budget, 2));
+    case OpFamily::kQuant:
+      break;
   }
-  return x;
+  // Quantized ops (issue 24) come with the quantized generator.
+  throw InputError("generator", std::string(OpName(op)) + " is not supported by the generator yet");
 }
 
 }  // namespace fusefuzz::gen

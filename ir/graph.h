@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/ops.h"
+#include "ir/quant.h"
 #include "ir/tensor.h"
 
 namespace fusefuzz {
@@ -47,7 +48,9 @@ struct Node {
   std::string output;
   AttrMap attrs;
   ParamMap params;
-  std::vector<EpilogueStep> epilogue;  // FusedConv; Gemm: activation and clamp steps only
+  std::vector<EpilogueStep> epilogue;  // FusedConv; Gemm: activation and clamp steps only;
+                                       // QLinearConv: add (input 1), then one Relu/Relu6/Clip
+  QuantMap quant;                      // by role (ir/quant.h); empty for float ops
   bool operator==(const Node&) const = default;
 };
 
@@ -57,10 +60,19 @@ struct ValueInfo {
   bool operator==(const ValueInfo&) const = default;
 };
 
+// Graph-wide options (the "options" object of the graph JSON).
+struct GraphOptions {
+  // Negative quantization scales are refused unless this is set (a generator option sets it to
+  // exercise the bugs that negative scales trigger: MaxPool through a negative scale).
+  bool allow_negative_scale = false;
+  bool operator==(const GraphOptions&) const = default;
+};
+
 struct Graph {
   std::vector<ValueInfo> inputs;
   std::vector<Node> nodes;  // topological order
   std::vector<std::string> outputs;
+  GraphOptions options;
   bool operator==(const Graph&) const = default;
 
   // Lookups; linear scans, graphs are small. Return nullptr / -1 when absent.

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/graph.h"
 #include "ir/limits.h"
 #include "ir/tensor.h"
 
@@ -49,5 +50,16 @@ std::string ReadJsonText(const std::string& path, const Limits& limits);
 // A parser callback that refuses duplicate keys and more than limits.max_json_values values,
 // naming `source` and the JSON pointer.
 nlohmann::json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits);
+
+// ir/json_quant.cc: a node's "quant" object (roles checked against `op`) and the graph's
+// "options"; their writers (options: only non-default members).
+QuantMap ReadQuantMap(const nlohmann::json& j, Op op, const ReadCtx& c, const std::string& pointer);
+GraphOptions ReadGraphOptions(const nlohmann::json& j, const ReadCtx& c,
+                              const std::string& pointer);
+OJson QuantMapToJson(const QuantMap& quant);
+OJson GraphOptionsToJson(const GraphOptions& o);
+// The JSON pointer suffix ("/quant/y/scale/1") of a verifier location's rest after the node
+// ("quant 'y' scale[1]"), or "" when it is not about a quant field.
+std::string QuantPointer(std::string_view rest);
 
 }  // namespace fusefuzz::json_detail

@@ -199,7 +199,8 @@ EpilogueStep ReadStep(const json& j, const Node& n, ReadCtx& c, const std::strin
 
 Node ReadNode(const json& j, ReadCtx& c, const std::string& p) {
   if (!j.is_object()) Fail(c, p, "a node must be an object, got " + TypeName(j));
-  CheckKeys(j, c, p, {"name", "op", "inputs", "outputs", "attrs", "params", "epilogue"}, "a node");
+  CheckKeys(j, c, p, {"name", "op", "inputs", "outputs", "attrs", "params", "epilogue", "quant"},
+            "a node");
   Node n;
   n.name = ReadName(Require(j, c, p, "name"), c, p + "/name");
   const json& op = Require(j, c, p, "op");
@@ -225,14 +226,17 @@ Node ReadNode(const json& j, ReadCtx& c, const std::string& p) {
   n.attrs = ReadAttrs(Optional(j, "attrs"), n.op, c, p + "/attrs");
   n.params = ReadParams(Optional(j, "params"), n.op, c, p + "/params");
   if (const json* e = Optional(j, "epilogue")) {
-    if (n.op != Op::FusedConv && n.op != Op::Gemm) {
-      Fail(c, p + "/epilogue", "only FusedConv and Gemm have an epilogue");
+    if (n.op != Op::FusedConv && n.op != Op::Gemm && n.op != Op::QLinearConv) {
+      Fail(c, p + "/epilogue", "only FusedConv, QLinearConv and Gemm have an epilogue");
     }
     if (!e->is_array()) Fail(c, p + "/epilogue", "must be an array, got " + TypeName(*e));
     if (e->size() > 16) Fail(c, p + "/epilogue", "more than 16 steps");
     for (size_t i = 0; i < e->size(); ++i) {
       n.epilogue.push_back(ReadStep((*e)[i], n, c, p + "/epilogue/" + std::to_string(i)));
     }
+  }
+  if (const json* q = Optional(j, "quant")) {
+    n.quant = json_detail::ReadQuantMap(*q, n.op, c, p + "/quant");
   }
   return n;
 }
@@ -305,7 +309,10 @@ std::string PointerFor(const std::string& where, const Graph& g,
       best_len = prefix.size();
     }
   }
-  if (best != std::string::npos) return "/nodes/" + std::to_string(file_index[best]);
+  if (best != std::string::npos) {
+    return "/nodes/" + std::to_string(file_index[best]) +
+           json_detail::QuantPointer(std::string_view(where).substr(best_len));
+  }
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     if (where == "graph input '" + g.inputs[i].name + "'") return "/inputs/" + std::to_string(i);
   }
@@ -338,12 +345,15 @@ Graph ReadGraph(const json& j, const std::string& source, const Limits& limits) 
          "unsupported version " + std::to_string(version) + " (this build reads versions 1 and " +
              std::to_string(kGraphFormatVersion) + ")");
   }
-  CheckKeys(j, c, "", {"format", "version", "doc", "provenance", "inputs", "nodes", "outputs"},
+  CheckKeys(j, c, "",
+            {"format", "version", "doc", "provenance", "options", "inputs", "nodes", "outputs"},
             "a graph");
   if (const json* doc = Optional(j, "doc"); doc && !doc->is_string()) {
     Fail(c, "/doc", "must be a string");
   }
   Graph g;
+  if (const json* o = Optional(j, "options"))
+    g.options = json_detail::ReadGraphOptions(*o, c, "/options");
   const json& inputs = Require(j, c, "", "inputs");
   if (!inputs.is_array()) Fail(c, "/inputs", "must be an array, got " + TypeName(inputs));
   if (static_cast<int64_t>(inputs.size()) > limits.max_nodes) {
@@ -513,6 +523,7 @@ OJson GraphToOJson(const Graph& g, const WriteOptions& opts) {
   OJson j = OJson::object();
   j["format"] = kFormat;
   j["version"] = kGraphFormatVersion;
+  if (g.options != GraphOptions{}) j["options"] = json_detail::GraphOptionsToJson(g.options);
   OJson inputs = OJson::array();
   for (const auto& in : g.inputs) {
     OJson i = OJson::object();
@@ -535,6 +546,7 @@ OJson GraphToOJson(const Graph& g, const WriteOptions& opts) {
       for (const auto& s : n.epilogue) e.push_back(StepToJson(s, opts.plain));
       o["epilogue"] = std::move(e);
     }
+    if (!n.quant.empty()) o["quant"] = json_detail::QuantMapToJson(n.quant);
     nodes.push_back(std::move(o));
   }
   j["nodes"] = std::move(nodes);

@@ -224,7 +224,7 @@ std::vector<Case> Cases() {
        G(One(R"({"name": "c", "op": "Conv", "inputs": ["x"], "outputs": ["y"],
                  "params": {"W": )" +
              kW + R"(}, "epilogue": []})")),
-       "t.json: /nodes/0/epilogue: only FusedConv and Gemm have an epilogue"},
+       "t.json: /nodes/0/epilogue: only FusedConv, QLinearConv and Gemm have an epilogue"},
       {"gelu_fast", G(One(Act("Gelu", R"({"approximate": "fast"})"))),
        "t.json: /nodes/0: node 'a' (Gelu): Gelu approximate must be \"none\" or \"tanh\", got "
        "\"fast\""},

@@ -167,6 +167,22 @@ OpSchema MakeSchema(Op op) {
               {{"B", true, "constant right operand [K, N]"}},
               "matrix product over the last dim of A (rank >= 2) with a constant [K, N] "
               "(ONNX MatMul)"};
+    case Op::QuantizeLinear:
+      return {{},
+              kNoParams,
+              "y = saturate(round_half_even(x / s) + z), x / s in float32; quant \"y\" (ONNX)"};
+    case Op::DequantizeLinear:
+      return {{}, kNoParams, "y = (x - z) * s; quant \"x\" (ONNX DequantizeLinear)"};
+    case Op::QLinearConv:
+      return {ConvAttrSpecs(),
+              {{"W", true, "[M, C/group, kH, kW], int8 integers"},
+               {"B", false, "[M], int32 integers on the grid s_x * s_w (|B| <= 2^24)"}},
+              "integer conv: Q_y(act(DQ(x) conv DQ(W) + B s_x s_w [+ DQ(r)])); epilogue: add "
+              "(input 1), then at most one Relu, Relu6 or Clip"};
+    case Op::QLinearAdd:
+      return {{String("activation", "none", "\"none\" or \"relu\" (applied before Q_y)")},
+              kNoParams,
+              "y = Q_y(act(DQ_a(a) + DQ_b(b))), a and b of equal shape"};
   }
   return {};
 }
@@ -242,6 +258,8 @@ std::string_view FamilyName(OpFamily f) {
       return "reshape";
     case OpFamily::kGemm:
       return "gemm";
+    case OpFamily::kQuant:
+      return "quant";
   }
   return "?";
 }

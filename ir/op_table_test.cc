@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/ops.h"
+#include "ir/quant.h"
 
 namespace fusefuzz {
 namespace {
@@ -115,7 +116,27 @@ OJ PerOp(bool activations_only) {
     if (attrs_required) req.push_back("attrs");
     if (params_required) req.push_back("params");
     if (!req.empty()) then["required"] = req;
-    if (!activations_only && op != Op::FusedConv) then["not"] = {{"required", {"epilogue"}}};
+    if (!activations_only && op != Op::FusedConv && op != Op::QLinearConv && op != Op::Gemm) {
+      then["not"] = {{"required", {"epilogue"}}};
+    }
+    if (!activations_only) {
+      // The roles of the op's "quant" object (ir/quant.h); an op without roles has none.
+      OJ roles = OJ::object(), required_roles = OJ::array();
+      for (const auto& r : QuantRolesOf(op)) {
+        roles[r.role] = Ref("quant_params");
+        if (r.required) required_roles.push_back(r.role);
+      }
+      if (roles.empty()) {
+        then["properties"]["quant"] = false;
+      } else {
+        OJ q = {{"type", "object"}, {"properties", roles}, {"additionalProperties", false}};
+        if (!required_roles.empty()) {
+          q["required"] = required_roles;
+          then["required"].push_back("quant");
+        }
+        then["properties"]["quant"] = q;
+      }
+    }
     all.push_back({{"if", {{"properties", {{"op", {{"const", name}}}}}}}, {"then", then}});
   }
   return all;
@@ -141,6 +162,20 @@ OJ GraphSchema() {
   defs["number"] = Ref("float");
   defs["ints"] = {{"type", "array"}, {"maxItems", 8}, {"items", {{"type", "integer"}}}};
   defs["string"] = {{"type", "string"}, {"maxLength", 64}};
+  defs["quant_params"] = {
+      {"type", "object"},
+      {"required", {"type", "scale", "zero_point"}},
+      {"properties",
+       {{"type", {{"enum", {"uint8", "int8", "int32"}}}},
+        {"scale",
+         {{"type", "array"}, {"minItems", 1}, {"maxItems", 65536}, {"items", Ref("float")}}},
+        {"zero_point",
+         {{"type", "array"},
+          {"minItems", 1},
+          {"maxItems", 65536},
+          {"items", {{"type", "integer"}}}}},
+        {"axis", {{"type", "integer"}, {"minimum", 0}}}}},
+      {"additionalProperties", false}};
   for (Op op : AllOps()) {
     defs["attrs_" + std::string(OpName(op))] = AttrsSchema(op);
     defs["params_" + std::string(OpName(op))] = ParamsSchema(op);
@@ -195,7 +230,8 @@ OJ GraphSchema() {
         {"outputs", {{"type", "array"}, {"minItems", 1}, {"maxItems", 1}, {"items", Ref("name")}}},
         {"attrs", {{"type", "object"}}},
         {"params", {{"type", "object"}}},
-        {"epilogue", {{"type", "array"}, {"maxItems", 16}, {"items", Ref("epilogue_step")}}}}},
+        {"epilogue", {{"type", "array"}, {"maxItems", 16}, {"items", Ref("epilogue_step")}}},
+        {"quant", {{"type", "object"}}}}},
       {"additionalProperties", false},
       {"allOf", PerOp(false)}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
@@ -210,6 +246,10 @@ OJ GraphSchema() {
             // 2 is written; 1 is still read (its PRelu slopes [C] are migrated to [C, 1, 1]).
             {"version", {{"enum", {1, 2}}}},
             {"doc", {{"type", "string"}}},
+            {"options",
+             {{"type", "object"},
+              {"properties", {{"allow_negative_scale", {{"type", "boolean"}}}}},
+              {"additionalProperties", false}}},
             {"inputs", {{"type", "array"}, {"items", Ref("input")}}},
             {"nodes", {{"type", "array"}, {"maxItems", 10000}, {"items", Ref("node")}}},
             {"outputs",

@@ -24,7 +24,8 @@ enum class OpFamily {
   kConcat,
   kIdentity,
   kReshape,
-  kGemm
+  kGemm,
+  kQuant  // QuantizeLinear, DequantizeLinear, QLinearAdd (QLinearConv is kConv)
 };
 
 // Columns of ir/ops.def (see there).

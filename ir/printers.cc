@@ -119,6 +119,7 @@ std::string ToText(const Graph& g) {
     std::string attrs = AttrsText(n.attrs, " ");
     if (!attrs.empty()) line += " " + attrs;
     for (const auto& s : n.epilogue) line += " + " + StepText(s, n, false);
+    for (const auto& [role, q] : n.quant) line += " " + role + ":q(" + QuantText(q) + ")";
     out += line + "  # " + n.name + "\n";
   }
   return out;
@@ -155,6 +156,9 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
     }
     for (const auto& [name, v] : n.attrs) label += "\\n" + name + "=" + DotEscape(AttrToString(v));
     for (const auto& s : n.epilogue) label += "\\n+ " + DotEscape(StepText(s, n, true));
+    for (const auto& [role, q] : n.quant) {
+      label += "\\n" + DotEscape(role) + ": q(" + DotEscape(QuantText(q)) + ")";
+    }
     out += "  " + id + " [shape=box, label=\"" + label + "\"";
     if (opts.highlight.count(n.name)) out += ", style=filled, fillcolor=\"#ff6060\"";
     out += "];\n";
@@ -251,6 +255,20 @@ class Hasher {
       }
     }
   }
+  // Appended only when present, so float graphs keep the fingerprints they had.
+  void Quant(const QuantMap& quant) {
+    if (quant.empty()) return;
+    U64(quant.size());
+    for (const auto& [role, q] : quant) {
+      Str(role);
+      Byte(static_cast<uint8_t>(q.type));
+      U64(static_cast<uint64_t>(q.axis));
+      if (structural_) continue;
+      U64(q.scale.size());
+      for (double d : q.scale) U64(std::bit_cast<uint64_t>(d));
+      for (int64_t z : q.zero_point) U64(static_cast<uint64_t>(z));
+    }
+  }
   void Params(const ParamMap& params) {
     U64(params.size());
     for (const auto& [name, t] : params) {
@@ -302,7 +320,9 @@ uint64_t Hash(const Graph& g, bool structural) {
       h.Attrs(s.attrs);
       h.Params(s.params);
     }
+    h.Quant(n.quant);
   }
+  if (g.options.allow_negative_scale) h.Str("allow_negative_scale");
   h.U64(g.outputs.size());
   for (const auto& o : g.outputs) h.Value(o, index);
   return h.value();

@@ -8,6 +8,7 @@
 
 #include "ir/broadcast.h"
 #include "ir/error.h"
+#include "ir/verifier_internal.h"
 
 namespace fusefuzz {
 namespace {
@@ -182,8 +183,10 @@ Shape ConvShape(const Node& n, const std::vector<Shape>& in) {
       for (const auto& s : n.epilogue) used |= s.kind == EpilogueKind::kAdd && s.input == int(i);
       if (!used) Fail(n, "input " + std::to_string(i) + " is not used by any epilogue step");
     }
+  } else if (n.op == Op::QLinearConv) {
+    CheckQLinearConvEpilogue(n, in, out);
   } else if (!n.epilogue.empty()) {
-    Fail(n, "only FusedConv and Gemm have an epilogue");
+    Fail(n, "only FusedConv, QLinearConv and Gemm have an epilogue");
   }
   return out;
 }
@@ -263,6 +266,10 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
       throw std::logic_error("NormShape: not a norm op: " + std::string(OpName(n.op)));
   }
   return x;
@@ -657,8 +664,8 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       if (d < 1) Fail(n, "input " + std::to_string(i) + " has empty shape " + ShapeToString(in[i]));
     }
   }
-  if (n.op != Op::FusedConv && n.op != Op::Gemm && !n.epilogue.empty()) {
-    Fail(n, "only FusedConv and Gemm have an epilogue");
+  if (n.op != Op::FusedConv && n.op != Op::Gemm && n.op != Op::QLinearConv && !n.epilogue.empty()) {
+    Fail(n, "only FusedConv, QLinearConv and Gemm have an epilogue");
   }
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv: {
@@ -685,6 +692,8 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       return ReshapeShape(n, in);
     case OpFamily::kGemm:
       return GemmShape(n, in);
+    case OpFamily::kQuant:
+      return QuantShape(n, in);
   }
   Fail(n, "unknown op");
 }
@@ -773,6 +782,7 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
       in_shapes.push_back(it->second);
     }
     Shape out = InferNodeShape(n, in_shapes);
+    VerifyQuant(n, in_shapes, g.options);
     if (n.output.empty()) Fail(n, "empty output name");
     check_size(NodeWhere(n) + " output '" + n.output + "'", out);
     if (!shapes.emplace(n.output, out).second) {

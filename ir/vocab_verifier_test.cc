@@ -101,7 +101,7 @@ TEST(InferShapeVocab, GemmEpilogue) {
   ExpectErr(g, {{2, 6}}, "a Gemm epilogue holds only activation and clamp steps");
   Node conv = N(Op::MatMul, 1, {}, {{"B", Ones({6, 4})}});
   conv.epilogue = {relu};
-  ExpectErr(conv, {{2, 6}}, "only FusedConv and Gemm have an epilogue");
+  ExpectErr(conv, {{2, 6}}, "only FusedConv, QLinearConv and Gemm have an epilogue");
 }
 
 TEST(InferShapeVocab, MatMul) {

@@ -318,6 +318,12 @@ class Exporter {
       case Op::Gemm:
         EmitGemm(n);
         return;
+      case Op::QuantizeLinear:
+      case Op::DequantizeLinear:
+      case Op::QLinearConv:
+      case Op::QLinearAdd:
+        throw InputError("node '" + n.name + "'",
+                         std::string(OpName(n.op)) + " is not supported by the ONNX export yet");
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
   }
@@ -465,6 +471,10 @@ class Exporter {
       case Op::Reshape:
       case Op::Gemm:
       case Op::MatMul:
+      case Op::QuantizeLinear:
+      case Op::DequantizeLinear:
+      case Op::QLinearConv:
+      case Op::QLinearAdd:
         break;
     }
     throw InputError("node '" + n.name + "'", std::string(OpName(act)) + " is not an activation");

@@ -62,6 +62,13 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
     }
     case Op::MatMul:
       return Reduction(n.params.at("B").shape[0]);  // a dot product of K terms
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
+      // Quantized outputs are judged on the integer grid (oracles/grid); the float cost of a
+      // dequantized value is its one multiply.
+      return 1;
     case Op::BatchNorm:
       return 3;  // scale = gamma/sqrt(var+eps) and shift computed in float, then x*scale+shift
     case Op::LayerNorm:

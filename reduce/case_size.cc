@@ -48,6 +48,7 @@ int64_t NodeGeometry(const Node& n) {
     case OpFamily::kConcat:
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
+    case OpFamily::kQuant:
       return 0;  // no geometry: their size is in their params and values
   }
   return 0;

@@ -176,7 +176,11 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
-      return;
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
+      return;  // quantized ops: their per-axis params are the quantized reduce passes' (issue 24)
   }
 }
 

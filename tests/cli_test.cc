@@ -60,6 +60,8 @@ TEST(Cli, ListCounts) {
   ASSERT_EQ(ops.status, 0);
   EXPECT_NE(ops.out.find("FusedConv"), std::string::npos);
   EXPECT_NE(ops.out.find("HardSwish"), std::string::npos);
+  EXPECT_NE(ops.out.find("QLinearConv"), std::string::npos);
+  EXPECT_NE(ops.out.find("DequantizeLinear  quant"), std::string::npos);
   CmdResult rules = Fusefuzz("list rules");
   ASSERT_EQ(rules.status, 0);
   EXPECT_GE(std::count(rules.out.begin(), rules.out.end(), '\n'), 10) << rules.out;

@@ -57,6 +57,7 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
   const Tensor& x = *inputs[0];
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
+      if (n.op == Op::QLinearConv) break;
       return k.conv(n, inputs, threads, y);
     case OpFamily::kNorm:
       return k.norm(n, x, threads, y);
@@ -76,8 +77,11 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
       return;
     case OpFamily::kGemm:
       return k.gemm(n, x, threads, y);
+    case OpFamily::kQuant:
+      break;
   }
-  throw InputError("node '" + n.name + "'", "unknown op");
+  throw InputError("node '" + n.name + "'",
+                   std::string(OpName(n.op)) + " is not supported by the embedded engine yet");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ namespace {
 RefTensor RunNode(const Node& n, const Inputs& in) {
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
+      if (n.op == Op::QLinearConv) break;
       return RunConv(n, in);
     case OpFamily::kNorm:
       return RunNorm(n, in);
@@ -37,8 +38,11 @@ RefTensor RunNode(const Node& n, const Inputs& in) {
       return RunConcat(n, in);
     case OpFamily::kGemm:
       return RunGemm(n, in);
+    case OpFamily::kQuant:
+      break;
   }
-  throw std::logic_error("RunReference: unknown op family");
+  throw InputError(NodeWhere(n),
+                   std::string(OpName(n.op)) + " is not supported by the reference yet");
 }
 
 }  // namespace

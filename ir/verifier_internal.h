@@ -1,0 +1,19 @@
+// Pieces of the verifier shared between its files (ir/verifier.cc, ir/verifier_quant.cc).
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace fusefuzz {
+
+// Output shape of a kQuant-family node (QuantizeLinear, DequantizeLinear, QLinearAdd).
+Shape QuantShape(const Node& n, const std::vector<Shape>& in);
+// QLinearConv's epilogue: the residual add of input 1 (with 2 inputs), then at most one Relu,
+// Relu6 or Clip.
+void CheckQLinearConvEpilogue(const Node& n, const std::vector<Shape>& in, const Shape& out);
+// The node's QuantMap: roles, types, scales, zero points, axes, and the params declared on a
+// grid. Negative scales only on QuantizeLinear/DequantizeLinear and only with the option.
+void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options);
+
+}  // namespace fusefuzz
