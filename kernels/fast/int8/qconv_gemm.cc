@@ -35,22 +35,22 @@ constexpr int kNr = 3;
 // The tile: acc[i][v] over nk words; x at the tile's first position, word k of position q at
 // x[koff[k] + q]; w the tile's [nk][kMr] words. One body, two multiply-adds: a macro because
 // the VNNI copy needs its own target attribute on the whole loop.
-#define FUSEFUZZ_Q8_TILE_BODY(MAC)                                     \
-  V acc[kMr][NR];                                                      \
-  for (int i = 0; i < kMr; ++i)                                        \
-    for (int v = 0; v < NR; ++v) acc[i][v] = Zero();                   \
-  for (int64_t k = 0; k < nk; ++k) {                                   \
-    const int32_t* xp = x + koff[k];                                   \
-    V xv[NR];                                                          \
-    for (int v = 0; v < NR; ++v) xv[v] = Load(xp + v * kLanes);        \
-    const int32_t* wk = w + k * kMr;                                   \
-    for (int i = 0; i < kMr; ++i) {                                    \
-      const V b = Set1(wk[i]);                                         \
-      for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b); \
-    }                                                                  \
-  }                                                                    \
-  for (int i = 0; i < kMr; ++i)                                        \
-    for (int v = 0; v < NR; ++v) Store(out + (i * NR + v) * kLanes, acc[i][v]);
+#define FUSEFUZZ_Q8_TILE_BODY(MAC)                                          \
+  V acc[kMr][NR];                                                           \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                     \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = Zero(); \
+  for (int64_t k = 0; k < nk; ++k) {                                        \
+    const int32_t* xp = x + koff[k];                                        \
+    V xv[NR];                                                               \
+    _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) xv[v] = Load(xp + v * kLanes); \
+    const int32_t* wk = w + k * kMr;                                        \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                 \
+      const V b = Set1(wk[i]);                                              \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b); \
+    }                                                                       \
+  }                                                                         \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                     \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) Store(out + (i * NR + v) * kLanes, acc[i][v]);
 
 template <int NR>
 void TileMadd(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, int32_t* out) {
