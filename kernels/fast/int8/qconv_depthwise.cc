@@ -164,7 +164,7 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
           if (sw == 1) {  // the row's inputs land at columns [pad_left, pad_left + w) ∩ [0, wq)
             const int64_t q0 = std::clamp<int64_t>(p.pad_left, 0, wq);
             const int64_t q1 = std::clamp<int64_t>(p.pad_left + p.w, q0, wq);
-            std::memcpy(row + q0, in + (q0 - p.pad_left), static_cast<size_t>(q1 - q0));
+            CopyBytes(row + q0, in + (q0 - p.pad_left), q1 - q0);
             continue;
           }
           for (int64_t q = 0; q < wq; ++q) {
@@ -195,13 +195,13 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
           // One requantization over the grid (residual rows moved onto it), then the rows out.
           if (res) {
             for (int64_t oy = 0; oy < p.oh; ++oy) {
-              std::memcpy(rgrid.data() + oy * wq, res + oy * p.ow, static_cast<size_t>(p.ow));
+              CopyBytes(rgrid.data() + oy * wq, res + oy * p.ow, p.ow);
             }
             r.residual = rgrid.data();
           }
           RequantRow(r, acc.data(), qv, ygrid.data());
           for (int64_t oy = 0; oy < p.oh; ++oy) {
-            std::memcpy(y + oy * p.ow, ygrid.data() + oy * wq, static_cast<size_t>(p.ow));
+            CopyBytes(y + oy * p.ow, ygrid.data() + oy * wq, p.ow);
           }
           continue;
         }

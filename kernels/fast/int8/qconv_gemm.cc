@@ -32,6 +32,15 @@ constexpr int kMr = 4;
 #endif
 constexpr int kNr = 3;
 
+// A tile's epilogue in registers, where its kMr x NR*kLanes outputs are whole rows segments
+// (row i at y + i * stride): the requantization of each row, residual at the same offsets.
+struct TileEpi {
+  const Requant* rows = nullptr;  // [kMr]
+  uint8_t* y = nullptr;
+  const uint8_t* residual = nullptr;
+  int64_t stride = 0;
+};
+
 // The tile: acc[i][v] over nk words; x at the tile's first position, word k of position q at
 // x[koff[k] + q]; w the tile's [nk][kMr] words. One body, two multiply-adds: a macro because
 // the VNNI copy needs its own target attribute on the whole loop.
@@ -49,24 +58,35 @@ constexpr int kNr = 3;
       _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b); \
     }                                                                       \
   }                                                                         \
+  if (epi) {                                                                \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                 \
+      uint8_t* y = epi->y + i * epi->stride;                                \
+      const uint8_t* res = epi->residual ? epi->residual + i * epi->stride : nullptr; \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                  \
+          RequantStore(epi->rows[i], acc[i][v], res ? res + v * kLanes : nullptr, y + v * kLanes); \
+    }                                                                       \
+    return;                                                                 \
+  }                                                                         \
   _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                     \
       _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) Store(out + (i * NR + v) * kLanes, acc[i][v]);
 
 template <int NR>
-void TileMadd(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, int32_t* out) {
+void TileMadd(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, int32_t* out,
+              const TileEpi* epi) {
   FUSEFUZZ_Q8_TILE_BODY(MAdd)
 }
 
 #ifdef FUSEFUZZ_Q8_VNNI
 template <int NR>
 FUSEFUZZ_Q8_VNNI_TARGET void TileVnni(const int32_t* x, const int64_t* koff, int64_t nk,
-                                      const int32_t* w, int32_t* out) {
+                                      const int32_t* w, int32_t* out, const TileEpi* epi) {
   FUSEFUZZ_Q8_TILE_BODY(Dpbusd)
 }
 #endif
 #undef FUSEFUZZ_Q8_TILE_BODY
 
-using TileFn = void (*)(const int32_t*, const int64_t*, int64_t, const int32_t*, int32_t*);
+using TileFn = void (*)(const int32_t*, const int64_t*, int64_t, const int32_t*, int32_t*,
+                        const TileEpi*);
 
 TileFn TileFor(bool vnni, int nr) {
 #ifdef FUSEFUZZ_Q8_VNNI
@@ -199,6 +219,19 @@ void PackInput(const QPacked& pk, const QConvProblem& p, const Geometry& geo, in
       }
       const int64_t x0 = std::clamp<int64_t>(p.pad_left, 0, geo.wp);
       const int64_t x1 = std::clamp<int64_t>(p.pad_left + p.w, x0, geo.wp);
+      if (x0 == 0 && x1 == geo.wp && x1 - x0 == p.w) {  // no side padding: one run of rows
+        const int64_t y0 = std::clamp<int64_t>(p.pad_top, 0, geo.hp);
+        const int64_t y1 = std::clamp<int64_t>(p.pad_top + p.h, y0, geo.hp);
+        const uint8_t* rows[4] = {nullptr, nullptr, nullptr, nullptr};
+        for (int64_t j = 0; j < pk.cpg; ++j) {
+          const uint8_t* c = channel(cgi, j);
+          rows[j] = c ? c + (y0 - p.pad_top) * p.w : nullptr;
+        }
+        Fill(plane, y0 * geo.wp, f.pad);
+        PackRow(f, rows, (y1 - y0) * geo.wp, plane + y0 * geo.wp);
+        Fill(plane + y1 * geo.wp, geo.plane - y1 * geo.wp, f.pad);
+        continue;
+      }
       for (int64_t yy = 0; yy < geo.hp; ++yy) {
         int32_t* row = plane + yy * geo.wp;
         const int64_t iy = yy - p.pad_top;
@@ -327,11 +360,19 @@ void Run(const QPacked& pk, const QConvProblem& p, int threads) {
   }
   constexpr int64_t tile = kNr * kLanes;
   const int64_t ntiles = (geo.qp + tile - 1) / tile;
+  std::vector<Requant> reqs(static_cast<size_t>(pk.mtiles * kMr));
+  // Output positions map one to one onto the tile's (im2col, or a grid without junk columns):
+  // whole tiles requantize in registers straight into y.
+  const bool contiguous = !p.y_int32 && (!geo.direct || geo.wp == p.ow);
   std::vector<int32_t> buf;
   std::vector<int64_t> koff;
   for (int64_t b = 0; b < p.n; ++b) {
     for (int64_t g = 0; g < p.group; ++g) {
       PackInput(pk, p, geo, b, g, f, buf, koff);
+      for (int64_t m = 0; m < pk.mtiles * kMr; ++m) {
+        const int64_t oc = g * mg + std::min(m, mg - 1);
+        reqs[static_cast<size_t>(m)] = RequantOf(p, oc, pk.offset[static_cast<size_t>(oc)]);
+      }
       ParallelFor(threads, ntiles, [&](int64_t qt) {
         const int64_t q0 = qt * tile;
         const int nr = qt == ntiles - 1 ? geo.nr_last : kNr;
@@ -339,12 +380,22 @@ void Run(const QPacked& pk, const QConvProblem& p, int threads) {
         const int64_t q1 = std::min(geo.qv, q0 + nr * kLanes);
         alignas(64) int32_t out[kMr * kNr * kLanes];
         for (int64_t mt = 0; mt < pk.mtiles; ++mt) {
-          fn(buf.data() + q0, koff.data(), pk.nk,
-             pk.w.data() + ((g * pk.mtiles + mt) * pk.nk) * kMr, out);
+          const int32_t* wt = pk.w.data() + ((g * pk.mtiles + mt) * pk.nk) * kMr;
+          const int64_t oc0 = g * mg + mt * kMr;
+          if (contiguous && q1 - q0 == nr * kLanes && (mt + 1) * kMr <= mg) {
+            TileEpi epi;
+            epi.rows = reqs.data() + mt * kMr;
+            epi.y = p.y + (b * p.m + oc0) * opix + q0;
+            epi.residual = p.residual ? p.residual + (b * p.m + oc0) * opix + q0 : nullptr;
+            epi.stride = opix;
+            fn(buf.data() + q0, koff.data(), pk.nk, wt, out, &epi);
+            continue;
+          }
+          fn(buf.data() + q0, koff.data(), pk.nk, wt, out, nullptr);
           for (int i = 0; i < kMr && mt * kMr + i < mg; ++i) {
-            const int64_t oc = g * mg + mt * kMr + i;
+            const int64_t oc = oc0 + i;
             const int64_t ybase = (b * p.m + oc) * opix;
-            Requant r = RequantOf(p, oc, pk.offset[static_cast<size_t>(oc)]);
+            Requant r = reqs[static_cast<size_t>(mt * kMr + i)];
             const int32_t* acc = out + i * nr * kLanes;
             auto segment = [&](int64_t q, int64_t n, int64_t yi) {
               if (p.residual && !p.y_int32) r.residual = p.residual + ybase + yi;

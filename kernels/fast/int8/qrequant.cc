@@ -22,17 +22,10 @@ bool CpuHasVnni() {
 
 namespace {
 
-// Clamping v to [lo, hi] (integers) before rounding equals rounding then clamping, and maps
-// NaN to lo (max returns its second operand for NaN) as the loops' fmax/fmin clamp does.
 inline V Finish(F v, F lo, F hi, V zy) { return Add(Round(MinF(MaxF(v, lo), hi)), zy); }
 
 inline void RequantLanes(const Requant& r, const int32_t* acc, const uint8_t* res, uint8_t* y) {
-  F v = Mul(ToFloat(Add(Load(acc), Set1(r.offset))), SetF(r.multiplier));
-  if (res) {
-    const V d = Sub(Load8(res, r.residual_signed), Set1(r.residual_zero_point));
-    v = AddF(v, Mul(ToFloat(d), SetF(r.residual_multiplier)));
-  }
-  Store8(y, Finish(v, SetF(r.lo), SetF(r.hi), Set1(r.y_zero_point)));
+  RequantStore(r, Load(acc), res, y);
 }
 
 inline void AddLanes(const int8::QAddProblem& p, const uint8_t* a, const uint8_t* b, uint8_t* y) {
@@ -52,6 +45,22 @@ void RequantRow(const Requant& r, const int32_t* acc, int64_t n, uint8_t* y) {
     RequantLanes(r, acc + i, r.residual ? r.residual + i : nullptr, y + i);
   }
   if (i == n) return;
+#if defined(__AVX512BW__)
+  {  // masked loads and store: the lanes past n are neither read nor written
+    const __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    F v = Mul(ToFloat(Add(_mm512_maskz_loadu_epi32(k, acc + i), Set1(r.offset))),
+              SetF(r.multiplier));
+    if (r.residual) {
+      const __m128i rb = _mm_maskz_loadu_epi8(k, r.residual + i);
+      const V d = Sub(r.residual_signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb),
+                      Set1(r.residual_zero_point));
+      v = AddF(v, Mul(ToFloat(d), SetF(r.residual_multiplier)));
+    }
+    const V q = Finish(v, SetF(r.lo), SetF(r.hi), Set1(r.y_zero_point));
+    _mm_mask_storeu_epi8(y + i, k, _mm512_cvtepi32_epi8(q));
+    return;
+  }
+#endif
   const size_t rest = static_cast<size_t>(n - i);
   alignas(64) int32_t a[kLanes] = {};
   alignas(64) uint8_t rb[kLanes] = {}, yb[kLanes];

@@ -113,6 +113,19 @@ FUSEFUZZ_Q8_VNNI_TARGET inline V Dpbusd(V acc, V x, V w) { return _mm512_dpbusd_
 FUSEFUZZ_Q8_VNNI_TARGET inline V Dpwssd(V acc, V x, V w) { return _mm512_dpwssd_epi32(acc, x, w); }
 #endif
 
+// memcpy for the short rows of small planes (masked moves in the AVX-512 copy: no call).
+inline void CopyBytes(uint8_t* d, const uint8_t* s, int64_t n) {
+#if defined(__AVX512BW__)
+  for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+  if (n > 0) {
+    const __mmask64 k = (uint64_t{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, k, _mm512_maskz_loadu_epi8(k, s));
+  }
+#else
+  std::memcpy(d, s, static_cast<size_t>(n));
+#endif
+}
+
 // Whether this CPU runs the VNNI instructions (checked once per call site's first use).
 bool CpuHasVnni();
 
@@ -130,6 +143,18 @@ struct Requant {
   float lo = 0, hi = 0;  // y_min - y_zero_point, y_max - y_zero_point as float
 };
 void RequantRow(const Requant& r, const int32_t* acc, int64_t n, uint8_t* y);
+
+// One vector of RequantRow, from registers: kLanes outputs at y (residual at res, or null).
+inline void RequantStore(const Requant& r, V acc, const uint8_t* res, uint8_t* y) {
+  F v = Mul(ToFloat(Add(acc, Set1(r.offset))), SetF(r.multiplier));
+  if (res) {
+    const V d = Sub(Load8(res, r.residual_signed), Set1(r.residual_zero_point));
+    v = AddF(v, Mul(ToFloat(d), SetF(r.residual_multiplier)));
+  }
+  // Clamping v to [lo, hi] (integers) before rounding equals rounding then clamping, and maps
+  // NaN to lo (max returns its second operand for NaN) as the loops' fmax/fmin clamp does.
+  Store8(y, Add(Round(MinF(MaxF(v, SetF(r.lo)), SetF(r.hi))), Set1(r.y_zero_point)));
+}
 // RequantRow, or with y32 (QConvProblem::y_int32) acc + offset stored as int32.
 void EmitRow(const Requant& r, const int32_t* acc, int64_t n, uint8_t* y, int32_t* y32);
 // The requantization fields of p as one channel's Requant (offset: `offset`).
