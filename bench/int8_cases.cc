@@ -36,8 +36,8 @@ const char* QPatternName(QPattern p) {
 }
 
 std::string QShapeName(const QLayer& l) {
-  std::string s = "N1_C" + std::to_string(l.c) + "_H" + std::to_string(l.h) + "_K" +
-                  std::to_string(l.k);
+  std::string s =
+      "N1_C" + std::to_string(l.c) + "_H" + std::to_string(l.h) + "_K" + std::to_string(l.k);
   if (l.m != l.c) s += "_M" + std::to_string(l.m);
   if (l.group != 1) s += "_G" + std::to_string(l.group);
   return s;

@@ -142,10 +142,10 @@ void BM_Dnnl(benchmark::State& state, Layer l) {
 #endif
 
 const QLayer kInt8Layers[] = {
-    {"resnet18_conv2_x", 64, 56, 64, 3, 1},      {"resnet18_conv3_x", 128, 28, 128, 3, 1},
-    {"resnet18_conv4_x", 256, 14, 256, 3, 1},    {"resnet18_conv5_x", 512, 7, 512, 3, 1},
-    {"mobilenetv2_dw", 144, 56, 144, 3, 144},    {"mobilenetv2_dw", 960, 7, 960, 3, 960},
-    {"mobilenetv2_expand", 24, 56, 144, 1, 1},   {"mobilenetv2_project", 192, 28, 32, 1, 1},
+    {"resnet18_conv2_x", 64, 56, 64, 3, 1},    {"resnet18_conv3_x", 128, 28, 128, 3, 1},
+    {"resnet18_conv4_x", 256, 14, 256, 3, 1},  {"resnet18_conv5_x", 512, 7, 512, 3, 1},
+    {"mobilenetv2_dw", 144, 56, 144, 3, 144},  {"mobilenetv2_dw", 960, 7, 960, 3, 960},
+    {"mobilenetv2_expand", 24, 56, 144, 1, 1}, {"mobilenetv2_project", 192, 28, 32, 1, 1},
 };
 
 void SetOps(benchmark::State& state, double ops) {

@@ -52,8 +52,8 @@ TEST(QAddFast, BitExactWithLoopsAtEveryLevel) {
               QAdd(p, threads, isa);
               for (size_t i = 0; i < got.size(); ++i) {
                 ASSERT_EQ(int{got[i]}, int{want[i]})
-                    << "case " << k << " count " << count << " at " << i << ", "
-                    << FastIsaName(isa) << ", " << threads << " threads";
+                    << "case " << k << " count " << count << " at " << i << ", " << FastIsaName(isa)
+                    << ", " << threads << " threads";
               }
               ++checked;
             }

@@ -31,44 +31,42 @@ constexpr int kRows = 4;  // independent accumulator chains per step
 // Stride 1 ("flat"): output position q = oy * wp + ox on the padded plane's grid, tap (ky, kx)
 // at q + ky*dh*wp + kx*dw, so one vector covers several short rows; kRows vectors per step.
 // Blocks [0, nblk) of kRows * kLanes positions into out. KH/KW = 0: run-time kernel size.
-#define FUSEFUZZ_Q8_DW_FLAT(MAC)                                                          \
-  const int64_t kh = KH ? KH : p.kh, kw = KW ? KW : p.kw;                                \
-  for (int64_t blk = 0; blk < nblk; ++blk) {                                             \
-    const int64_t q = blk * kRows * kLanes;                                              \
-    V acc[kRows];                                                                        \
-    _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r) acc[r] = Zero();             \
-    for (int64_t ky = 0; ky < kh; ++ky) {                                                \
-      for (int64_t kx = 0; kx < kw; ++kx) {                                              \
-        const V wv = Set1(w[ky * kw + kx]);                                              \
-        const uint8_t* src = pl.bytes + q + ky * p.dilation_h * pl.wq + kx * p.dilation_w; \
-        _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r) acc[r] =                 \
-            MAC(acc[r], Load8(src + r * kLanes, pl.is_signed), wv);                      \
-      }                                                                                  \
-    }                                                                                    \
-    _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r)                              \
-        Store(out + q + r * kLanes, acc[r]);                                             \
+#define FUSEFUZZ_Q8_DW_FLAT(MAC)                                                                 \
+  const int64_t kh = KH ? KH : p.kh, kw = KW ? KW : p.kw;                                        \
+  for (int64_t blk = 0; blk < nblk; ++blk) {                                                     \
+    const int64_t q = blk * kRows * kLanes;                                                      \
+    V acc[kRows];                                                                                \
+    _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r) acc[r] = Zero();                     \
+    for (int64_t ky = 0; ky < kh; ++ky) {                                                        \
+      for (int64_t kx = 0; kx < kw; ++kx) {                                                      \
+        const V wv = Set1(w[ky * kw + kx]);                                                      \
+        const uint8_t* src = pl.bytes + q + ky * p.dilation_h * pl.wq + kx * p.dilation_w;       \
+        _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r) acc[r] =                         \
+            MAC(acc[r], Load8(src + r * kLanes, pl.is_signed), wv);                              \
+      }                                                                                          \
+    }                                                                                            \
+    _Pragma("GCC unroll 4") for (int r = 0; r < kRows; ++r) Store(out + q + r * kLanes, acc[r]); \
   }
 
 // Other strides: rows [oy, oy + RB) of one output channel into out[r][owr], each tap a
 // contiguous load from its column phase.
-#define FUSEFUZZ_Q8_DW_ROWS(MAC)                                                            \
-  const int64_t kh = KH ? KH : p.kh, kw = KW ? KW : p.kw;                                  \
-  for (int64_t ox = 0; ox < p.ow; ox += kLanes) {                                          \
-    V acc[RB];                                                                             \
-    _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) acc[r] = Zero();                  \
-    for (int64_t ky = 0; ky < kh; ++ky) {                                                  \
-      for (int64_t kx = 0; kx < kw; ++kx) {                                                \
-        const V wv = Set1(w[ky * kw + kx]);                                                \
-        const int64_t c = kx * p.dilation_w;                                               \
-        const uint8_t* col =                                                               \
-            pl.bytes + (c % p.stride_w) * pl.hp * pl.wq + ox + c / p.stride_w;             \
-        _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) {                             \
-          const int64_t yy = (oy + r) * p.stride_h + ky * p.dilation_h;                    \
-          acc[r] = MAC(acc[r], Load8(col + yy * pl.wq, pl.is_signed), wv);                 \
-        }                                                                                  \
-      }                                                                                    \
-    }                                                                                      \
-    _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) Store(out + r * owr + ox, acc[r]); \
+#define FUSEFUZZ_Q8_DW_ROWS(MAC)                                                                \
+  const int64_t kh = KH ? KH : p.kh, kw = KW ? KW : p.kw;                                       \
+  for (int64_t ox = 0; ox < p.ow; ox += kLanes) {                                               \
+    V acc[RB];                                                                                  \
+    _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) acc[r] = Zero();                       \
+    for (int64_t ky = 0; ky < kh; ++ky) {                                                       \
+      for (int64_t kx = 0; kx < kw; ++kx) {                                                     \
+        const V wv = Set1(w[ky * kw + kx]);                                                     \
+        const int64_t c = kx * p.dilation_w;                                                    \
+        const uint8_t* col = pl.bytes + (c % p.stride_w) * pl.hp * pl.wq + ox + c / p.stride_w; \
+        _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) {                                  \
+          const int64_t yy = (oy + r) * p.stride_h + ky * p.dilation_h;                         \
+          acc[r] = MAC(acc[r], Load8(col + yy * pl.wq, pl.is_signed), wv);                      \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
+    _Pragma("GCC unroll 4") for (int r = 0; r < RB; ++r) Store(out + r * owr + ox, acc[r]);     \
   }
 
 template <int KH, int KW>
@@ -125,16 +123,16 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
   const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
   // flat: the grid; rows: each phase row padded to whole vectors plus the taps' reach.
   const int64_t owr = (p.ow + kLanes - 1) / kLanes * kLanes;
-  const int64_t wq = flat ? p.ow + (p.kw - 1) * p.dilation_w
-                          : owr + ((p.kw - 1) * p.dilation_w) / sw + 1;
+  const int64_t wq =
+      flat ? p.ow + (p.kw - 1) * p.dilation_w : owr + ((p.kw - 1) * p.dilation_w) / sw + 1;
   const int64_t qv = (p.oh - 1) * wq + p.ow;
   const int64_t nblk = (qv + kRows * kLanes - 1) / (kRows * kLanes);
   const int64_t qp = nblk * kRows * kLanes;
   // Load8 reads up to 16 bytes past a vector's first position: slack after the last tap.
   const size_t plane_bytes =
-      flat ? static_cast<size_t>(
-                 std::max(hp * wq, qp + (p.kh - 1) * p.dilation_h * wq + (p.kw - 1) * p.dilation_w) +
-                 16)
+      flat ? static_cast<size_t>(std::max(hp * wq, qp + (p.kh - 1) * p.dilation_h * wq +
+                                                       (p.kw - 1) * p.dilation_w) +
+                                 16)
            : static_cast<size_t>(sw * hp * wq + 16);
   const size_t acc_size = static_cast<size_t>(flat ? qp : kRows * owr);
   const uint8_t pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);

@@ -44,31 +44,32 @@ struct TileEpi {
 // The tile: acc[i][v] over nk words; x at the tile's first position, word k of position q at
 // x[koff[k] + q]; w the tile's [nk][kMr] words. One body, two multiply-adds: a macro because
 // the VNNI copy needs its own target attribute on the whole loop.
-#define FUSEFUZZ_Q8_TILE_BODY(MAC)                                          \
-  V acc[kMr][NR];                                                           \
-  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                     \
-      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = Zero(); \
-  for (int64_t k = 0; k < nk; ++k) {                                        \
-    const int32_t* xp = x + koff[k];                                        \
-    V xv[NR];                                                               \
-    _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) xv[v] = Load(xp + v * kLanes); \
-    const int32_t* wk = w + k * kMr;                                        \
-    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                 \
-      const V b = Set1(wk[i]);                                              \
-      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b); \
-    }                                                                       \
-  }                                                                         \
-  if (epi) {                                                                \
-    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                 \
-      uint8_t* y = epi->y + i * epi->stride;                                \
-      const uint8_t* res = epi->residual ? epi->residual + i * epi->stride : nullptr; \
-      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                  \
-          RequantStore(epi->rows[i], acc[i][v], res ? res + v * kLanes : nullptr, y + v * kLanes); \
-    }                                                                       \
-    return;                                                                 \
-  }                                                                         \
-  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                     \
-      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) Store(out + (i * NR + v) * kLanes, acc[i][v]);
+#define FUSEFUZZ_Q8_TILE_BODY(MAC)                                                                \
+  V acc[kMr][NR];                                                                                 \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                                           \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = Zero();                    \
+  for (int64_t k = 0; k < nk; ++k) {                                                              \
+    const int32_t* xp = x + koff[k];                                                              \
+    V xv[NR];                                                                                     \
+    _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) xv[v] = Load(xp + v * kLanes);           \
+    const int32_t* wk = w + k * kMr;                                                              \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                                       \
+      const V b = Set1(wk[i]);                                                                    \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b);  \
+    }                                                                                             \
+  }                                                                                               \
+  if (epi) {                                                                                      \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                                       \
+      uint8_t* y = epi->y + i * epi->stride;                                                      \
+      const uint8_t* res = epi->residual ? epi->residual + i * epi->stride : nullptr;             \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                                        \
+          RequantStore(epi->rows[i], acc[i][v], res ? res + v* kLanes : nullptr, y + v * kLanes); \
+    }                                                                                             \
+    return;                                                                                       \
+  }                                                                                               \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                                           \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                                        \
+          Store(out + (i * NR + v) * kLanes, acc[i][v]);
 
 template <int NR>
 void TileMadd(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, int32_t* out,
@@ -101,8 +102,8 @@ TileFn TileFor(bool vnni, int nr) {
 // or the int16 (x - zero point).
 struct WordFormat {
   bool vnni = false, is_signed = false;
-  int32_t zx = 0;   // x_zero_point
-  uint32_t pad = 0; // the word of a padded position
+  int32_t zx = 0;    // x_zero_point
+  uint32_t pad = 0;  // the word of a padded position
 };
 
 // n words of channels rows[0..cpg) (null: a missing channel, weight 0) from columns [0, n).
@@ -139,9 +140,9 @@ void PackRow(const WordFormat& f, const uint8_t* const* rows, int64_t n, int32_t
   }
   const __m128i zx = _mm_set1_epi16(static_cast<int16_t>(f.zx));
   auto widen = [&](__m128i b, bool hi) {  // 8 bytes to int16, minus the zero point
-    const __m128i w = f.is_signed
-                          ? _mm_srai_epi16(hi ? _mm_unpackhi_epi8(b, b) : _mm_unpacklo_epi8(b, b), 8)
-                          : (hi ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero));
+    const __m128i w =
+        f.is_signed ? _mm_srai_epi16(hi ? _mm_unpackhi_epi8(b, b) : _mm_unpacklo_epi8(b, b), 8)
+                    : (hi ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero));
     return _mm_sub_epi16(w, zx);
   };
   for (; i + 16 <= n; i += 16) {
@@ -346,7 +347,8 @@ void Run(const QPacked& pk, const QConvProblem& p, int threads) {
       pk.x_type != p.x_type || pk.x_zero_point != p.x_zero_point) {
     throw InputError("QConv", "packed weights were made for another convolution geometry");
   }
-  if (!p.y_int32 && p.y_min > p.y_max) return int8::QConvLoops(p);  // the vector clamp assumes lo <= hi
+  if (!p.y_int32 && p.y_min > p.y_max)
+    return int8::QConvLoops(p);  // the vector clamp assumes lo <= hi
   if (pk.kind == QPacked::Kind::kDepthwise) return RunDepthwise(pk, p, threads);
   const int64_t mg = p.m / p.group, opix = p.oh * p.ow;
   const Geometry geo = GeometryOf(p);

@@ -4,6 +4,8 @@
 // both storage types of x, y and the residual, zero points at both ends of their type, and
 // values at the type limits (x in {0, 255} / {-128, 127}, weights in {-128, 127}: the products
 // a saturating vpmaddubsw would clip) with multipliers that saturate the output and hit ties.
+#include "kernels/fast/int8/qconv.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,7 +15,6 @@
 #include "ir/error.h"
 #include "kernels/fast/executor.h"
 #include "kernels/fast/fast_test_util.h"
-#include "kernels/fast/int8/qconv.h"
 #include "kernels/fast/int8/qconv_fast.h"
 
 namespace fusefuzz::int8 {

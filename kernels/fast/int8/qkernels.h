@@ -17,11 +17,11 @@ namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 // the kernel multiplies raw (not zero-point-shifted) inputs.
 struct QPacked {
   enum class Kind : uint8_t { kGemm, kDepthwise } kind = Kind::kGemm;
-  bool vnni = false;   // vpdpbusd on u8 quads (else pmaddwd on int16 pairs)
-  int64_t cpg = 1;     // input channels per word
-  int64_t ncg = 0;     // channel groups per conv group: ceil((c / group) / cpg)
-  int64_t nk = 0;      // words per output channel: ncg * kh * kw
-  int64_t mtiles = 0;  // register tiles of output channels per conv group
+  bool vnni = false;            // vpdpbusd on u8 quads (else pmaddwd on int16 pairs)
+  int64_t cpg = 1;              // input channels per word
+  int64_t ncg = 0;              // channel groups per conv group: ceil((c / group) / cpg)
+  int64_t nk = 0;               // words per output channel: ncg * kh * kw
+  int64_t mtiles = 0;           // register tiles of output channels per conv group
   std::vector<int32_t> w;       // gemm: [group][mtiles][nk][kMr]; depthwise: [m][kh * kw]
   std::vector<int32_t> offset;  // [m]
   // What it was packed for (Run checks that the problem matches).

@@ -48,8 +48,8 @@ void RequantRow(const Requant& r, const int32_t* acc, int64_t n, uint8_t* y) {
 #if defined(__AVX512BW__)
   {  // masked loads and store: the lanes past n are neither read nor written
     const __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
-    F v = Mul(ToFloat(Add(_mm512_maskz_loadu_epi32(k, acc + i), Set1(r.offset))),
-              SetF(r.multiplier));
+    F v =
+        Mul(ToFloat(Add(_mm512_maskz_loadu_epi32(k, acc + i), Set1(r.offset))), SetF(r.multiplier));
     if (r.residual) {
       const __m128i rb = _mm_maskz_loadu_epi8(k, r.residual + i);
       const V d = Sub(r.residual_signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb),
