@@ -137,6 +137,18 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
   const size_t acc_size = static_cast<size_t>(flat ? qp : kRows * owr);
   const uint8_t pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
   const Kernels kern = p.kh == 3 && p.kw == 3 ? KernelsOf<3, 3>(pk.vnni) : KernelsOf<0, 0>(pk.vnni);
+#if defined(__AVX512BW__)
+  // Per grid vector, the lanes that are outputs (column < ow, position < qv).
+  std::vector<__mmask16> masks(flat ? static_cast<size_t>((qv + kLanes - 1) / kLanes) : 0);
+  for (size_t v = 0; v < masks.size(); ++v) {
+    uint32_t k = 0;
+    for (int l = 0; l < kLanes; ++l) {
+      const int64_t q = static_cast<int64_t>(v) * kLanes + l;
+      if (q < qv && q % wq < p.ow) k |= 1u << l;
+    }
+    masks[v] = static_cast<__mmask16>(k);
+  }
+#endif
   // Tasks of up to 8 channels: the buffers are allocated once per task.
   constexpr int64_t kChunk = 8;
   const int64_t chunks = (p.c + kChunk - 1) / kChunk;
@@ -145,6 +157,9 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
     std::vector<uint8_t> bytes(plane_bytes), ygrid(flat ? static_cast<size_t>(qp) : 0),
         rgrid(flat && p.residual ? static_cast<size_t>(qp) : 0);
     std::vector<int32_t> acc(acc_size);
+#if defined(__AVX512BW__)
+    std::vector<int32_t> packed(flat ? static_cast<size_t>(opix + kLanes) : 0);
+#endif
     Plane pl;
     pl.bytes = bytes.data();
     pl.hp = hp;
@@ -190,6 +205,19 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
             }
             continue;
           }
+#if defined(__AVX512BW__)
+          // The grid's output lanes compacted in registers (vpcompressd), then one requantization
+          // of the whole plane in NCHW order, residual read in place.
+          int32_t* dst = packed.data();
+          for (size_t v = 0; v < masks.size(); ++v) {
+            const __mmask16 k = masks[v];
+            _mm512_storeu_si512(dst, _mm512_maskz_compress_epi32(k, Load(acc.data() + v * kLanes)));
+            dst += __builtin_popcount(k);
+          }
+          r.residual = res;
+          RequantRow(r, packed.data(), opix, y);
+          continue;
+#endif
           // One requantization over the grid (residual rows moved onto it), then the rows out.
           if (res) {
             for (int64_t oy = 0; oy < p.oh; ++oy) {
