@@ -194,7 +194,7 @@ class TableReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
-      const std::string name = r.benchmark_name();
+      const std::string name = r.run_name.str();  // without an aggregate's "_median"
       const size_t slash = name.rfind('/');
       const bool int8 = name.rfind("BM_IsaInt8/", 0) == 0;
       auto it = r.counters.find(int8 ? "OP" : "FLOP");
