@@ -4,6 +4,14 @@
 //   fused           the graph after Optimize (FusedConv / folded conv), node by node likewise
 //   onednn_fused    one oneDNN convolution with post-ops (BN folded into the weights)
 //   onednn_unfused  separate oneDNN primitives (convolution, batch_normalization, eltwise, binary)
+// The int8 rows (docs/kernels.md, "Int8"): BM_FusionInt8/<pattern>/<model>/<shape>/<variant>,
+// pattern conv_requant, conv_bn_relu_requant, conv_add_relu_requant or dw_relu6_requant,
+// variant one of
+//   unfused         conv to int32, then separate requantize, Add and clamp passes
+//   (bench/int8_cases.h) fused           one int8 conv with the requantization, clamp and residual
+//   in its epilogue float32         our float32 FusedConv of the same layer and epilogue onednn
+//   oneDNN's u8s8 convolution with the pattern's post-ops
+// at the process's ISA level (FUSEFUZZ_ISA); counter OP: 2 ops per multiply-add of the conv.
 // Rerun one row with --benchmark_filter='^<name>$'. Counters (rates): FLOP/s of the pattern's
 // useful work (the same flop count for every variant, so FLOP/s ratios are speedups) and bytes/s
 // (the bytes each kernel reads and writes, summed over the variant's kernels). Threads: the
@@ -20,6 +28,7 @@
 #include <string>
 
 #include "bench/fusion_patterns.h"
+#include "bench/int8_cases.h"
 #include "bench/onednn_peer.h"
 #include "optimizer/optimizer.h"
 
@@ -84,6 +93,90 @@ void BM_Fusion(benchmark::State& state, PatternCase pc, Variant v, int threads) 
   SetCounters(state, flops, v == Variant::kDnnlFused ? fused.bytes_moved() : unfused.bytes_moved());
 }
 
+enum class QVariant { kUnfused, kFused, kFloat, kDnnl };
+
+const char* QVariantName(QVariant v) {
+  switch (v) {
+    case QVariant::kUnfused:
+      return "unfused";
+    case QVariant::kFused:
+      return "fused";
+    case QVariant::kFloat:
+      return "float32";
+    case QVariant::kDnnl:
+      return "onednn";
+  }
+  return "?";
+}
+
+void BM_FusionInt8(benchmark::State& state, QLayer l, QPattern pattern, QVariant v, int threads) {
+  QCase c(l, pattern);
+  std::unique_ptr<DnnlPlan> plan;
+  if (v == QVariant::kDnnl) {
+    try {
+      plan = MakeDnnlInt8Plan(l, pattern);
+    } catch (const std::exception& e) {
+      state.SkipWithError((std::string("oneDNN: ") + e.what()).c_str());
+      return;
+    }
+    if (!plan) {
+      state.SkipWithError("no oneDNN");
+      return;
+    }
+  } else {
+    c.Prepare(FastIsa::kAuto);
+  }
+  for (auto _ : state) {
+    switch (v) {
+      case QVariant::kUnfused:
+        c.RunUnfused(threads);
+        break;
+      case QVariant::kFused:
+        c.RunFused(threads);
+        break;
+      case QVariant::kFloat:
+        c.RunFloat(threads);
+        break;
+      case QVariant::kDnnl:
+        plan->Run();
+        break;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["OP"] = benchmark::Counter(c.Ops(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void RegisterInt8(int threads) {
+  const QLayer r2{"resnet18_conv2_x", 64, 56, 64, 3, 1}, r3{"resnet18_conv3_x", 128, 28, 128, 3, 1};
+  const QLayer r4{"resnet18_conv4_x", 256, 14, 256, 3, 1},
+      r5{"resnet18_conv5_x", 512, 7, 512, 3, 1};
+  const QLayer expand{"mobilenetv2_expand", 24, 56, 144, 1, 1};
+  const QLayer project{"mobilenetv2_project", 192, 28, 32, 1, 1};
+  const QLayer dw56{"mobilenetv2_dw", 144, 56, 144, 3, 144},
+      dw28{"mobilenetv2_dw", 192, 28, 192, 3, 192};
+  const QLayer dw14{"mobilenetv2_dw", 576, 14, 576, 3, 576},
+      dw7{"mobilenetv2_dw", 960, 7, 960, 3, 960};
+  const std::pair<QPattern, std::vector<QLayer>> cases[] = {
+      {QPattern::kConvRequant, {r2, r3, r4, r5, expand, project}},
+      {QPattern::kConvBnReluRequant, {r2, r3, r4, r5, expand}},
+      {QPattern::kConvAddReluRequant, {r2, r3, r4, r5, project}},
+      {QPattern::kDwRelu6Requant, {dw56, dw28, dw14, dw7}},
+  };
+  std::vector<QVariant> variants = {QVariant::kUnfused, QVariant::kFused, QVariant::kFloat};
+  if (!DnnlVersion().empty()) variants.push_back(QVariant::kDnnl);
+  for (const auto& [pattern, layers] : cases) {
+    for (const QLayer& l : layers) {
+      for (QVariant v : variants) {
+        const std::string name = std::string("BM_FusionInt8/") + QPatternName(pattern) + "/" +
+                                 l.model + "/" + QShapeName(l) + "/" + QVariantName(v);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_FusionInt8, l, pattern, v, threads);
+        b->Unit(benchmark::kMicrosecond);
+        if (threads > 1) b->UseRealTime();
+      }
+    }
+  }
+}
+
 int ThreadsFromEnv() {
   const char* s = std::getenv("OMP_NUM_THREADS");
   const int t = s ? std::atoi(s) : 1;
@@ -129,6 +222,7 @@ int main(int argc, char** argv) {
                                                      ? "freed memory kept (no trim, mmap >= 32 MiB)"
                                                      : "glibc defaults (mallopt failed)");
   fusefuzz::Register(threads);
+  fusefuzz::RegisterInt8(threads);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -5,6 +5,14 @@
 //   BM_Isa/<layer>/<shape>/onednn   oneDNN convolution, bias, ReLU post-op, its preferred layouts
 // and a table at the end: GFLOP/s per level and each level's ratio to oneDNN. Layers: the four
 // ResNet-18 3x3 stages and the MobileNetV2 depthwise 3x3 shapes. Flops: 2*N*M*OH*OW*(C/g)*kH*kW.
+// The int8 rows (docs/kernels.md, "Int8"), the same layers plus MobileNetV2's 1x1 convs:
+//   BM_IsaInt8/<layer>/<shape>/<isa>     u8 x s8 conv + bias + ReLU + requantize to u8, fused,
+//                                        int8::QConvPlan of that level (weights packed before)
+//   BM_IsaInt8/<layer>/<shape>/onednn    oneDNN's u8s8 convolution, per-channel output scales,
+//                                        ReLU post-op, u8 dst, its preferred layouts
+//   BM_IsaInt8/<layer>/<shape>/f32       our float32 FusedConv (conv + bias + ReLU) at the
+//                                        process's level, for int8 / float32
+// and their table: GOPS (2 ops per multiply-add) and time per level, ratios to oneDNN int8.
 //   build/release/bench/isa_bench [--benchmark_filter=resnet18] [--benchmark_min_time=0.5]
 #include <benchmark/benchmark.h>
 
@@ -14,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/int8_cases.h"
+#include "bench/onednn_peer.h"
 #include "ir/graph.h"
 #include "ir/verifier.h"
 #include "kernels/fast/executor.h"
@@ -131,6 +141,52 @@ void BM_Dnnl(benchmark::State& state, Layer l) {
 }
 #endif
 
+const QLayer kInt8Layers[] = {
+    {"resnet18_conv2_x", 64, 56, 64, 3, 1},    {"resnet18_conv3_x", 128, 28, 128, 3, 1},
+    {"resnet18_conv4_x", 256, 14, 256, 3, 1},  {"resnet18_conv5_x", 512, 7, 512, 3, 1},
+    {"mobilenetv2_dw", 144, 56, 144, 3, 144},  {"mobilenetv2_dw", 960, 7, 960, 3, 960},
+    {"mobilenetv2_expand", 24, 56, 144, 1, 1}, {"mobilenetv2_project", 192, 28, 32, 1, 1},
+};
+
+void SetOps(benchmark::State& state, double ops) {
+  state.counters["OP"] = benchmark::Counter(ops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Int8(benchmark::State& state, QLayer l, FastIsa isa) {
+  QCase c(l, QPattern::kConvBnReluRequant);
+  c.Prepare(isa);
+  for (auto _ : state) {
+    c.RunFused(1);
+    benchmark::ClobberMemory();
+  }
+  SetOps(state, c.Ops());
+}
+
+void BM_Int8Float(benchmark::State& state, QLayer l) {
+  QCase c(l, QPattern::kConvBnReluRequant);
+  for (auto _ : state) {
+    c.RunFloat(1);
+    benchmark::ClobberMemory();
+  }
+  SetOps(state, c.Ops());
+}
+
+void BM_Int8Dnnl(benchmark::State& state, QLayer l) {
+  std::unique_ptr<DnnlPlan> plan;
+  try {
+    plan = MakeDnnlInt8Plan(l, QPattern::kConvBnReluRequant);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("oneDNN: ") + e.what()).c_str());
+    return;
+  }
+  if (!plan) {
+    state.SkipWithError("oneDNN not built in");
+    return;
+  }
+  for (auto _ : state) plan->Run();
+  SetOps(state, QCase(l, QPattern::kConvBnReluRequant).Ops());
+}
+
 // Prints the usual console rows, remembers each row's FLOP/s, and ends with the side-by-side
 // table (GFLOP/s, ratio to oneDNN).
 class TableReporter : public benchmark::ConsoleReporter {
@@ -138,19 +194,29 @@ class TableReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
-      const std::string name = r.benchmark_name();
+      const std::string name = r.run_name.str();  // without an aggregate's "_median"
       const size_t slash = name.rfind('/');
-      auto it = r.counters.find("FLOP");
+      const bool int8 = name.rfind("BM_IsaInt8/", 0) == 0;
+      auto it = r.counters.find(int8 ? "OP" : "FLOP");
       if (slash == std::string::npos || it == r.counters.end() || r.error_occurred) continue;
-      const std::string row = name.substr(7, slash - 7);  // drop "BM_Isa/"
-      if (!rates_.count(row)) order_.push_back(row);
-      rates_[row][name.substr(slash + 1)] = it->second.value / 1e9;
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
+      const size_t skip = int8 ? 11 : 7;  // "BM_IsaInt8/", "BM_Isa/"
+      const std::string row = name.substr(skip, slash - skip);
+      auto& order = int8 ? int8_order_ : order_;
+      auto& rates = int8 ? int8_rates_ : rates_;
+      if (!rates.count(row)) order.push_back(row);
+      // Repetitions: the median when there is one (aggregates come after the runs), else the
+      // last run.
+      rates[row][name.substr(slash + 1)] = it->second.value / 1e9;
+      if (int8) int8_us_[row][name.substr(slash + 1)] = r.GetAdjustedCPUTime();
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::vector<std::string> cols;
     for (FastIsa isa : AvailableFastIsas()) cols.push_back(FastIsaName(isa));
+    if (!int8_order_.empty()) PrintInt8(cols);
+    if (order_.empty()) return;
     std::printf("\nGFLOP/s (single thread) and ratio to oneDNN, one run:\n%-42s", "layer");
     for (const auto& c : cols) std::printf(" %8s %6s", c.c_str(), "/dnnl");
     std::printf(" %8s\n", "onednn");
@@ -166,9 +232,30 @@ class TableReporter : public benchmark::ConsoleReporter {
     }
   }
 
+  // GOPS and µs per level, each level's ratio to oneDNN int8, and the best level's ratio to
+  // our float32 fused conv.
+  void PrintInt8(const std::vector<std::string>& cols) {
+    std::printf("\nint8 conv + bias + ReLU + requantize (single thread), GOPS / us, one run:\n");
+    std::printf("%-42s", "layer");
+    for (const auto& c : cols) std::printf(" %15s %6s", c.c_str(), "/dnnl");
+    std::printf(" %15s %15s %7s\n", "onednn", "f32", "int8/f32");
+    for (const auto& row : int8_order_) {
+      auto& r = int8_rates_[row];
+      auto& us = int8_us_[row];
+      const double dnnl = r.count("onednn") ? r["onednn"] : 0, f32 = r.count("f32") ? r["f32"] : 0;
+      std::printf("%-42s", row.c_str());
+      for (const auto& c : cols) {
+        std::printf(" %7.1f/%7.1f %6.2f", r[c], us[c], dnnl > 0 ? r[c] / dnnl : 0.0);
+      }
+      const double best = cols.empty() ? 0 : r[cols.back()];
+      std::printf(" %7.1f/%7.1f %7.1f/%7.1f %7.2f\n", dnnl, us["onednn"], f32, us["f32"],
+                  f32 > 0 ? best / f32 : 0.0);
+    }
+  }
+
  private:
-  std::vector<std::string> order_;
-  std::map<std::string, std::map<std::string, double>> rates_;
+  std::vector<std::string> order_, int8_order_;
+  std::map<std::string, std::map<std::string, double>> rates_, int8_rates_, int8_us_;
 };
 
 void Register() {
@@ -182,6 +269,17 @@ void Register() {
     benchmark::RegisterBenchmark(("BM_Isa/" + RowName(l) + "/onednn").c_str(), BM_Dnnl, l)
         ->Unit(benchmark::kMillisecond);
 #endif
+  }
+  for (const QLayer& l : kInt8Layers) {
+    const std::string row = "BM_IsaInt8/" + std::string(l.model) + "/" + QShapeName(l) + "/";
+    for (FastIsa isa : AvailableFastIsas()) {
+      benchmark::RegisterBenchmark((row + FastIsaName(isa)).c_str(), BM_Int8, l, isa)
+          ->Unit(benchmark::kMicrosecond);
+    }
+    benchmark::RegisterBenchmark((row + "onednn").c_str(), BM_Int8Dnnl, l)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((row + "f32").c_str(), BM_Int8Float, l)
+        ->Unit(benchmark::kMicrosecond);
   }
 }
 

@@ -26,6 +26,7 @@ void SetDnnlThreads(int threads) {
 #ifndef FUSEFUZZ_HAVE_DNNL
 
 std::unique_ptr<DnnlPlan> MakeDnnlPlan(const PatternCase&, bool) { return nullptr; }
+std::unique_ptr<DnnlPlan> MakeDnnlInt8Plan(const QLayer&, QPattern) { return nullptr; }
 std::string DnnlVersion() { return ""; }
 
 #else
@@ -235,6 +236,84 @@ std::unique_ptr<DnnlPlan> MakeDnnlPlan(const PatternCase& pc, bool fused) {
     }
   }
   return p;
+}
+
+namespace {
+
+class Int8Plan : public DnnlPlan {
+ public:
+  Int8Plan(const QLayer& l, QPattern pattern) {
+    const int64_t pad = l.k / 2;
+    const memory::dims src{1, l.c, l.h, l.h}, dst{1, l.m, l.h, l.h}, bias{l.m};
+    const memory::dims wts = l.group > 1
+                                 ? memory::dims{l.group, l.m / l.group, l.c / l.group, l.k, l.k}
+                                 : memory::dims{l.m, l.c, l.k, l.k};
+    const dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
+        memory::desc(src, dt::u8, tag::any), memory::desc(wts, dt::s8, tag::any),
+        memory::desc(bias, dt::s32, tag::x), memory::desc(dst, dt::u8, tag::any), {1, 1},
+        {pad, pad}, {pad, pad});
+    dnnl::primitive_attr attr;
+    std::vector<float> scales(static_cast<size_t>(l.m));
+    for (size_t i = 0; i < scales.size(); ++i) {
+      scales[i] = (1.0f + 0.01f * static_cast<float>(i % 7)) /
+                  (512.0f * static_cast<float>(l.c / l.group * l.k * l.k));
+    }
+    attr.set_output_scales(1 << 1, scales);  // per output channel
+    dnnl::post_ops po;
+    switch (pattern) {
+      case QPattern::kConvRequant:
+        break;
+      case QPattern::kConvBnReluRequant:
+        po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+        break;
+      case QPattern::kConvAddReluRequant:
+        po.append_sum(0.5f);
+        po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+        break;
+      case QPattern::kDwRelu6Requant:
+        po.append_eltwise(1.0f, algorithm::eltwise_clip, 0.0f, 200.0f);
+        break;
+    }
+    attr.set_post_ops(po);
+    const dnnl::convolution_forward::primitive_desc pd(d, attr, eng_);
+    args_ = {{DNNL_ARG_SRC, Bytes(pd.src_desc(), 1)},
+             {DNNL_ARG_WEIGHTS, Bytes(pd.weights_desc(), 2)},
+             {DNNL_ARG_BIAS, Bytes(memory::desc(bias, dt::s32, tag::x), 3)},
+             {DNNL_ARG_DST, Bytes(pd.dst_desc(), 4)}};
+    conv_ = dnnl::convolution_forward(pd);
+  }
+  void Run() override {
+    conv_.execute(strm_, args_);
+    strm_.wait();
+  }
+
+ private:
+  // A memory of `md` filled with deterministic bytes (bias words kept small).
+  memory Bytes(const memory::desc& md, uint32_t seed) {
+    memory m(md, eng_);
+    auto* p = static_cast<uint8_t*>(m.get_data_handle());
+    for (size_t i = 0; i < md.get_size(); ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      p[i] = static_cast<uint8_t>(seed >> 24);
+    }
+    if (md.data_type() == dt::s32) {
+      auto* w = static_cast<int32_t*>(m.get_data_handle());
+      for (size_t i = 0; i < md.get_size() / 4; ++i) w[i] %= 4096;
+    }
+    return m;
+  }
+
+  dnnl::engine eng_{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm_{eng_};
+  dnnl::convolution_forward conv_;
+  std::unordered_map<int, memory> args_;
+};
+
+}  // namespace
+
+std::unique_ptr<DnnlPlan> MakeDnnlInt8Plan(const QLayer& l, QPattern pattern) {
+  return std::make_unique<Int8Plan>(l, pattern);
 }
 
 std::string DnnlVersion() {

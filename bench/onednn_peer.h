@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bench/fusion_patterns.h"
+#include "bench/int8_cases.h"
 
 namespace fusefuzz {
 
@@ -21,6 +22,11 @@ class DnnlPlan {
 // Null when the pattern has no oneDNN equivalent in this oneDNN version (Pad, PRelu,
 // HardSigmoid unfused), or when oneDNN is not built in.
 std::unique_ptr<DnnlPlan> MakeDnnlPlan(const PatternCase& pc, bool fused);
+
+// The int8 layer as one oneDNN u8s8 convolution (u8 dst, s32 bias, per-channel output scales)
+// with the pattern's post-ops: the residual as the sum post-op (dst holds it, as the float
+// plan does), ReLU / ReLU6 as eltwise relu / clip on the quantized value. Null without oneDNN.
+std::unique_ptr<DnnlPlan> MakeDnnlInt8Plan(const QLayer& l, QPattern pattern);
 
 // Limits oneDNN's OpenMP threads (no-op without oneDNN or OpenMP).
 void SetDnnlThreads(int threads);

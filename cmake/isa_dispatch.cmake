@@ -9,7 +9,14 @@
 # inside the copy and dissolved) and then every symbol but its kernel table entry point is made
 # local (`objcopy --keep-global-symbol`). Nothing of a copy can be picked by, or pick, another.
 set(FUSEFUZZ_ISA_SOURCES activation binary conv conv_depthwise conv_depthwise_blocked
-    conv_depthwise_small conv_packed epilogue gemm kernel_table norm pool)
+    conv_depthwise_small conv_packed epilogue gemm kernel_table norm pool
+    int8/qconv_depthwise int8/qconv_gemm int8/qrequant)
+
+# The int8 kernels and their reference loops round float32 products exactly as qconv.h says:
+# no contraction of `a * b + c` into an FMA (GCC's default -ffp-contract=fast, clang's "on"),
+# in every copy and in builds with FUSEFUZZ_MARCH.
+file(GLOB _int8_srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/fast/int8/*.cc)
+set_source_files_properties(${_int8_srcs} PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 
 set(_dispatch OFF)
 if(FUSEFUZZ_ISA_DISPATCH AND FUSEFUZZ_MARCH STREQUAL "" AND

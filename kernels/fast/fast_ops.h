@@ -24,6 +24,11 @@ namespace fusefuzz {
 enum class FastIsa;  // executor.h
 }  // namespace fusefuzz
 
+namespace fusefuzz::int8 {
+struct QConvProblem;  // kernels/fast/int8/qconv.h
+struct QAddProblem;
+}  // namespace fusefuzz::int8
+
 namespace fusefuzz::fast {
 
 // Runs fn(i) for i in [0, count) on up to `threads` threads (the caller's thread included).
@@ -48,6 +53,14 @@ struct KernelTable {
   void (*pool)(const Node& n, const Tensor& x, int threads, Tensor& y);
   // Gemm (with its activation/clamp epilogue) and MatMul.
   void (*gemm)(const Node& n, const Tensor& x, int threads, Tensor& y);
+  // The int8 kernels (kernels/fast/int8/qconv_fast.h says how to call them): the weights packed
+  // for this copy (an owned opaque object, freed by conv_int8_free), the conv with them (null:
+  // packed for this call), the quantized Add. Bit-exact with QConvLoops / QAddLoops.
+  void* (*conv_int8_pack)(const int8::QConvProblem& p);
+  void (*conv_int8_free)(void* packed);
+  void (*conv_int8)(const int8::QConvProblem& p, const void* packed, int threads);
+  void (*add_int8)(const int8::QAddProblem& p, int threads);
+  void (*requantize_int32)(const int8::QConvProblem& p, const int32_t* acc, int threads);
 };
 
 // The table of the copy `isa` runs (isa.cc); kAuto: DefaultFastIsa(). InputError when the copy

@@ -53,6 +53,10 @@ struct QConvProblem {
   int32_t y_zero_point = 0;
   int32_t y_min = 0, y_max = 255;  // within [QMin(y_type), QMax(y_type)]; ReLU: y_min = y_zero_point
   uint8_t* y = nullptr;
+  // Optional (an extension for unfused pipelines, ONNX ConvInteger): when set, the conv writes
+  // the int32 accumulator acc (bias included) to y_int32 [n, m, oh, ow] instead of y, and reads
+  // none of multiplier, residual or the y_* fields. QRequantize is then the separate pass.
+  int32_t* y_int32 = nullptr;
 };
 
 // Quantized Add: y = saturate(round(float(a - za) * ma + float(b - zb) * mb) + zy) elementwise
@@ -73,6 +77,10 @@ struct QAddProblem {
 // integer kernel, and what the embedded engine runs where no fast kernel applies.
 void QConvLoops(const QConvProblem& p);
 void QAddLoops(const QAddProblem& p);
+// The requantization alone, as a separate pass over an int32 accumulator tensor acc
+// [n, m, oh, ow] (a QConvLoops with y_int32 wrote it): y = the epilogue above with acc as given
+// (p.bias, x, weights and y_int32 are not read).
+void QRequantizeLoops(const QConvProblem& p, const int32_t* acc);
 
 // The requantization step shared by both, exactly as the header comment defines it.
 int32_t Requantize(float v, int32_t zero_point, int32_t lo, int32_t hi);

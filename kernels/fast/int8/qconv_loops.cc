@@ -37,6 +37,10 @@ void QConvLoops(const QConvProblem& p) {
             }
           }
           const int64_t yi = ((b * p.m + oc) * p.oh + oy) * p.ow + ox;
+          if (p.y_int32) {
+            p.y_int32[yi] = acc;
+            continue;
+          }
           float v = static_cast<float>(acc) * p.multiplier[oc];
           if (p.residual) {
             const int32_t r = Load8(p.residual_type, p.residual, yi) - p.residual_zero_point;
@@ -46,6 +50,18 @@ void QConvLoops(const QConvProblem& p) {
         }
       }
     }
+  }
+}
+
+void QRequantizeLoops(const QConvProblem& p, const int32_t* acc) {
+  const int64_t plane = p.oh * p.ow;
+  for (int64_t i = 0; i < p.n * p.m * plane; ++i) {
+    float v = static_cast<float>(acc[i]) * p.multiplier[(i / plane) % p.m];
+    if (p.residual) {
+      const int32_t r = Load8(p.residual_type, p.residual, i) - p.residual_zero_point;
+      v = v + static_cast<float>(r) * p.residual_multiplier;
+    }
+    p.y[i] = static_cast<uint8_t>(Requantize(v, p.y_zero_point, p.y_min, p.y_max));
   }
 }
 

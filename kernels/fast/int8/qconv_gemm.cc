@@ -1,0 +1,428 @@
+// Integer convolution as a register-tiled GEMM over packed input words (docs/kernels.md, "Int8"):
+// per (image, group) the input is packed once into int32 words of `cpg` channels at one pixel,
+// then each kMr x (NR vectors) tile of (output channel, output pixel) accumulates over
+// (channel group, tap) with one multiply-add per word:
+//   vpdpbusd (AVX-512 VNNI): words of 4 u8 inputs (int8 inputs + 128) against 4 int8 weights;
+//            padding holds the zero point and offset[m] subtracts zero point * sum(w);
+//   pmaddwd  (SSE2, AVX2, AVX-512BW): words of 2 int16 (x - x_zero_point, in [-255, 255])
+//            against 2 int16 weights; each product is at most 255 * 128 and their pair sum
+//            lands in int32, so nothing saturates, whatever the values.
+// Stride 1 packs the zero-bordered planes and reads them in place ("direct": output position q on
+// a grid as wide as the padded plane, tap (ky, kx) at q + ky*dh*wp + kx*dw, the columns past ow
+// computed and dropped); other strides pack im2col words. The accumulators of a tile are
+// requantized and stored to NCHW rows straight away (the fused epilogue).
+#include <algorithm>
+#include <cstring>
+
+#include "ir/error.h"
+#include "kernels/fast/fast_ops.h"
+#include "kernels/fast/int8/qkernels.h"
+#include "kernels/fast/int8/qsimd.h"
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+namespace {
+
+using int8::QConvProblem;
+using int8::QStorage;
+
+#if defined(__AVX512BW__)
+constexpr int kMr = 8;
+#else
+constexpr int kMr = 4;
+#endif
+constexpr int kNr = 3;
+
+// A tile's epilogue in registers, where its kMr x NR*kLanes outputs are whole rows segments
+// (row i at y + i * stride): the requantization of each row, residual at the same offsets.
+struct TileEpi {
+  const Requant* rows = nullptr;  // [kMr]
+  uint8_t* y = nullptr;
+  const uint8_t* residual = nullptr;
+  int64_t stride = 0;
+};
+
+// The tile: acc[i][v] over nk words; x at the tile's first position, word k of position q at
+// x[koff[k] + q]; w the tile's [nk][kMr] words. One body, two multiply-adds: a macro because
+// the VNNI copy needs its own target attribute on the whole loop.
+#define FUSEFUZZ_Q8_TILE_BODY(MAC)                                                                \
+  V acc[kMr][NR];                                                                                 \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                                           \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = Zero();                    \
+  for (int64_t k = 0; k < nk; ++k) {                                                              \
+    const int32_t* xp = x + koff[k];                                                              \
+    V xv[NR];                                                                                     \
+    _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) xv[v] = Load(xp + v * kLanes);           \
+    const int32_t* wk = w + k * kMr;                                                              \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                                       \
+      const V b = Set1(wk[i]);                                                                    \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v) acc[i][v] = MAC(acc[i][v], xv[v], b);  \
+    }                                                                                             \
+  }                                                                                               \
+  if (epi) {                                                                                      \
+    _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i) {                                       \
+      uint8_t* y = epi->y + i * epi->stride;                                                      \
+      const uint8_t* res = epi->residual ? epi->residual + i * epi->stride : nullptr;             \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                                        \
+          RequantStore(epi->rows[i], acc[i][v], res ? res + v* kLanes : nullptr, y + v * kLanes); \
+    }                                                                                             \
+    return;                                                                                       \
+  }                                                                                               \
+  _Pragma("GCC unroll 8") for (int i = 0; i < kMr; ++i)                                           \
+      _Pragma("GCC unroll 3") for (int v = 0; v < NR; ++v)                                        \
+          Store(out + (i * NR + v) * kLanes, acc[i][v]);
+
+template <int NR>
+void TileMadd(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, int32_t* out,
+              const TileEpi* epi) {
+  FUSEFUZZ_Q8_TILE_BODY(MAdd)
+}
+
+#ifdef FUSEFUZZ_Q8_VNNI
+template <int NR>
+FUSEFUZZ_Q8_VNNI_TARGET void TileVnni(const int32_t* x, const int64_t* koff, int64_t nk,
+                                      const int32_t* w, int32_t* out, const TileEpi* epi) {
+  FUSEFUZZ_Q8_TILE_BODY(Dpbusd)
+}
+#endif
+#undef FUSEFUZZ_Q8_TILE_BODY
+
+using TileFn = void (*)(const int32_t*, const int64_t*, int64_t, const int32_t*, int32_t*,
+                        const TileEpi*);
+
+TileFn TileFor(bool vnni, int nr) {
+#ifdef FUSEFUZZ_Q8_VNNI
+  if (vnni) return nr == 1 ? &TileVnni<1> : nr == 2 ? &TileVnni<2> : &TileVnni<3>;
+#else
+  (void)vnni;
+#endif
+  return nr == 1 ? &TileMadd<1> : nr == 2 ? &TileMadd<2> : &TileMadd<3>;
+}
+
+// How inputs become words: the byte each channel contributes (vnni: u8, int8 inputs + 128)
+// or the int16 (x - zero point).
+struct WordFormat {
+  bool vnni = false, is_signed = false;
+  int32_t zx = 0;    // x_zero_point
+  uint32_t pad = 0;  // the word of a padded position
+};
+
+// n words of channels rows[0..cpg) (null: a missing channel, weight 0) from columns [0, n).
+void PackRow(const WordFormat& f, const uint8_t* const* rows, int64_t n, int32_t* out) {
+  int64_t i = 0;
+  const __m128i zero = _mm_setzero_si128(), flip = _mm_set1_epi8(static_cast<char>(0x80));
+  auto load = [&](const uint8_t* r) {
+    return r ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i)) : zero;
+  };
+  if (f.vnni) {
+    for (; i + 16 <= n; i += 16) {
+      __m128i r[4];
+      for (int j = 0; j < 4; ++j) {
+        r[j] = load(rows[j]);
+        if (f.is_signed) r[j] = _mm_xor_si128(r[j], flip);
+      }
+      const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpackhi_epi8(r[0], r[1]);
+      const __m128i b0 = _mm_unpacklo_epi8(r[2], r[3]), b1 = _mm_unpackhi_epi8(r[2], r[3]);
+      __m128i* o = reinterpret_cast<__m128i*>(out + i);
+      _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(a0, b0));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(a0, b0));
+      _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(a1, b1));
+      _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(a1, b1));
+    }
+    for (; i < n; ++i) {
+      uint32_t word = 0;
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t b = rows[j] ? (rows[j][i] ^ (f.is_signed ? 0x80u : 0u)) : 0u;
+        word |= b << (8 * j);
+      }
+      out[i] = static_cast<int32_t>(word);
+    }
+    return;
+  }
+  const __m128i zx = _mm_set1_epi16(static_cast<int16_t>(f.zx));
+  auto widen = [&](__m128i b, bool hi) {  // 8 bytes to int16, minus the zero point
+    const __m128i w =
+        f.is_signed ? _mm_srai_epi16(hi ? _mm_unpackhi_epi8(b, b) : _mm_unpacklo_epi8(b, b), 8)
+                    : (hi ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero));
+    return _mm_sub_epi16(w, zx);
+  };
+  for (; i + 16 <= n; i += 16) {
+    __m128i* o = reinterpret_cast<__m128i*>(out + i);
+    for (int h = 0; h < 2; ++h) {
+      const __m128i c0 = rows[0] ? widen(load(rows[0]), h) : zero;
+      const __m128i c1 = rows[1] ? widen(load(rows[1]), h) : zero;
+      _mm_storeu_si128(o + 2 * h, _mm_unpacklo_epi16(c0, c1));
+      _mm_storeu_si128(o + 2 * h + 1, _mm_unpackhi_epi16(c0, c1));
+    }
+  }
+  for (; i < n; ++i) {
+    uint32_t word = 0;
+    for (int j = 0; j < 2; ++j) {
+      if (!rows[j]) continue;
+      const int32_t v = (f.is_signed ? static_cast<int32_t>(static_cast<int8_t>(rows[j][i]))
+                                     : static_cast<int32_t>(rows[j][i])) -
+                        f.zx;
+      word |= (static_cast<uint32_t>(v) & 0xFFFFu) << (16 * j);
+    }
+    out[i] = static_cast<int32_t>(word);
+  }
+}
+
+void Fill(int32_t* out, int64_t n, uint32_t word) {
+  std::fill(out, out + n, static_cast<int32_t>(word));
+}
+
+struct Geometry {
+  bool direct = false;
+  int64_t wp = 0, hp = 0;  // direct: the padded plane
+  int64_t qv = 0;          // positions computed: direct (oh-1)*wp + ow; im2col oh*ow
+  int64_t qp = 0;          // positions in the buffer (whole tiles)
+  int64_t plane = 0;       // direct: words per channel group's plane
+  int nr_last = kNr;       // vectors of the last tile
+};
+
+Geometry GeometryOf(const QConvProblem& p) {
+  Geometry g;
+  g.direct = p.stride_h == 1 && p.stride_w == 1;
+  if (g.direct) {
+    g.wp = p.ow + (p.kw - 1) * p.dilation_w;
+    g.hp = p.oh + (p.kh - 1) * p.dilation_h;
+    g.qv = (p.oh - 1) * g.wp + p.ow;
+  } else {
+    g.qv = p.oh * p.ow;
+  }
+  constexpr int64_t tile = kNr * kLanes;
+  const int64_t full = g.qv / tile, rest = g.qv - full * tile;
+  g.nr_last = rest == 0 ? kNr : static_cast<int>((rest + kLanes - 1) / kLanes);
+  g.qp = full * tile + (rest == 0 ? 0 : g.nr_last * kLanes);
+  if (g.direct) {
+    g.plane = g.qp + (p.kh - 1) * p.dilation_h * g.wp + (p.kw - 1) * p.dilation_w;
+    g.plane = std::max(g.plane, g.hp * g.wp);
+  }
+  return g;
+}
+
+// The words of image b, group g; koff[k] the offset of word k.
+void PackInput(const QPacked& pk, const QConvProblem& p, const Geometry& geo, int64_t b, int64_t g,
+               const WordFormat& f, std::vector<int32_t>& buf, std::vector<int64_t>& koff) {
+  const int64_t cg = p.c / p.group, taps = p.kh * p.kw;
+  auto channel = [&](int64_t cgi, int64_t j) -> const uint8_t* {
+    const int64_t ci = cgi * pk.cpg + j;
+    return ci < cg ? p.x + (b * p.c + g * cg + ci) * p.h * p.w : nullptr;
+  };
+  koff.resize(static_cast<size_t>(pk.nk));
+  if (geo.direct) {
+    buf.resize(static_cast<size_t>(pk.ncg * geo.plane));
+    for (int64_t cgi = 0; cgi < pk.ncg; ++cgi) {
+      int32_t* plane = buf.data() + cgi * geo.plane;
+      for (int64_t t = 0; t < taps; ++t) {
+        koff[static_cast<size_t>(cgi * taps + t)] =
+            cgi * geo.plane + (t / p.kw) * p.dilation_h * geo.wp + (t % p.kw) * p.dilation_w;
+      }
+      const int64_t x0 = std::clamp<int64_t>(p.pad_left, 0, geo.wp);
+      const int64_t x1 = std::clamp<int64_t>(p.pad_left + p.w, x0, geo.wp);
+      if (x0 == 0 && x1 == geo.wp && x1 - x0 == p.w) {  // no side padding: one run of rows
+        const int64_t y0 = std::clamp<int64_t>(p.pad_top, 0, geo.hp);
+        const int64_t y1 = std::clamp<int64_t>(p.pad_top + p.h, y0, geo.hp);
+        const uint8_t* rows[4] = {nullptr, nullptr, nullptr, nullptr};
+        for (int64_t j = 0; j < pk.cpg; ++j) {
+          const uint8_t* c = channel(cgi, j);
+          rows[j] = c ? c + (y0 - p.pad_top) * p.w : nullptr;
+        }
+        Fill(plane, y0 * geo.wp, f.pad);
+        PackRow(f, rows, (y1 - y0) * geo.wp, plane + y0 * geo.wp);
+        Fill(plane + y1 * geo.wp, geo.plane - y1 * geo.wp, f.pad);
+        continue;
+      }
+      for (int64_t yy = 0; yy < geo.hp; ++yy) {
+        int32_t* row = plane + yy * geo.wp;
+        const int64_t iy = yy - p.pad_top;
+        if (iy < 0 || iy >= p.h) {
+          Fill(row, geo.wp, f.pad);
+          continue;
+        }
+        const uint8_t* rows[4] = {nullptr, nullptr, nullptr, nullptr};
+        for (int64_t j = 0; j < pk.cpg; ++j) {
+          const uint8_t* c = channel(cgi, j);
+          rows[j] = c ? c + iy * p.w + (x0 - p.pad_left) : nullptr;
+        }
+        Fill(row, x0, f.pad);
+        PackRow(f, rows, x1 - x0, row + x0);
+        Fill(row + x1, geo.wp - x1, f.pad);
+      }
+      Fill(plane + geo.hp * geo.wp, geo.plane - geo.hp * geo.wp, f.pad);
+    }
+    return;
+  }
+  buf.resize(static_cast<size_t>(pk.nk * geo.qp));
+  for (int64_t cgi = 0; cgi < pk.ncg; ++cgi) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t k = cgi * taps + t, ky = t / p.kw, kx = t % p.kw;
+      koff[static_cast<size_t>(k)] = k * geo.qp;
+      int32_t* dst = buf.data() + k * geo.qp;
+      for (int64_t oy = 0; oy < p.oh; ++oy) {
+        const int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          const int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+          int32_t* o = dst + oy * p.ow + ox;
+          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
+            *o = static_cast<int32_t>(f.pad);
+            continue;
+          }
+          const uint8_t* rows[4] = {nullptr, nullptr, nullptr, nullptr};
+          for (int64_t j = 0; j < pk.cpg; ++j) {
+            const uint8_t* c = channel(cgi, j);
+            rows[j] = c ? c + iy * p.w + ix : nullptr;
+          }
+          PackRow(f, rows, 1, o);
+        }
+      }
+      Fill(dst + geo.qv, geo.qp - geo.qv, f.pad);
+    }
+  }
+}
+
+}  // namespace
+
+QPacked* Pack(const QConvProblem& p) {
+  auto* pk = new QPacked;
+  pk->m = p.m;
+  pk->c = p.c;
+  pk->kh = p.kh;
+  pk->kw = p.kw;
+  pk->group = p.group;
+  pk->x_type = p.x_type;
+  pk->x_zero_point = p.x_zero_point;
+  const int64_t cg = p.c / p.group, mg = p.m / p.group, taps = p.kh * p.kw;
+  const bool is_signed = p.x_type == QStorage::kInt8;
+  pk->offset.resize(static_cast<size_t>(p.m));
+  if (cg == 1) {  // depthwise: raw inputs, the zero point subtracted through offset
+    pk->kind = QPacked::Kind::kDepthwise;
+    pk->vnni = kLanes == 16 && CpuHasVnni();
+    pk->w.resize(static_cast<size_t>(p.m * taps));
+    for (int64_t oc = 0; oc < p.m; ++oc) {
+      int64_t sum = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        const int32_t wv = p.weights[oc * taps + t];
+        sum += wv;
+        pk->w[static_cast<size_t>(oc * taps + t)] = static_cast<int32_t>(wv & 0xFFFF);
+      }
+      const int64_t bias = p.bias ? p.bias[oc] : 0;
+      pk->offset[static_cast<size_t>(oc)] =
+          static_cast<int32_t>(static_cast<uint32_t>(bias - p.x_zero_point * sum));
+    }
+    return pk;
+  }
+  pk->vnni = kLanes == 16 && CpuHasVnni();
+  pk->cpg = pk->vnni ? 4 : 2;
+  pk->ncg = (cg + pk->cpg - 1) / pk->cpg;
+  pk->nk = pk->ncg * taps;
+  pk->mtiles = (mg + kMr - 1) / kMr;
+  pk->w.assign(static_cast<size_t>(p.group * pk->mtiles * pk->nk * kMr), 0);
+  // vpdpbusd multiplies u8 inputs: int8 inputs are shifted by 128, so is their zero point.
+  const int64_t zu = p.x_zero_point + (is_signed ? 128 : 0);
+  for (int64_t oc = 0; oc < p.m; ++oc) {
+    const int64_t g = oc / mg, m = oc % mg, mt = m / kMr, i = m % kMr;
+    int32_t* wt = pk->w.data() + ((g * pk->mtiles + mt) * pk->nk) * kMr + i;
+    int64_t sum = 0;
+    for (int64_t ci = 0; ci < cg; ++ci) {
+      for (int64_t t = 0; t < taps; ++t) {
+        const int32_t wv = p.weights[(oc * cg + ci) * taps + t];
+        sum += wv;
+        const int64_t k = (ci / pk->cpg) * taps + t, j = ci % pk->cpg;
+        uint32_t word = static_cast<uint32_t>(wt[k * kMr]);
+        word |= pk->vnni ? (static_cast<uint32_t>(wv) & 0xFFu) << (8 * j)
+                         : (static_cast<uint32_t>(wv) & 0xFFFFu) << (16 * j);
+        wt[k * kMr] = static_cast<int32_t>(word);
+      }
+    }
+    const int64_t bias = p.bias ? p.bias[oc] : 0;
+    pk->offset[static_cast<size_t>(oc)] =
+        static_cast<int32_t>(static_cast<uint32_t>(pk->vnni ? bias - zu * sum : bias));
+  }
+  return pk;
+}
+
+void Run(const QPacked& pk, const QConvProblem& p, int threads) {
+  if (pk.m != p.m || pk.c != p.c || pk.kh != p.kh || pk.kw != p.kw || pk.group != p.group ||
+      pk.x_type != p.x_type || pk.x_zero_point != p.x_zero_point) {
+    throw InputError("QConv", "packed weights were made for another convolution geometry");
+  }
+  if (!p.y_int32 && p.y_min > p.y_max)
+    return int8::QConvLoops(p);  // the vector clamp assumes lo <= hi
+  if (pk.kind == QPacked::Kind::kDepthwise) return RunDepthwise(pk, p, threads);
+  const int64_t mg = p.m / p.group, opix = p.oh * p.ow;
+  const Geometry geo = GeometryOf(p);
+  WordFormat f;
+  f.vnni = pk.vnni;
+  f.is_signed = p.x_type == QStorage::kInt8;
+  f.zx = p.x_zero_point;
+  if (pk.vnni) {
+    const uint32_t zu = static_cast<uint32_t>(p.x_zero_point + (f.is_signed ? 128 : 0)) & 0xFFu;
+    f.pad = zu * 0x01010101u;
+  }
+  constexpr int64_t tile = kNr * kLanes;
+  const int64_t ntiles = (geo.qp + tile - 1) / tile;
+  std::vector<Requant> reqs(static_cast<size_t>(pk.mtiles * kMr));
+  // Output positions map one to one onto the tile's (im2col, or a grid without junk columns):
+  // whole tiles requantize in registers straight into y.
+  const bool contiguous = !p.y_int32 && (!geo.direct || geo.wp == p.ow);
+  std::vector<int32_t> buf;
+  std::vector<int64_t> koff;
+  for (int64_t b = 0; b < p.n; ++b) {
+    for (int64_t g = 0; g < p.group; ++g) {
+      PackInput(pk, p, geo, b, g, f, buf, koff);
+      for (int64_t m = 0; m < pk.mtiles * kMr; ++m) {
+        const int64_t oc = g * mg + std::min(m, mg - 1);
+        reqs[static_cast<size_t>(m)] = RequantOf(p, oc, pk.offset[static_cast<size_t>(oc)]);
+      }
+      ParallelFor(threads, ntiles, [&](int64_t qt) {
+        const int64_t q0 = qt * tile;
+        const int nr = qt == ntiles - 1 ? geo.nr_last : kNr;
+        const TileFn fn = TileFor(pk.vnni, nr);
+        const int64_t q1 = std::min(geo.qv, q0 + nr * kLanes);
+        alignas(64) int32_t out[kMr * kNr * kLanes];
+        for (int64_t mt = 0; mt < pk.mtiles; ++mt) {
+          const int32_t* wt = pk.w.data() + ((g * pk.mtiles + mt) * pk.nk) * kMr;
+          const int64_t oc0 = g * mg + mt * kMr;
+          if (contiguous && q1 - q0 == nr * kLanes && (mt + 1) * kMr <= mg) {
+            TileEpi epi;
+            epi.rows = reqs.data() + mt * kMr;
+            epi.y = p.y + (b * p.m + oc0) * opix + q0;
+            epi.residual = p.residual ? p.residual + (b * p.m + oc0) * opix + q0 : nullptr;
+            epi.stride = opix;
+            fn(buf.data() + q0, koff.data(), pk.nk, wt, out, &epi);
+            continue;
+          }
+          fn(buf.data() + q0, koff.data(), pk.nk, wt, out, nullptr);
+          for (int i = 0; i < kMr && mt * kMr + i < mg; ++i) {
+            const int64_t oc = oc0 + i;
+            const int64_t ybase = (b * p.m + oc) * opix;
+            Requant r = reqs[static_cast<size_t>(mt * kMr + i)];
+            const int32_t* acc = out + i * nr * kLanes;
+            auto segment = [&](int64_t q, int64_t n, int64_t yi) {
+              if (p.residual && !p.y_int32) r.residual = p.residual + ybase + yi;
+              EmitRow(r, acc + (q - q0), n, p.y_int32 ? nullptr : p.y + ybase + yi,
+                      p.y_int32 ? p.y_int32 + ybase + yi : nullptr);
+            };
+            if (!geo.direct) {
+              segment(q0, q1 - q0, q0);
+              continue;
+            }
+            for (int64_t q = q0; q < q1;) {  // grid rows: the first ow columns are outputs
+              const int64_t oy = q / geo.wp, ox = q % geo.wp;
+              if (ox >= p.ow) {
+                q = (oy + 1) * geo.wp;
+                continue;
+              }
+              const int64_t end = std::min(q1, oy * geo.wp + p.ow);
+              segment(q, end - q, oy * p.ow + ox);
+              q = end;
+            }
+          }
+        }
+      });
+    }
+  }
+}
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8

@@ -1,0 +1,40 @@
+// The int8 kernels of one ISA copy (namespace fusefuzz::fast::<isa>::q8), reached only through
+// the copy's KernelTable (conv_int8_pack, conv_int8, conv_int8_free, add_int8). Callers use
+// int8::QConv / QConvPlan / QAdd (qconv_fast.h), which pick the copy.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/fast/int8/qconv.h"
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+
+// Weights packed for one problem geometry, in the copy's own layout. `w` holds one int32 word
+// per (output channel, channel group, tap): the weights of `cpg` consecutive input channels at
+// that tap (cpg = 4 int8 bytes for vpdpbusd, 2 int16 halves for pmaddwd, 1 for depthwise).
+// offset[m] is what the accumulator starts at: the bias, minus the zero-point correction where
+// the kernel multiplies raw (not zero-point-shifted) inputs.
+struct QPacked {
+  enum class Kind : uint8_t { kGemm, kDepthwise } kind = Kind::kGemm;
+  bool vnni = false;            // vpdpbusd on u8 quads (else pmaddwd on int16 pairs)
+  int64_t cpg = 1;              // input channels per word
+  int64_t ncg = 0;              // channel groups per conv group: ceil((c / group) / cpg)
+  int64_t nk = 0;               // words per output channel: ncg * kh * kw
+  int64_t mtiles = 0;           // register tiles of output channels per conv group
+  std::vector<int32_t> w;       // gemm: [group][mtiles][nk][kMr]; depthwise: [m][kh * kw]
+  std::vector<int32_t> offset;  // [m]
+  // What it was packed for (Run checks that the problem matches).
+  int64_t m = 0, c = 0, kh = 0, kw = 0, group = 0;
+  int8::QStorage x_type = int8::QStorage::kUint8;
+  int32_t x_zero_point = 0;
+};
+
+QPacked* Pack(const int8::QConvProblem& p);
+void Run(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// Depthwise (c / group == 1, any multiplier), called by Run.
+void RunDepthwise(const QPacked& pk, const int8::QConvProblem& p, int threads);
+void QAddKernel(const int8::QAddProblem& p, int threads);
+void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8
