@@ -88,8 +88,11 @@ json Context() {
 }
 
 // The oracle's verdict on one timed run's outputs.
-std::string Judge(const Graph& g, const RefTensorMap& ref, const TargetResult& r) {
-  return std::string(VerdictName(Compare(g, ref, r.outputs).verdict));
+// Judged for the arithmetic the target declares (an fp16 engine against fp16's bound).
+std::string Judge(const Graph& g, const RefTensorMap& ref, const TargetResult& r, Precision p) {
+  OracleOptions o;
+  o.precision = p;
+  return std::string(VerdictName(Compare(g, ref, r.outputs, o).verdict));
 }
 
 class Runner {
@@ -143,7 +146,7 @@ class Runner {
         (optimize ? c.fused_ns : c.unfused_ns).push_back(r.timings->median_ns);
         (optimize ? c.fused_min_ns : c.unfused_min_ns).push_back(r.timings->min_ns);
         std::string& v = optimize ? fused_verdict : unfused_verdict;
-        if (v == "PASS") v = Judge(bc.graph, ref, r);
+        if (v == "PASS") v = Judge(bc.graph, ref, r, e.target->caps().precision);
       }
     }
     c.verdict = unfused_verdict != "PASS" ? "kernel: " + unfused_verdict : fused_verdict;

@@ -37,7 +37,11 @@ void ListTargets() {
       if (c.onnx_only) caps += " onnx_only";
       if (c.bench) caps += " bench";
       std::cout << "ok  " << (c.engine.empty() ? "fusefuzz " FUSEFUZZ_VERSION : c.engine) << ", "
-                << c.ops.size() << " ops, capabilities:" << (caps.empty() ? " none" : caps) << "\n";
+                << c.ops.size() << " ops, capabilities:" << (caps.empty() ? " none" : caps)
+                << (c.precision == Precision::kFloat32
+                        ? std::string()
+                        : ", precision " + std::string(PrecisionName(c.precision)))
+                << "\n";
     } catch (const std::exception& e) {
       std::cout << "unavailable: " << e.what() << "\n";
     }

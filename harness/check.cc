@@ -104,7 +104,10 @@ CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
     out.kind = KindOf(out.run.status);
     return out;
   }
-  out.oracle = Compare(g, ref, out.run.outputs, opts.oracle);
+  // Each run is judged for the arithmetic its target declares (hello "precision").
+  OracleOptions oracle = opts.oracle;
+  oracle.precision = target.caps().precision;
+  out.oracle = Compare(g, ref, out.run.outputs, oracle);
   out.verdict = out.oracle.verdict;
   if (out.verdict == Verdict::kMismatch)
     out.kind = optimize ? FindingKind::kFusion : FindingKind::kKernel;

@@ -25,6 +25,7 @@ struct Judge {
   OracleKind kind;
   double k;
   const OracleOptions& o;
+  FormatFacts f;  // the candidate's arithmetic
 
   // Returns the bound; sets *ratio and *pass. `e` is the error scale (sigma oracle).
   double Apply(double r, double m, double e, float c, double* ratio, bool* pass) const {
@@ -32,14 +33,16 @@ struct Judge {
     switch (kind) {
       case OracleKind::kSigma: {
         // The final rounding of r to float32 moves it by up to u|r|/2 whatever sigma says.
-        double scale = std::max(e, kUnitRoundoff * std::fabs(r)) + kTinyFloor / k;
+        // The reference's sigma is in units of float32's u; a coarser format scales it.
+        const double e_f = e * (f.unit_roundoff / kUnitRoundoff);
+        double scale = std::max(e_f, f.unit_roundoff * std::fabs(r)) + f.tiny / k;
         *ratio = diff / scale;
         *pass = *ratio <= k;
         return k * scale;
       }
       case OracleKind::kBound: {
         // The final rounding of r to float32 alone moves it by up to u|r|/2, whatever m says.
-        double scale = kUnitRoundoff * std::max(m, std::fabs(r)) + kTinyFloor / k;
+        double scale = f.unit_roundoff * std::max(m, std::fabs(r)) + f.tiny / k;
         *ratio = diff / scale;
         *pass = *ratio <= k;
         return k * scale;
@@ -111,6 +114,34 @@ std::string OracleDescription(const OracleOptions& o) {
   return name;
 }
 
+double LeafRoundings(const Graph& g, Precision p) {
+  if (p == Precision::kFloat32) return 0;
+  // One rounding of the graph input in every product term, and one per constant factor each
+  // node multiplies a term by (docs/oracle.md, "Reduced precision"): a normalization's term
+  // carries its scale, its variance (under a square root) and its mean.
+  double leaves = 1;
+  for (const Node& n : g.nodes) {
+    switch (FamilyOf(n.op)) {
+      case OpFamily::kNorm:
+        leaves += 3;
+        break;
+      case OpFamily::kConv:
+      case OpFamily::kGemm:
+      case OpFamily::kBinary:
+      case OpFamily::kActivation:
+      case OpFamily::kPad:
+        leaves += n.params.empty() && n.attrs.empty() ? 0 : 1;
+        break;
+      case OpFamily::kPool:
+      case OpFamily::kConcat:
+      case OpFamily::kIdentity:
+      case OpFamily::kReshape:
+        break;
+    }
+  }
+  return leaves;
+}
+
 int64_t UlpDistance(float a, float b) {
   // Map floats onto a line of integers where adjacent floats are adjacent (and +0 == -0).
   auto key = [](float f) {
@@ -127,6 +158,8 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
   OracleResult res;
   std::map<std::string, double> factors;
   if (opts.kind == OracleKind::kBound && !(opts.k > 0)) factors = DeriveBoundFactors(original);
+  const FormatFacts format = FactsOf(opts.precision);
+  const double leaves = LeafRoundings(original, opts.precision);
   bool have_worst = false;
   int64_t nonfinite_failed = 0;  // reference NaN/Inf not matched (not in `compared`)
   std::string structural;        // first shape/arity problem
@@ -163,13 +196,13 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
       continue;
     }
     double k = opts.k > 0 ? opts.k : 1;
-    if (!(opts.k > 0) && opts.kind == OracleKind::kBound) k = factors.at(out);
+    if (!(opts.k > 0) && opts.kind == OracleKind::kBound) k = factors.at(out) + leaves;
     if (!(opts.k > 0) && opts.kind == OracleKind::kSigma) k = kSigmaFactor;
     if (opts.kind == OracleKind::kSigma && ref.sigma.size() != ref.value.size()) {
       throw InputError("oracle", "reference for output '" + out + "' has no error scales");
     }
     res.k = std::max(res.k, k);
-    Judge judge{opts.kind, k, opts};
+    Judge judge{opts.kind, k, opts, format};
     for (size_t i = 0; i < ref.value.size(); ++i) {
       const double r = ref.value[i], m = ref.mag[i];
       const double e = opts.kind == OracleKind::kSigma ? ref.sigma[i] : 0;
@@ -184,9 +217,9 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
           continue;
         }
         ratio = kInf;
-      } else if (std::fabs(r) > FLT_MAX || !(m <= FLT_MAX) ||
+      } else if (std::fabs(r) > format.max || !(m <= format.max) ||
                  (opts.kind == OracleKind::kSigma && !(e <= FLT_MAX))) {
-        ++res.overflowed;  // the float32 computation may legitimately overflow here
+        ++res.overflowed;  // the computation in its format may legitimately overflow here
         continue;
       } else if (!std::isfinite(c)) {
         ++res.compared;

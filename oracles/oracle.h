@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ir/graph.h"
+#include "ir/precision.h"
 #include "ir/tensor.h"
 #include "kernels/reference/reference.h"
 #include "oracles/verdict.h"
@@ -35,6 +36,10 @@ struct OracleOptions {
                  // kSigmaFactor
   double rtol = 1e-5, atol = 1e-6;  // allclose
   int64_t max_ulp = 4;              // ulp
+  // The arithmetic the candidate claims (its target's hello): bound and sigma use its unit
+  // roundoff, smallest normal and overflow threshold, and the bound adds the rounding of the
+  // graph's inputs and constants into the format (docs/oracle.md, "Reduced precision").
+  Precision precision = Precision::kFloat32;
   // MISTRUSTED unless at least this many elements are judged (finite, not overflowed) and at
   // least this many are informative (|r| > 2 * bound: a semantic change of about |r| would fail).
   int64_t min_compared = 1;
@@ -69,6 +74,10 @@ struct OracleResult {
 // TARGET_ERROR, a candidate of a different shape is MISMATCH.
 OracleResult Compare(const Graph& original, const RefTensorMap& reference,
                      const TensorMap& candidate, const OracleOptions& opts = {});
+
+// Roundings a reduced-precision run adds before any arithmetic: every graph input and constant
+// is converted into the format once; 0 for float32, which the graph's data already is.
+double LeafRoundings(const Graph& g, Precision p);
 
 // The bound factor k of each value of a (verified) graph, derived from its reduction lengths and
 // rounding stages along the worst path from the inputs (docs/oracle.md).

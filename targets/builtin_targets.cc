@@ -6,6 +6,12 @@
 #include "ir/error.h"
 #include "targets/subprocess.h"
 
+#ifndef FUSEFUZZ_PROGRAMS_DIR
+#define FUSEFUZZ_PROGRAMS_DIR "."
+#endif
+#ifndef FUSEFUZZ_MOBILE_BUILT
+#define FUSEFUZZ_MOBILE_BUILT ""
+#endif
 #ifndef FUSEFUZZ_TARGETS_DIR
 #define FUSEFUZZ_TARGETS_DIR "targets"
 #endif
@@ -20,6 +26,13 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
       {"onnxruntime",
        {"all", "extended", "basic", "disabled"},
        "ONNX Runtime (npm onnxruntime-node, installed by ci/setup): graphOptimizationLevel"},
+      {"xnnpack",
+       {"fp32"},
+       "XNNPACK (Debian libxnnpack-dev), subgraph API, NHWC: targets/xnnpack/README.md"},
+      {"armnn",
+       {"fp32", "fp16", "bf16"},
+       "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
+       "judged at that precision: targets/armnn/README.md"},
   };
   return kTargets;
 }
@@ -42,6 +55,19 @@ std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
                        "unknown " + engine + " mode '" + mode + "' (one of: " + all + ")");
     }
     const std::string dir = TargetsDir();
+    if (engine == "xnnpack" || engine == "armnn") {
+      // C++ programs built beside fusefuzz when CMake found their Debian packages.
+      const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
+      if (built.find("," + engine + ",") == std::string::npos) {
+        throw InputError("--target", engine + " target not built: CMake did not find " +
+                                         (engine == "xnnpack"
+                                              ? "libxnnpack-dev and libpthreadpool-dev"
+                                              : "libarmnn-dev and libarmnn-cpuref-backend22") +
+                                         " (run ci/setup, then configure again)");
+      }
+      return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
+             " --mode " + mode;
+    }
     if (engine == "pytorch") {
       return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " +
              mode;

@@ -82,6 +82,16 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       if (caps->engine.size() < 100) caps->engine += (c >= 0x20 && c < 0x7f) ? c : '?';
     }
   }
+  caps->precision = Precision::kFloat32;
+  if (auto p = j.find("precision"); p != j.end()) {
+    std::optional<Precision> prec;
+    if (p->is_string()) prec = PrecisionFromName(p->get<std::string>());
+    if (!prec) {
+      return "hello: \"precision\" must be \"float32\", \"float16\" or \"bfloat16\", got " +
+             Excerpt(p->dump());
+    }
+    caps->precision = *prec;
+  }
   auto ops = j.find("ops");
   if (ops == j.end() || !ops->is_array()) return "hello: \"ops\" must be an array of op names";
   caps->ops.clear();

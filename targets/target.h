@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/precision.h"
 #include "optimizer/optimizer.h"
 
 namespace fusefuzz {
@@ -30,6 +31,8 @@ struct TargetCaps {
   bool onnx_only = false;  // wants the graph only as ONNX: requests carry no graph JSON
   bool bench = false;      // times repeated runs itself (RunRequest::bench_runs)
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
+  // optional hello "precision": the arithmetic of its runs; the oracle holds them to its u.
+  Precision precision = Precision::kFloat32;
 };
 
 struct RunRequest {

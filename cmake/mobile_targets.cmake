@@ -1,0 +1,81 @@
+# The XNNPACK and Arm NN targets (targets/xnnpack/, targets/armnn/). Neither Debian package ships
+# a CMake or pkg-config file, so headers and libraries are found by name; the package versions
+# (shown in the hello's "engine") come from dpkg. A missing package leaves its target out with a
+# message naming the package; BuiltinTargetCommand then refuses `xnnpack:MODE` / `armnn:MODE`
+# with the same advice, and the tests that need the programs are not registered.
+set(FUSEFUZZ_MOBILE_TARGETS "")
+
+function(fusefuzz_deb_version pkg out)
+  execute_process(COMMAND dpkg-query -W -f=\${Version} ${pkg} OUTPUT_VARIABLE v
+                  RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0 OR v STREQUAL "")
+    set(v "unknown")
+  endif()
+  set(${out} ${v} PARENT_SCOPE)
+endfunction()
+
+find_path(XNNPACK_INCLUDE_DIR xnnpack.h)
+find_library(XNNPACK_LIBRARY XNNPACK)
+find_path(PTHREADPOOL_INCLUDE_DIR pthreadpool.h)
+find_library(PTHREADPOOL_LIBRARY pthreadpool)
+set(missing "")
+if(NOT XNNPACK_INCLUDE_DIR OR NOT XNNPACK_LIBRARY)
+  list(APPEND missing libxnnpack-dev)
+endif()
+if(NOT PTHREADPOOL_INCLUDE_DIR OR NOT PTHREADPOOL_LIBRARY)
+  list(APPEND missing libpthreadpool-dev)
+endif()
+if(missing)
+  list(JOIN missing " " missing)
+  message(STATUS "XNNPACK target NOT built (targets/xnnpack/): missing Debian package(s) "
+                 "${missing} (ci/setup installs them); its tests are skipped")
+else()
+  fusefuzz_deb_version(libxnnpack0 xnnpack_version)
+  add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc)
+  target_include_directories(fusefuzz-xnnpack-target SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR}
+                             ${PTHREADPOOL_INCLUDE_DIR})
+  target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_targets CLI11::CLI11
+                        ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY})
+  target_compile_definitions(fusefuzz-xnnpack-target PRIVATE
+                             FUSEFUZZ_XNNPACK_VERSION="${xnnpack_version}")
+  list(APPEND FUSEFUZZ_MOBILE_TARGETS xnnpack)
+  message(STATUS "XNNPACK ${xnnpack_version} target enabled (fusefuzz-xnnpack-target)")
+endif()
+
+if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
+  find_path(ARMNN_INCLUDE_DIR armnn/ArmNN.hpp)
+  find_library(ARMNN_LIBRARY armnn)
+  # The reference backend is a plug-in Arm NN loads at run time: without it Optimize finds no
+  # backend and returns a null network.
+  find_file(ARMNN_CPUREF_BACKEND Arm_CpuRef_backend.so
+            PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/armnn22 NO_DEFAULT_PATH)
+  set(missing "")
+  if(NOT ARMNN_INCLUDE_DIR OR NOT ARMNN_LIBRARY)
+    list(APPEND missing libarmnn-dev)
+  endif()
+  if(NOT ARMNN_CPUREF_BACKEND)
+    list(APPEND missing libarmnn-cpuref-backend22)
+  endif()
+  if(missing)
+    list(JOIN missing " " missing)
+    message(STATUS "Arm NN target NOT built (targets/armnn/): missing Debian package(s) "
+                   "${missing} (ci/setup installs them); its tests are skipped")
+  else()
+    fusefuzz_deb_version(libarmnn22 armnn_version)
+    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc)
+    target_include_directories(fusefuzz-armnn-target SYSTEM PRIVATE ${ARMNN_INCLUDE_DIR})
+    target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_targets CLI11::CLI11
+                          ${ARMNN_LIBRARY})
+    target_compile_definitions(fusefuzz-armnn-target PRIVATE
+                               FUSEFUZZ_ARMNN_VERSION="${armnn_version}")
+    list(APPEND FUSEFUZZ_MOBILE_TARGETS armnn)
+    message(STATUS "Arm NN ${armnn_version} target enabled (fusefuzz-armnn-target, CpuRef)")
+  endif()
+endif()
+
+# The programs live beside fusefuzz; BuiltinTargetCommand finds them there, and names the
+# missing package for an engine that was not built.
+list(JOIN FUSEFUZZ_MOBILE_TARGETS "," mobile_built)
+target_compile_definitions(fusefuzz_targets PRIVATE
+                           FUSEFUZZ_PROGRAMS_DIR="${CMAKE_BINARY_DIR}"
+                           FUSEFUZZ_MOBILE_BUILT="${mobile_built}")

@@ -1,0 +1,488 @@
+// fusefuzz-armnn-target: Arm NN 20.08 behind fusefuzz's protocol (targets/armnn/README.md). Each
+// request's graph becomes an armnn::INetwork in NCHW (Arm NN's descriptors take the layout, so
+// no permutation is needed), armnn::Optimize'd for the CpuRef backend and run there. Modes fp16
+// and bf16 turn on OptimizerOptions::m_ReduceFp32ToFp16 / m_ReduceFp32ToBf16 for every run and
+// declare that precision in the hello, so the oracle holds them to fp16's or bf16's bound.
+// Optimize has no switch for single optimizations; the one that fuses, FoldPadIntoConvolution2d
+// (a Pad whose output feeds a Convolution2d), is withheld by a same-shape Reshape between the
+// two layers, which its connection pattern does not match. Folds are observed, not predicted:
+// the optimized network's SerializeToDot names a folded layer "folded-<pad>-into-<conv>".
+#include <CLI/CLI.hpp>
+#include <armnn/ArmNN.hpp>
+#include <armnn/Exceptions.hpp>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "targets/native_server.h"
+
+namespace fusefuzz {
+namespace {
+
+constexpr char kFoldRule[] = "FoldPadIntoConvolution2d";
+
+const std::vector<Op> kOps = {
+    Op::Conv,      Op::BatchNorm, Op::Relu,    Op::Relu6,         Op::Clip,
+    Op::LeakyRelu, Op::PRelu,     Op::Elu,     Op::Sigmoid,       Op::Tanh,
+    Op::HardSwish, Op::Add,       Op::Sub,     Op::Mul,           Op::Div,
+    Op::Pad,       Op::MaxPool,   Op::AvgPool, Op::GlobalAvgPool, Op::Concat,
+    Op::Identity,  Op::Flatten,   Op::Reshape, Op::Gemm,          Op::MatMul};
+
+struct Mode {
+  std::string name;
+  Precision precision;
+};
+
+armnn::TensorInfo Info(const Shape& s) {
+  std::vector<unsigned int> d(s.begin(), s.end());
+  return armnn::TensorInfo(armnn::TensorShape(static_cast<unsigned int>(d.size()), d.data()),
+                           armnn::DataType::Float32);
+}
+
+class Builder {
+ public:
+  Builder(const NativeRequest& r, armnn::INetwork* net) : r_(r), net_(net) {}
+
+  // Pads whose fold into the following Convolution2d is withheld get a Reshape barrier.
+  std::vector<std::pair<std::string, std::string>> PadConvPairs() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Node& n : r_.graph.nodes) {
+      if (n.op != Op::Conv || GetConvAttrs(n).group != 1) continue;
+      const Node* p = r_.graph.Producer(n.inputs[0]);
+      if (p && p->op == Op::Pad) out.push_back({p->name, n.name});
+    }
+    return out;
+  }
+
+  void Build(const std::set<std::string>& barrier_convs) {
+    barriers_ = barrier_convs;
+    armnn::LayerBindingId id = 0;
+    for (const ValueInfo& in : r_.graph.inputs) {
+      armnn::IConnectableLayer* l = net_->AddInputLayer(id++, in.name.c_str());
+      l->GetOutputSlot(0).SetTensorInfo(Info(in.shape));
+      out_[in.name] = &l->GetOutputSlot(0);
+    }
+    for (const Node& n : r_.graph.nodes) {
+      armnn::IConnectableLayer* l = Layer(n);
+      l->GetOutputSlot(0).SetTensorInfo(Info(r_.shapes.at(n.output)));
+      out_[n.output] = &l->GetOutputSlot(0);
+    }
+    id = 0;
+    for (const std::string& o : r_.graph.outputs) {
+      armnn::IConnectableLayer* l = net_->AddOutputLayer(id++, ("out:" + o).c_str());
+      Slot(o).Connect(l->GetInputSlot(0));
+    }
+  }
+
+ private:
+  armnn::IOutputSlot& Slot(const std::string& v) { return *out_.at(v); }
+  std::string Where(const Node& n) const { return " (node '" + n.name + "')"; }
+  armnn::ConstTensor Const(const Shape& s, const std::vector<float>& d) {
+    data_.push_back(std::make_unique<std::vector<float>>(d));
+    return armnn::ConstTensor(Info(s), data_.back()->data());
+  }
+  // A constant operand as a layer, extended to `rank` (Arm NN broadcasts equal ranks only).
+  armnn::IOutputSlot& ConstLayer(const Tensor& t, size_t rank, const std::string& name) {
+    Shape s(rank - std::min(rank, t.shape.size()), 1);
+    s.insert(s.end(), t.shape.begin(), t.shape.end());
+    armnn::IConnectableLayer* l = net_->AddConstantLayer(Const(s, t.data), name.c_str());
+    l->GetOutputSlot(0).SetTensorInfo(Info(s));
+    return l->GetOutputSlot(0);
+  }
+  armnn::IConnectableLayer* Unary(armnn::IConnectableLayer* l, const Node& n) {
+    Slot(n.inputs[0]).Connect(l->GetInputSlot(0));
+    return l;
+  }
+  armnn::IConnectableLayer* Act(const Node& n, armnn::ActivationFunction f, float a = 0,
+                                float b = 0) {
+    armnn::ActivationDescriptor d;
+    d.m_Function = f;
+    d.m_A = a;
+    d.m_B = b;
+    return Unary(net_->AddActivationLayer(d, n.name.c_str()), n);
+  }
+
+  armnn::IConnectableLayer* Layer(const Node& n) {
+    using F = armnn::ActivationFunction;
+    const std::string where = Where(n);
+    switch (n.op) {
+      case Op::Conv:
+        return Conv(n);
+      case Op::BatchNorm: {
+        armnn::BatchNormalizationDescriptor d;
+        d.m_Eps = static_cast<float>(AttrFloat(n, "epsilon"));
+        d.m_DataLayout = armnn::DataLayout::NCHW;
+        if (r_.shapes.at(n.inputs[0]).size() != 4)
+          throw Unsupported("BatchNorm of a non-4-D value");
+        const auto p = [&](const char* k) {
+          const Tensor& t = n.params.at(k);
+          return Const({t.size()}, t.data);
+        };
+        return Unary(net_->AddBatchNormalizationLayer(d, p("mean"), p("var"), p("bias"), p("scale"),
+                                                      n.name.c_str()),
+                     n);
+      }
+      case Op::Relu:
+        return Act(n, F::ReLu);
+      case Op::Relu6:
+        return Act(n, F::BoundedReLu, 6.0f, 0.0f);
+      case Op::Clip: {
+        // min(a, max(b, x)): with min > max every output is max, as in ONNX.
+        const float lo = static_cast<float>(AttrFloat(n, "min"));
+        const float hi = static_cast<float>(AttrFloat(n, "max"));
+        if (std::isnan(lo) || std::isnan(hi)) throw Unsupported("Clip with a NaN bound" + where);
+        return Act(n, F::BoundedReLu, hi, lo);
+      }
+      case Op::LeakyRelu:
+        return Act(n, F::LeakyReLu, static_cast<float>(AttrFloat(n, "alpha")));
+      case Op::Elu:
+        return Act(n, F::Elu, static_cast<float>(AttrFloat(n, "alpha")));
+      case Op::Sigmoid:
+        return Act(n, F::Sigmoid);
+      case Op::Tanh:
+        return Act(n, F::TanH, 1.0f, 1.0f);  // a * tanh(b * x)
+      case Op::HardSwish:
+        return Act(n, F::HardSwish);
+      case Op::PRelu: {
+        armnn::IConnectableLayer* l = net_->AddPreluLayer(n.name.c_str());
+        Slot(n.inputs[0]).Connect(l->GetInputSlot(0));
+        ConstLayer(n.params.at("slope"), r_.shapes.at(n.inputs[0]).size(), n.name + ":slope")
+            .Connect(l->GetInputSlot(1));
+        return l;
+      }
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+        return Binary(n);
+      case Op::Pad: {
+        if (AttrString(n, "mode") != "constant") {
+          throw Unsupported("Pad mode '" + AttrString(n, "mode") +
+                            "': Arm NN pads with a constant" + where);
+        }
+        const std::vector<int64_t> p = AttrInts(n, "pads");  // t, l, b, r
+        armnn::PadDescriptor d(
+            {{0, 0}, {0, 0}, {unsigned(p[0]), unsigned(p[2])}, {unsigned(p[1]), unsigned(p[3])}},
+            static_cast<float>(AttrFloat(n, "value")));
+        if (r_.shapes.at(n.inputs[0]).size() != 4) throw Unsupported("Pad of a non-4-D value");
+        return Unary(net_->AddPadLayer(d, n.name.c_str()), n);
+      }
+      case Op::MaxPool:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+        return Pool(n);
+      case Op::Concat: {
+        std::vector<armnn::TensorShape> shapes;
+        for (const std::string& v : n.inputs) shapes.push_back(Info(r_.shapes.at(v)).GetShape());
+        int64_t axis = AttrInt(n, "axis");
+        if (axis < 0) axis += static_cast<int64_t>(r_.shapes.at(n.inputs[0]).size());
+        const armnn::OriginsDescriptor d = armnn::CreateDescriptorForConcatenation(
+            shapes.begin(), shapes.end(), static_cast<unsigned int>(axis));
+        armnn::IConnectableLayer* l = net_->AddConcatLayer(d, n.name.c_str());
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          Slot(n.inputs[i]).Connect(l->GetInputSlot(static_cast<unsigned int>(i)));
+        }
+        return l;
+      }
+      case Op::Identity:
+      case Op::Flatten:
+      case Op::Reshape: {
+        armnn::ReshapeDescriptor d(Info(r_.shapes.at(n.output)).GetShape());
+        return Unary(net_->AddReshapeLayer(d, n.name.c_str()), n);
+      }
+      case Op::Gemm:
+      case Op::MatMul:
+        return FullyConnected(n);
+      case Op::FusedConv:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::HardSigmoid:
+      case Op::Silu:
+      case Op::Gelu:
+        throw Unsupported("op " + std::string(OpName(n.op)) + " has no Arm NN 20.08 layer" + where);
+    }
+    throw Unsupported("unknown op" + where);
+  }
+
+  armnn::IConnectableLayer* Conv(const Node& n) {
+    const ConvAttrs a = GetConvAttrs(n);
+    const Tensor& w = n.params.at("W");
+    const int64_t m = w.shape[0], kh = w.shape[2], kw = w.shape[3];
+    const int64_t c = r_.shapes.at(n.inputs[0])[1];
+    armnn::Optional<armnn::ConstTensor> bias;
+    if (auto b = n.params.find("B"); b != n.params.end()) bias = Const({m}, b->second.data);
+    armnn::IConnectableLayer* l = nullptr;
+    if (a.group == 1) {
+      armnn::Convolution2dDescriptor d;
+      d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
+      d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
+      d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
+      d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
+      d.m_BiasEnabled = bias.has_value();
+      d.m_DataLayout = armnn::DataLayout::NCHW;
+      l = net_->AddConvolution2dLayer(d, Const(w.shape, w.data), bias, n.name.c_str());
+    } else if (a.group == c) {
+      // Depthwise weights are [multiplier, C, kH, kW]; ours [C*multiplier, 1, kH, kW].
+      const int64_t mult = m / c;
+      std::vector<float> dw(w.data.size());
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t k = 0; k < mult; ++k)
+          for (int64_t i = 0; i < kh * kw; ++i)
+            dw[(k * c + ch) * kh * kw + i] = w.data[(ch * mult + k) * kh * kw + i];
+      armnn::DepthwiseConvolution2dDescriptor d;
+      d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
+      d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
+      d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
+      d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
+      d.m_BiasEnabled = bias.has_value();
+      d.m_DataLayout = armnn::DataLayout::NCHW;
+      l = net_->AddDepthwiseConvolution2dLayer(d, Const({mult, c, kh, kw}, dw), bias,
+                                               n.name.c_str());
+    } else {
+      throw Unsupported("grouped convolution with " + std::to_string(a.group) +
+                        " groups: Arm NN has no groups" + Where(n));
+    }
+    armnn::IOutputSlot& in = Slot(n.inputs[0]);
+    if (barriers_.count(n.name)) {
+      // Withholds FoldPadIntoConvolution2d: the Pad no longer feeds the convolution directly.
+      const Shape& s = r_.shapes.at(n.inputs[0]);
+      armnn::IConnectableLayer* keep = net_->AddReshapeLayer(
+          armnn::ReshapeDescriptor(Info(s).GetShape()), (n.name + ":unfused").c_str());
+      keep->GetOutputSlot(0).SetTensorInfo(Info(s));
+      in.Connect(keep->GetInputSlot(0));
+      keep->GetOutputSlot(0).Connect(l->GetInputSlot(0));
+    } else {
+      in.Connect(l->GetInputSlot(0));
+    }
+    return l;
+  }
+
+  armnn::IConnectableLayer* Binary(const Node& n) {
+    const BinaryOperands ops = GetBinaryOperands(n);
+    const size_t rank = r_.shapes.at(n.output).size();
+    armnn::IConnectableLayer* l = nullptr;
+    if (n.op == Op::Add) l = net_->AddAdditionLayer(n.name.c_str());
+    if (n.op == Op::Sub) l = net_->AddSubtractionLayer(n.name.c_str());
+    if (n.op == Op::Mul) l = net_->AddMultiplicationLayer(n.name.c_str());
+    if (n.op == Op::Div) l = net_->AddDivisionLayer(n.name.c_str());
+    const auto operand = [&](const Tensor* c, int input, unsigned slot) {
+      if (c) {
+        ConstLayer(*c, rank, n.name + (slot ? ":B" : ":A")).Connect(l->GetInputSlot(slot));
+        return;
+      }
+      if (r_.shapes.at(n.inputs[input]).size() != rank) {
+        throw Unsupported(
+            "binary operands of different ranks: Arm NN 20.08 broadcasts equal ranks" + Where(n));
+      }
+      Slot(n.inputs[input]).Connect(l->GetInputSlot(slot));
+    };
+    operand(ops.const_a, ops.input_a, 0);
+    operand(ops.const_b, ops.input_b, 1);
+    return l;
+  }
+
+  armnn::IConnectableLayer* Pool(const Node& n) {
+    const Shape& x = r_.shapes.at(n.inputs[0]);
+    if (x.size() != 4) throw Unsupported("pool of a non-4-D value" + Where(n));
+    armnn::Pooling2dDescriptor d;
+    d.m_DataLayout = armnn::DataLayout::NCHW;
+    d.m_PaddingMethod = armnn::PaddingMethod::Exclude;
+    if (n.op == Op::GlobalAvgPool) {
+      d.m_PoolType = armnn::PoolingAlgorithm::Average;
+      d.m_PoolHeight = unsigned(x[2]), d.m_PoolWidth = unsigned(x[3]);
+      d.m_StrideX = d.m_StrideY = 1;
+      return Unary(net_->AddPooling2dLayer(d, n.name.c_str()), n);
+    }
+    const PoolAttrs a = GetPoolAttrs(n);
+    if (a.dilation_h != 1 || a.dilation_w != 1) {
+      throw Unsupported("dilated pooling: Arm NN 20.08's Pooling2d has no dilation" + Where(n));
+    }
+    const Shape& y = r_.shapes.at(n.output);
+    const auto floor_size = [](int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t s) {
+      return (in + p0 + p1 - k) / s + 1;
+    };
+    if (floor_size(x[2], a.pad_top, a.pad_bottom, a.kernel_h, a.stride_h) != y[2] ||
+        floor_size(x[3], a.pad_left, a.pad_right, a.kernel_w, a.stride_w) != y[3]) {
+      throw Unsupported(
+          "ceil_mode adds a window; Arm NN's Ceiling rounding keeps windows ONNX "
+          "drops" +
+          Where(n));
+    }
+    d.m_PoolType =
+        n.op == Op::MaxPool ? armnn::PoolingAlgorithm::Max : armnn::PoolingAlgorithm::Average;
+    if (n.op == Op::AvgPool && a.count_include_pad)
+      d.m_PaddingMethod = armnn::PaddingMethod::IgnoreValue;
+    d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
+    d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
+    d.m_PoolHeight = unsigned(a.kernel_h), d.m_PoolWidth = unsigned(a.kernel_w);
+    d.m_StrideY = unsigned(a.stride_h), d.m_StrideX = unsigned(a.stride_w);
+    return Unary(net_->AddPooling2dLayer(d, n.name.c_str()), n);
+  }
+
+  armnn::IConnectableLayer* FullyConnected(const Node& n) {
+    const Shape& x = r_.shapes.at(n.inputs[0]);
+    if (x.size() != 2) throw Unsupported("matrix op on a value of rank != 2" + Where(n));
+    if (!n.epilogue.empty()) throw Unsupported("Gemm with an epilogue" + Where(n));
+    const GemmDims g = GetGemmDims(n, x);
+    if (g.trans_a || g.alpha != 1) throw Unsupported("Gemm with transA or alpha != 1" + Where(n));
+    armnn::FullyConnectedDescriptor d;
+    d.m_TransposeWeightMatrix = g.trans_b;  // weights [K, N], or [N, K] transposed
+    armnn::Optional<armnn::ConstTensor> bias;
+    if (auto c = n.params.find("C"); n.op == Op::Gemm && c != n.params.end()) {
+      const Tensor& t = c->second;
+      const bool per_n = t.size() == g.n && (t.shape.size() == 1 || t.shape[0] == 1);
+      if (g.beta != 1 || !(per_n || t.size() == 1)) {
+        throw Unsupported("Gemm C must be a [N] or [1] bias with beta 1 for Arm NN" + Where(n));
+      }
+      bias = Const({g.n}, per_n ? t.data : std::vector<float>(size_t(g.n), t.data[0]));
+    }
+    d.m_BiasEnabled = bias.has_value();
+    const Tensor& b = n.params.at("B");
+    return Unary(net_->AddFullyConnectedLayer(d, Const(b.shape, b.data), bias, n.name.c_str()), n);
+  }
+
+  const NativeRequest& r_;
+  armnn::INetwork* net_;
+  std::set<std::string> barriers_;
+  std::map<std::string, armnn::IOutputSlot*> out_;
+  std::vector<std::unique_ptr<std::vector<float>>> data_;
+};
+
+class Server {
+ public:
+  explicit Server(Mode m) : mode_(std::move(m)) {
+    runtime_ = armnn::IRuntime::Create(armnn::IRuntime::CreationOptions());
+  }
+
+  NativeAnswer Run(const NativeRequest& r) {
+    if (!r.pipeline.empty()) throw Unsupported("Arm NN's Optimize has no pipeline to reorder");
+    if (!r.inject.empty()) throw Unsupported("no faults to inject into Arm NN");
+    armnn::INetworkPtr net = armnn::INetwork::Create();
+    Builder b(r, net.get());
+    // Folds allowed by the request, in graph order of the pads; the others get a barrier.
+    std::set<std::string> barriers;
+    int64_t index = 0;
+    for (const auto& [pad, conv] : b.PadConvPairs()) {
+      if (!r.optimize || !RewriteAllowed(r, kFoldRule, ++index)) barriers.insert(conv);
+    }
+    armnn::IOptimizedNetworkPtr opt(nullptr, nullptr);
+    std::vector<std::string> messages;
+    try {
+      b.Build(barriers);
+    } catch (const armnn::Exception& e) {
+      throw Unsupported(std::string("Arm NN refuses the network: ") + e.what());
+    }
+    // An exception from Optimize on a network Arm NN accepted is Optimize's failure (an error:
+    // FoldPadIntoConvolution2d throws on padded convolutions, docs/upstream-bugs.md).
+    armnn::OptimizerOptions o;
+    o.m_ReduceFp32ToFp16 = mode_.precision == Precision::kFloat16;
+    o.m_ReduceFp32ToBf16 = mode_.precision == Precision::kBFloat16;
+    try {
+      opt = armnn::Optimize(*net, {armnn::Compute::CpuRef}, runtime_->GetDeviceSpec(), o,
+                            armnn::Optional<std::vector<std::string>&>(messages));
+    } catch (const armnn::Exception& e) {
+      throw std::runtime_error(std::string("armnn::Optimize threw: ") + e.what());
+    }
+    if (!opt) {
+      std::string why;
+      for (const std::string& m : messages) why += (why.empty() ? "" : "; ") + m;
+      throw Unsupported(
+          "armnn::Optimize returned no network (CpuRef backend missing or layers "
+          "unsupported): " +
+          why);
+    }
+    NativeAnswer a;
+    std::ostringstream dot;
+    opt->SerializeToDot(dot);
+    index = 0;
+    for (const auto& [pad, conv] : b.PadConvPairs()) {
+      if (dot.str().find("folded-" + pad + "-into-" + conv) != std::string::npos) {
+        a.rewrites.push_back({static_cast<int>(++index), kFoldRule, {pad, conv}});
+      }
+    }
+    armnn::NetworkId id = 0;
+    std::string err;
+    if (runtime_->LoadNetwork(id, std::move(opt), err) != armnn::Status::Success) {
+      throw std::runtime_error("Arm NN LoadNetwork failed: " + err);
+    }
+    struct Unload {
+      armnn::IRuntime* rt;
+      armnn::NetworkId id;
+      ~Unload() { rt->UnloadNetwork(id); }
+    } unload{runtime_.get(), id};
+    armnn::InputTensors inputs;
+    armnn::LayerBindingId bind = 0;
+    for (const ValueInfo& in : r.graph.inputs) {
+      inputs.push_back({bind, armnn::ConstTensor(runtime_->GetInputTensorInfo(id, bind),
+                                                 r.inputs.at(in.name).data.data())});
+      ++bind;
+    }
+    armnn::OutputTensors outputs;
+    for (size_t i = 0; i < r.graph.outputs.size(); ++i) {
+      const std::string& o = r.graph.outputs[i];
+      a.outputs[o] = Tensor(r.shapes.at(o));
+      const auto lb = static_cast<armnn::LayerBindingId>(i);
+      outputs.push_back(
+          {lb, armnn::Tensor(runtime_->GetOutputTensorInfo(id, lb), a.outputs[o].data.data())});
+    }
+    auto run = [&] {
+      if (runtime_->EnqueueWorkload(id, inputs, outputs) != armnn::Status::Success) {
+        throw std::runtime_error("Arm NN EnqueueWorkload failed");
+      }
+    };
+    if (r.bench_runs > 0) {
+      a.timings = TimeRuns(r.bench_warmup, r.bench_runs, run);
+    } else {
+      run();
+    }
+    return a;
+  }
+
+ private:
+  Mode mode_;
+  armnn::IRuntimePtr runtime_{nullptr, nullptr};
+};
+
+int Main(int argc, char** argv) {
+  std::string mode = "fp32";
+  CLI::App app{"Arm NN (CpuRef) behind fusefuzz's target protocol (targets/armnn/README.md)",
+               "fusefuzz-armnn-target"};
+  app.add_option("--mode", mode, "fp32, fp16 or bf16")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  std::vector<std::string> crash_on;
+  app.add_option("--crash-on", crash_on, "abort() on a graph with this op (a test switch)")
+      ->delimiter(',');
+  CLI11_PARSE(app, argc, argv);
+  std::set<Op> crash;
+  try {
+    crash = OpsFromNames(crash_on);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  const Precision p = mode == "fp16"   ? Precision::kFloat16
+                      : mode == "bf16" ? Precision::kBFloat16
+                                       : Precision::kFloat32;
+  nlohmann::json ops = nlohmann::json::array();
+  for (Op op : kOps) ops.push_back(std::string(OpName(op)));
+  const nlohmann::json hello = {
+      {"protocol", "fusefuzz-target"},
+      {"version", 1},
+      {"name", "armnn:" + mode},
+      {"engine", "Arm NN " ARMNN_VERSION " (Debian libarmnn22 " FUSEFUZZ_ARMNN_VERSION "), CpuRef"},
+      {"ops", ops},
+      {"precision", std::string(PrecisionName(p))},
+      {"capabilities", {"rewrites", "disable", "bisect_limit", "bench"}}};
+  armnn::ConfigureLogging(false, false, armnn::LogSeverity::Fatal);
+  Server server({mode, p});
+  return ServeNative(
+      hello, [&](const NativeRequest& r) { return server.Run(r); }, crash);
+}
+
+}  // namespace
+}  // namespace fusefuzz
+
+int main(int argc, char** argv) { return fusefuzz::Main(argc, argv); }
