@@ -30,6 +30,9 @@ struct TargetCaps {
   bool onnx_only = false;  // wants the graph only as ONNX: requests carry no graph JSON
   bool bench = false;      // times repeated runs itself (RunRequest::bench_runs)
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
+  // Optional hello "rules": the names the target accepts in pipeline/disable/only (its own, as
+  // its rewrites report them). Empty: fusefuzz's catalogue when `disable` (targets/rule_names.h).
+  std::vector<std::string> rules;
 };
 
 struct RunRequest {
