@@ -16,12 +16,14 @@
 #include <vector>
 
 #include "campaign/campaign_internal.h"
-#include "report/campaign_summary.h"
 #include "campaign/finding_filing.h"
-#include "report/finding_writer.h"
+#include "ir/closest_name.h"
 #include "ir/error.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
+#include "report/campaign_summary.h"
+#include "report/finding_writer.h"
+#include "targets/rule_names.h"
 
 namespace fusefuzz {
 
@@ -63,14 +65,18 @@ int RunCampaign(const CampaignOptions& in) {
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
   if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
   if (o.target == "embedded") {
+    CheckRuleNames(MakeEmbeddedTarget()->caps(), o.check.opt);  // with "did you mean"
     BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
   } else {
-    // An external target's rules have its own names (--disable Pad_Fusion): passed through as
-    // given, as blame reports them. Faults are fusefuzz's catalogue whatever the target.
+    // An external target's rules have its own names (--disable Pad_Fusion), checked against its
+    // hello below (CheckRuleNames). Faults are fusefuzz's catalogue whatever the target.
     for (size_t i = 0; i < o.check.opt.inject.size(); ++i) {
       if (!FindFault(o.check.opt.inject[i])) {
-        throw InputError("--inject",
-                         "unknown fault '" + o.check.opt.inject[i] + "' (fusefuzz list faults)");
+        std::vector<std::string> faults;
+        for (const FaultInfo& f : AllFaults()) faults.emplace_back(f.rule->name());
+        throw InputError("--inject", "unknown fault '" + o.check.opt.inject[i] + "'" +
+                                         DidYouMean(o.check.opt.inject[i], faults) +
+                                         " (fusefuzz list faults)");
       }
     }
   }
@@ -80,6 +86,7 @@ int RunCampaign(const CampaignOptions& in) {
     // Validate the target once (an external program must start and say hello) and restrict the
     // generator to the ops it supports.
     std::unique_ptr<Target> t = MakeTarget(o.target, o.target_settings);
+    CheckRuleNames(t->caps(), o.check.opt);
     std::set<Op> allowed;
     for (Op op : o.gen.allowed_ops)
       if (t->caps().ops.count(op)) allowed.insert(op);
@@ -170,6 +177,7 @@ int RunCampaign(const CampaignOptions& in) {
         c.duplicate = m.at("duplicate").get<bool>();
         c.known = m.value("known", false);
         c.unsupported_reason = m.value("reason", "");
+        c.pattern = m.value("pattern", "");
         if (!c.kind.empty() && c.signature.empty()) {
           // A duplicate of a bucket whose first cases are still being minimized: counted once
           // their signature is known (or under the bucket at the end).

@@ -15,9 +15,9 @@
 
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
-#include "report/finding_writer.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "report/finding_writer.h"
 
 namespace fusefuzz::campaign_internal {
 namespace {
@@ -113,6 +113,7 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       s.count = u.at("count").get<int64_t>();
       s.first_case = u.at("first_case").get<int64_t>();
       s.bucket = u.value("bucket", "");
+      if (auto pt = u.find("pattern"); pt != u.end() && pt->is_string()) s.pattern = *pt;
     }
     if (auto pr = j.find("progress"); pr != j.end()) {
       p.jobs = pr->at("jobs").get<int>();

@@ -10,14 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "campaign/campaign_internal.h"
+#include "campaign/finding_filing.h"
 #include "generators/coverage.h"
 #include "generators/generator.h"
 #include "harness/blame.h"
-#include "campaign/campaign_internal.h"
 #include "harness/case_repro.h"
-#include "campaign/finding_filing.h"
-#include "report/finding_writer.h"
 #include "ir/error.h"
+#include "report/finding_writer.h"
 
 namespace fusefuzz::campaign_internal {
 namespace {
@@ -122,6 +122,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
         end["bucket"] = f.bucket;
         end["known"] = f.known;
         end["duplicate"] = f.duplicate;
+        if (!f.pattern.empty()) end["pattern"] = f.pattern;
       }
       json fires = json::object();
       if (out.optimized) {

@@ -9,15 +9,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
-#include "report/finding_writer.h"
 #include "harness/minimize.h"
 #include "harness/sensitivity.h"
+#include "harness/structure.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "report/finding_writer.h"
 
 namespace fusefuzz {
 namespace {
@@ -59,8 +61,15 @@ int ClaimSlot(const OutLayout& l, const std::string& bucket) {
   return -1;
 }
 
-void RecordSlot(const OutLayout& l, const std::string& bucket, int k, const Filed& f) {
+void RecordSlot(const OutLayout& l, const std::string& bucket, int k, const Filed& f,
+                const Repro* minimized) {
   json j = {{"kind", f.kind}, {"signature", f.signature}, {"known", f.known}};
+  // An unblamed fusion finding's minimized graph: later cases that contain it are its
+  // duplicates (MatchFiledPattern), checked structurally instead of minimized again.
+  if (minimized && minimized->kind == FindingKind::kFusion && minimized->blame.rule.empty() &&
+      minimized->minimization.contains("nodes_after")) {
+    j["pattern_graph"] = GraphToJson(minimized->graph);
+  }
   WriteFileAtomic(SlotPath(l, bucket, k) + ".json", j.dump() + "\n");
 }
 
@@ -81,6 +90,44 @@ std::optional<Filed> ReadBucket(const OutLayout& l, const std::string& bucket) {
     } catch (const std::exception&) {
       continue;  // ours, written atomically: unreadable only if tampered with; not resolved
     }
+  }
+  return std::nullopt;
+}
+
+// The minimized graphs of unblamed fusion findings filed so far (all workers), read once each:
+// slot records are written atomically and never change.
+struct FiledPattern {
+  Filed filed;
+  Graph graph;
+};
+
+std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r) {
+  static std::map<std::string, std::optional<FiledPattern>> cache;  // slot file -> pattern
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(l.buckets, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string path = it->path().string();
+    if (!path.ends_with(".json")) continue;
+    auto [entry, fresh] = cache.try_emplace(path);
+    if (fresh) {
+      try {
+        json j = ReadJsonFile(path);
+        if (j.contains("pattern_graph")) {
+          FiledPattern fp;
+          fp.filed.kind = j.at("kind").get<std::string>();
+          fp.filed.signature = j.at("signature").get<std::string>();
+          fp.filed.known = j.at("known").get<bool>();
+          fp.graph = ReadGraph(j["pattern_graph"], path + " /pattern_graph");
+          if (LooksLikeSignature(fp.filed.signature)) entry->second = std::move(fp);
+        }
+      } catch (const std::exception&) {
+        // ours, written atomically: unreadable only if tampered with; ignored
+      }
+    }
+    const std::optional<FiledPattern>& fp = entry->second;
+    if (!fp || fp->graph.nodes.size() < 2) continue;  // one node matches too much
+    if (fp->filed.kind != FindingKindName(r.kind)) continue;
+    if (ContainsPattern(r.graph, fp->graph, r.worst.output)) return fp->filed;
   }
   return std::nullopt;
 }
@@ -175,22 +222,40 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
     // ... unless the folder it was filed under is gone or incomplete (a writer killed, a user
     // who deleted it): this case refills it.
   }
+  if (slot >= 0 && r.kind == FindingKind::kFusion && r.blame.rule.empty()) {
+    // Nothing blamed (a black-box target): the bucket key is only the worst output's op, so one
+    // frequent bug spreads over many buckets. A case that contains a filed finding's minimized
+    // graph upstream of its worst output is that finding's duplicate: a structural check
+    // instead of a sensitivity check and a minimization.
+    if (std::optional<Filed> m = MatchFiledPattern(l, r)) {
+      f.kind = m->kind;
+      f.signature = m->signature;
+      f.known = m->known;
+      f.duplicate = true;
+      RecordSlot(l, f.bucket, slot, f, nullptr);
+      return f;
+    }
+  }
   if (o.sensitivity_check && r.kind == FindingKind::kFusion) {
     ReclassifyIfKernelSensitive(target, r, seed);
   }
   if (o.minimize && Minimizable(r.kind)) {
     MinimizeOptions mo;
     mo.budget_seconds = o.minimize_budget;
-    r = Minimize(r, target, mo);
+    MinimizeStats st;
+    r = Minimize(r, target, mo, &st);
+    // A case that did not replay is filed as found, saying why it is not minimized.
+    if (!st.reproduced) r.minimization = {{"not_minimized", st.note}};
   }
   f.kind = std::string(FindingKindName(r.kind));
   f.signature = Signature(r);
+  f.pattern = OpChain(r.graph);
   if (o.known.count(f.signature)) {
     f.known = true;
   } else {
     f.duplicate = !PublishFinding(l, f.signature, r);
   }
-  if (slot >= 0) RecordSlot(l, f.bucket, slot, f);
+  if (slot >= 0) RecordSlot(l, f.bucket, slot, f, &r);
   return f;
 }
 

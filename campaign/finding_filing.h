@@ -41,6 +41,7 @@ struct Filed {
   std::string kind;       // may differ from the case's: a sensitive kernel turns fusion to kernel
   std::string signature;  // "" for a duplicate whose bucket is not resolved yet
   std::string bucket;
+  std::string pattern;  // OpChain of the minimized case, when this case was minimized and filed
   bool duplicate = false;
   bool known = false;
 };

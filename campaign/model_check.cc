@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "campaign/finding_filing.h"
 #include "generators/seeded_inputs.h"
 #include "harness/case_repro.h"
-#include "campaign/finding_filing.h"
 #include "harness/minimize.h"
 #include "harness/repro.h"
 #include "ir/error.h"
@@ -71,6 +71,15 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
 ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inputs,
                             const ModelCheckOptions& o) {
   const auto start = std::chrono::steady_clock::now();
+  // Progress on stderr as it happens: a whole model on an external target takes minutes, and a
+  // silent check looks hung (issue 28, item 6).
+  auto phase = [&](const std::string& what) {
+    if (!o.progress) return;
+    const double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "check: [%.1f s] %s\n", t, what.c_str());
+    std::fflush(stderr);
+  };
   ModelCheckResult result;
   const int samples = inputs.empty() ? std::max(1, o.samples) : 1;
   Repro first;  // the first finding
@@ -78,9 +87,14 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     SampleCheck s;
     s.seed = o.seed + static_cast<uint64_t>(i);
     const TensorMap in = inputs.empty() ? InputsFromSeed(g, s.seed) : inputs;
+    const std::string which = "sample " + std::to_string(i + 1) + "/" + std::to_string(samples);
+    phase(which + ": reference (double precision)");
     const RefTensorMap ref = RunReference(g, in);
+    phase(which + ": unoptimized run on " + target.caps().name);
     s.plain = RunAndJudge(target, g, in, ref, o.check, false, o.check.opt);
+    phase(which + ": unoptimized " + std::string(VerdictName(s.plain.verdict)) + "; optimized run");
     s.optimized = RunAndJudge(target, g, in, ref, o.check, true, o.check.opt);
+    phase(which + ": optimized " + std::string(VerdictName(s.optimized.verdict)));
     if (s.optimized.run.status == RunStatus::kOk) {
       for (const std::string& out : g.outputs) {
         s.outputs.push_back(CheckOutput(g, out, ref, s.optimized.run.outputs, o.check.oracle));
@@ -98,6 +112,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       first.seed = s.seed;
       if (decisive.kind == FindingKind::kFusion || IsOptimizedRunFailure(decisive, o.check)) {
         if (decisive.kind != FindingKind::kFusion) first.failing_run = "optimized";
+        phase(which + ": blaming the rewrite (" + std::to_string(decisive.run.rewrites.size()) +
+              " reported)");
         first.blame = BlameFusion(target, g, in, ref, o.check, decisive);
       }
     }
@@ -117,6 +133,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     if (o.minimize && first.kind != FindingKind::kTimeout) {
       MinimizeOptions mo;
       mo.budget_seconds = o.minimize_budget;
+      phase("minimizing the finding (budget " +
+            std::to_string(static_cast<int>(o.minimize_budget)) + " s)");
       filed = Minimize(first, target, mo);
       result.nodes_after = static_cast<int64_t>(filed.graph.nodes.size());
     }
@@ -128,6 +146,7 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
         if (ec) throw OutputError(d, "cannot create folder: " + ec.message());
       }
       result.signature = Signature(filed);
+      phase("writing findings/" + result.signature);
       PublishFinding(layout, result.signature, filed);
     }
   }

@@ -20,6 +20,7 @@ struct ModelCheckOptions {
   bool minimize = true;
   double minimize_budget = 120;  // seconds
   std::string out_dir;           // finding folders go to OUT/findings/<signature>
+  bool progress = false;         // one stderr line per phase and sample, as it happens
 };
 
 struct OutputCheck {

@@ -4,10 +4,11 @@
 #include <memory>
 #include <string>
 
-#include "cli/cli.h"
 #include "campaign/model_check.h"
+#include "cli/cli.h"
 #include "ir/json_io.h"
 #include "onnx/import.h"
+#include "targets/rule_names.h"
 
 namespace fusefuzz {
 namespace {
@@ -19,6 +20,7 @@ struct CheckCliOptions {
   TargetSettings settings;
   std::string oracle;
   bool no_minimize = false;
+  bool quiet = false;
   ModelCheckOptions m;
 };
 
@@ -57,6 +59,7 @@ void RegisterCheck(Cli& cli) {
   cmd->add_option("-o,--out", o->m.out_dir, "finding folders go to OUT/findings/")
       ->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "write the whole model as the finding");
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
   cmd->add_option("--minimize-budget", o->m.minimize_budget, "seconds to shrink a finding")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -78,8 +81,11 @@ void RegisterCheck(Cli& cli) {
       CheckTensorsForGraph(g, inputs, o->inputs);
     }
     std::unique_ptr<Target> target = MakeTarget(o->target, o->settings);
+    CheckRuleNames(target->caps(), m.check.opt);
     std::printf("%s: %zu nodes, target %s, oracle %s\n", o->model.c_str(), g.nodes.size(),
                 target->spec().c_str(), OracleDescription(m.check.oracle).c_str());
+    std::fflush(stdout);  // before minutes of work, also when stdout is a pipe
+    m.progress = !o->quiet;
     ModelCheckResult r = CheckModel(*target, g, inputs, m);
     std::printf("%s", ModelCheckText(r, m.out_dir).c_str());
     // A model the target declined was not checked: like bad input, exit 2.

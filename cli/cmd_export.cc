@@ -50,7 +50,9 @@ void RegisterExport(Cli& cli) {
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec) throw InputError(parent.string(), "cannot create folder: " + ec.message());
     OnnxExportOptions opts;
-    opts.doc = "exported by fusefuzz from " + o->input;
+    // The file name only: the path as typed on this machine (a home folder, a user name) is no
+    // business of whoever the model is sent to.
+    opts.doc = "exported by fusefuzz from " + std::filesystem::path(o->input).filename().string();
     OnnxModel m = ExportOnnx(c.graph, opts);
     const bool shape_inference = !PoolShapesPredateLibonnx(c.graph);
     // libonnx 1.12 knows opsets <= 17: an opset-19 model is validated by running it in ONNX

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
+#include "targets/rule_names.h"
 
 namespace fusefuzz {
 namespace {
@@ -50,7 +51,8 @@ void RegisterReplay(Cli& cli) {
   auto* cmd = cli.app.add_subcommand(
       "replay", "Re-run reproducers; check they still fail (same kind and rule) or now pass");
   cmd->add_option("paths", o->paths, "reproducer files or folders")->required();
-  cmd->add_option("--expect", o->expect, "fail (default): same finding again; pass: no finding")
+  cmd->add_option("--expect", o->expect,
+                  "fail (default): same finding again; pass: verdict PASS (MISTRUSTED is not one)")
       ->check(CLI::IsMember({"fail", "pass"}));
   cmd->add_flag("--without-faults", o->without_faults,
                 "drop the reproducer's injected faults (a fault's case must then pass)");
@@ -93,8 +95,14 @@ void RegisterReplay(Cli& cli) {
         throw InputError(e.where(), e.problem() + " (the reproducer " + f + " was recorded in '" +
                                         r.working_dir + "': run from there, or give --target)");
       }
+      // The names given here, not the recorded ones (those are the target's, as it reported them).
+      OptimizeOptions given;
+      given.disable = o->disable;
+      CheckRuleNames(target->caps(), given, "--disable");
       ReplayOutcome out = ReplayCase(r, r.graph, r.inputs, *target);
-      bool ok = o->expect == "fail" ? out.same_finding : !out.outcome.finding();
+      // A pass is a PASS: MISTRUSTED (the data cannot tell) and UNSUPPORTED (not run) confirm
+      // nothing, so `--disable RULE --expect pass` cannot confirm a rule on such data.
+      bool ok = o->expect == "fail" ? out.same_finding : out.outcome.verdict == Verdict::kPass;
       met += ok;
       std::string got = out.outcome.finding()
                             ? std::string(FindingKindName(out.outcome.kind)) +
@@ -104,8 +112,17 @@ void RegisterReplay(Cli& cli) {
                 << ", " << got << " (expected "
                 << (o->expect == "fail" ? std::string(FindingKindName(r.kind)) +
                                               (r.blame.rule.empty() ? "" : " " + r.blame.rule)
-                                        : std::string("no finding"))
+                                        : std::string("PASS"))
                 << ")\n";
+      if (o->expect == "pass" && !ok && !out.outcome.finding()) {
+        std::cout << "      " << VerdictName(out.outcome.verdict) << " is not a pass: "
+                  << (out.outcome.verdict == Verdict::kMistrusted
+                          ? "the data cannot tell a correct result from a wrong one here ("
+                          : "the case was not judged (")
+                  << (out.outcome.run.status == RunStatus::kOk ? out.outcome.oracle.detail
+                                                               : out.outcome.run.message)
+                  << ")\n";
+      }
       if (o->verbose) {
         for (const auto& l : out.blame.log) std::cout << "  " << l << "\n";
         if (!out.outcome.oracle.detail.empty())

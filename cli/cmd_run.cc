@@ -12,6 +12,7 @@
 #include "ir/json_io.h"
 #include "kernels/fast/executor.h"
 #include "kernels/reference/reference.h"
+#include "targets/rule_names.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -73,6 +74,7 @@ void PrintOutcome(const char* run, const CaseOutcome& o) {
 // when either run is a finding.
 int RunOnTarget(const RunOptions& o, const Graph& g, const TensorMap& inputs, TensorMap* outputs) {
   std::unique_ptr<Target> target = MakeTarget(o.target, o.settings);
+  CheckRuleNames(target->caps(), o.opt);
   CheckOptions check;
   check.oracle = o.oracle;
   check.opt = o.opt;

@@ -20,6 +20,16 @@ bool FailsWith(Target& target, const Graph& g, const TensorMap& inputs, const Re
   return SameFailure(o, failing);
 }
 
+// What the rule-disabled run shows: "fail" (the same failure), "pass" (a PASS verdict), or the
+// verdict it got instead in lower case ("mistrusted": the data cannot tell, which confirms
+// nothing; "target_error" for another error, ...).
+std::string AblationResult(const CaseOutcome& o, const CaseOutcome& failing) {
+  if (SameFailure(o, failing)) return "fail";
+  std::string v(VerdictName(o.verdict));
+  for (char& c : v) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return v;
+}
+
 void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
             const CheckOptions& opts, const CaseOutcome& failing, Blame& b) {
   if (b.rule.empty() || !target.caps().disable) return;
@@ -32,7 +42,8 @@ void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTe
   } else {
     opt.disable.push_back(b.rule);
   }
-  b.ablation = FailsWith(target, g, inputs, ref, opts, failing, opt, &b.queries) ? "fail" : "pass";
+  ++b.queries;
+  b.ablation = AblationResult(RunAndJudge(target, g, inputs, ref, opts, true, opt), failing);
 }
 
 }  // namespace

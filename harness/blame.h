@@ -2,7 +2,8 @@
 //   bisect   (targets with bisect_limit): binary search over the number of applied rewrites
 //            (LLVM OptBisect style), then ablation: rerun with that rule disabled.
 //   disable  (targets with `disable` and reported rewrite rules, no bisect): disable each
-//            applied rule in turn; the first whose removal makes the case pass is blamed.
+//            applied rule in turn; the first whose removal makes the case PASS is blamed (a
+//            MISTRUSTED rerun is not a pass: the data could not tell).
 //   none     otherwise: the finding says blame is unavailable.
 #pragma once
 
@@ -14,13 +15,16 @@
 namespace fusefuzz {
 
 struct Blame {
-  std::string method = "none";       // bisect | disable | none
-  int rewrite_index = 0;             // 1-based; 0 when unknown
-  std::string rule;                  // blamed rule (or fault) name; empty when unknown
-  std::vector<std::string> nodes;    // matched nodes of the blamed rewrite
-  std::string ablation = "not-run";  // pass | fail | not-run: the case with the rule disabled
-  int queries = 0;                   // target runs spent
-  std::vector<std::string> log;      // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
+  std::string method = "none";     // bisect | disable | none
+  int rewrite_index = 0;           // 1-based; 0 when unknown
+  std::string rule;                // blamed rule (or fault) name; empty when unknown
+  std::vector<std::string> nodes;  // matched nodes of the blamed rewrite
+  // The case rerun with the rule disabled (or the fault not injected): "pass" (verdict PASS),
+  // "fail" (the same failure), "not-run", or the other verdict it got in lower case, such as
+  // "mistrusted" (the data cannot tell: that confirms nothing) or "target_error".
+  std::string ablation = "not-run";
+  int queries = 0;               // target runs spent
+  std::vector<std::string> log;  // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
   bool known() const { return !rule.empty() || rewrite_index > 0; }
 };
 

@@ -1,5 +1,9 @@
 #include "harness/check.h"
 
+#include <cctype>
+#include <string>
+#include <vector>
+
 namespace fusefuzz {
 namespace {
 
@@ -36,11 +40,55 @@ FindingKind KindOf(RunStatus s) {
 
 }  // namespace
 
+namespace {
+
+bool IsIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
+}
+
+// "RuntimeError: ...", "torch.jit.Error: ...", "ValueError": a Python exception's own line (the
+// last line of a traceback), after leading blanks. Returns where its type starts, or npos.
+size_t ExceptionLineStart(const std::string& line) {
+  size_t b = line.find_first_not_of(" \t");
+  if (b == std::string::npos) return b;
+  size_t e = b;
+  while (e < line.size() && IsIdentChar(line[e])) ++e;
+  const std::string type = line.substr(b, e - b);
+  for (const char* suffix : {"Error", "Exception", "Exit", "Interrupt"}) {
+    if (type.size() > std::string_view(suffix).size() && type.ends_with(suffix) &&
+        (e == line.size() || line[e] == ':')) {
+      return b;
+    }
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
 std::string ErrorClass(const std::string& message) {
-  // The first line, with what varies between cases of one failure replaced: numbers (sizes,
-  // indices, ids, addresses) by '#', quoted text (node, value and file names) by '*'.
+  // Which line says what failed: a traceback's last exception line (TorchScript's first line is
+  // always "The following operation failed in the TorchScript interpreter."; the cause is at
+  // the end), else the first line. fusefuzz's own prefix ("target error: ") is kept.
+  std::vector<std::string> lines;
+  for (size_t at = 0; at <= message.size();) {
+    size_t nl = message.find('\n', at);
+    if (nl == std::string::npos) nl = message.size();
+    lines.push_back(message.substr(at, nl - at));
+    at = nl + 1;
+  }
+  std::string line = lines.front();
+  for (size_t i = lines.size(); i-- > 1;) {
+    const size_t start = ExceptionLineStart(lines[i]);
+    if (start == std::string::npos) continue;
+    const size_t prefix = line.rfind("target error: ", 0) == 0 ? 14 : 0;
+    line = line.substr(0, prefix) + lines[i].substr(start);
+    break;
+  }
+  // What varies between cases of one failure is replaced: numbers (sizes, indices, ids,
+  // addresses, hex too) by '#', quoted text (node, value and file names) by '*'; then a list
+  // of numbers ("[1, 3, 8, 8]", "2x2") becomes one '#', so that shapes of any rank are alike.
   std::string out;
-  const std::string line = message.substr(0, message.find('\n'));
   for (size_t i = 0; i < line.size() && out.size() < 300; ++i) {
     const char c = line[i];
     if (c == '\'' || c == '"') {
@@ -51,13 +99,48 @@ std::string ErrorClass(const std::string& message) {
         continue;
       }
     }
+    if (c == '0' && i + 2 < line.size() && (line[i + 1] == 'x' || line[i + 1] == 'X') &&
+        std::isxdigit(static_cast<unsigned char>(line[i + 2]))) {
+      i += 2;
+      while (i + 1 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i + 1]))) ++i;
+      if (out.empty() || out.back() != '#') out += '#';
+      continue;
+    }
     if (c >= '0' && c <= '9') {
       if (out.empty() || out.back() != '#') out += '#';
       continue;
     }
+    // "1.5", "-3", "1e-05": the sign, point and exponent of a number go with it.
+    auto digit_at = [&](size_t k) {
+      return k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]));
+    };
+    const bool after_number = !out.empty() && out.back() == '#';
+    if (after_number && (c == '.' || c == 'e' || c == 'E') && digit_at(i + 1)) continue;
+    if (after_number && (c == 'e' || c == 'E') && i + 1 < line.size() &&
+        (line[i + 1] == '-' || line[i + 1] == '+') && digit_at(i + 2)) {
+      ++i;
+      continue;
+    }
+    if ((c == '-' || c == '+') && digit_at(i + 1) && (out.empty() || !IsIdentChar(out.back()))) {
+      continue;
+    }
     out += c;
   }
-  return out;
+  // Collapse "#, #, #" and "#x#" into "#".
+  std::string collapsed;
+  for (size_t i = 0; i < out.size(); ++i) {
+    collapsed += out[i];
+    if (out[i] != '#') continue;
+    size_t j = i + 1;
+    while (true) {
+      size_t k = j;
+      while (k < out.size() && (out[k] == ' ' || out[k] == ',' || out[k] == 'x')) ++k;
+      if (k == j || k >= out.size() || out[k] != '#') break;
+      j = k + 1;
+    }
+    i = j - 1;
+  }
+  return collapsed;
 }
 
 bool IsOptimizedRunFailure(const CaseOutcome& o, const CheckOptions& opts) {
@@ -120,6 +203,9 @@ CaseOutcome CheckCase(Target& target, const Graph& g, const TensorMap& inputs,
     CaseOutcome plain = RunAndJudge(target, g, inputs, ref, opts, false, opts.opt);
     // Anything but a pass or a data-cannot-tell verdict decides the case already.
     if (plain.verdict != Verdict::kPass && plain.verdict != Verdict::kMistrusted) return plain;
+    CaseOutcome optimized = RunAndJudge(target, g, inputs, ref, opts, true, opts.opt);
+    optimized.unoptimized = plain.verdict;
+    return optimized;
   }
   return RunAndJudge(target, g, inputs, ref, opts, true, opts.opt);
 }

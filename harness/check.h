@@ -2,6 +2,7 @@
 // `kernel` finding) vs the target optimized (a mismatch only there is a `fusion` finding).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct CaseOutcome {
   bool optimized = false;  // the failing run was the optimized one
   OracleResult oracle;     // of the deciding comparison
   TargetResult run;        // of the deciding run (outputs, rewrites, message)
+  // The unoptimized run's verdict when the kernel check ran and did not decide the case (PASS
+  // or MISTRUSTED); nullopt otherwise. A fusion finding whose unoptimized run is MISTRUSTED
+  // rests on data that cannot tell whether the kernels are right.
+  std::optional<Verdict> unoptimized;
   bool finding() const { return kind != FindingKind::kNone; }
 };
 

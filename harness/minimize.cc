@@ -91,6 +91,16 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
     return r;
   }
 
+  // The runs that make the finding informative stay informative: a candidate whose unoptimized
+  // run, or whose rule-disabled run, became MISTRUSTED (weights or inputs shrunk to zeros, so
+  // the data can no longer tell) would confirm nothing, though it still "fails".
+  const bool keep_unoptimized_pass = last->outcome.unoptimized == Verdict::kPass;
+  const bool keep_ablation_pass = last->blame.ablation == "pass";
+  auto informative = [&](const ReplayOutcome& o) {
+    return (!keep_unoptimized_pass || o.outcome.unoptimized == Verdict::kPass) &&
+           (!keep_ablation_pass || o.blame.ablation == "pass");
+  };
+
   ReduceOptions ro;
   if (opts.budget_seconds > 0) {
     ro.deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -101,7 +111,7 @@ Repro Minimize(const Repro& r, Target& target, const MinimizeOptions& opts,
   ReduceStats rs;
   auto interesting = [&](const ReduceCase& c) {
     std::optional<ReplayOutcome> o = Replay(r, c, counting, &harness_errors);
-    if (!o || !o->same_finding) return false;
+    if (!o || !o->same_finding || !informative(*o)) return false;
     last = std::move(o);
     return true;
   };

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/structure.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"
@@ -388,67 +389,6 @@ std::string SignatureSlug(const std::string& readable, const std::string& key) {
   return slug + "-" + hex;
 }
 
-// True when `v` is what the op's schema uses when the attribute is absent.
-bool IsDefaultAttr(Op op, const std::string& name, const AttrValue& v) {
-  const AttrSpec* spec = FindAttrSpec(op, name);
-  if (!spec || spec->required) return false;
-  switch (spec->type) {
-    case AttrType::kInt:
-      return std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
-    case AttrType::kFloat:
-      return std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
-    case AttrType::kInts:
-      return std::holds_alternative<std::vector<int64_t>>(v) &&
-             std::get<std::vector<int64_t>>(v) == spec->default_ints;
-    case AttrType::kString:
-      return std::holds_alternative<std::string>(v) &&
-             std::get<std::string>(v) == spec->default_string;
-  }
-  return false;
-}
-
-// The canonical structure of a (minimized) graph: per node in order, its op, the names of its
-// integer attributes that differ from their defaults (classes, not values: pads 1 and 2 are
-// alike, an explicit default is the same as an absent one), the kernel class of a conv (1x1 or
-// larger), its epilogue, and where its inputs come from (graph input i or node j; sorted for
-// commutative Add and Mul). Names, values, float attributes, optional parameters (a conv's bias)
-// and sizes are left out: the minimizer drops or keeps them by chance.
-std::string CanonicalStructure(const Graph& g) {
-  std::string out;
-  for (const Node& n : g.nodes) {
-    out += std::string(OpName(n.op)) + "(";
-    for (const auto& [name, v] : n.attrs) {
-      // Float attributes are values (epsilon, alpha), not structure.
-      if (!std::holds_alternative<double>(v) && !IsDefaultAttr(n.op, name, v)) out += name + ",";
-    }
-    out += ")";
-    if (auto w = n.params.find("W"); w != n.params.end() && w->second.shape.size() == 4) {
-      out += w->second.shape[2] == 1 && w->second.shape[3] == 1 ? "[1x1]" : "[kxk]";
-    }
-    for (const EpilogueStep& e : n.epilogue) {
-      out += "|" + std::to_string(static_cast<int>(e.kind)) + ":" + std::string(OpName(e.act));
-    }
-    std::vector<std::string> from;
-    for (const std::string& in : n.inputs) {
-      int producer = g.ProducerIndex(in);
-      if (producer >= 0) {
-        from.push_back("n" + std::to_string(producer));
-      } else {
-        int k = 0;
-        while (k < static_cast<int>(g.inputs.size()) && g.inputs[k].name != in) ++k;
-        from.push_back("x" + std::to_string(k));
-      }
-    }
-    if (n.op == Op::Add || n.op == Op::Mul) std::sort(from.begin(), from.end());
-    out += "<-";
-    for (const auto& f : from) out += f + ",";
-    out += ";";
-  }
-  out += "out:";
-  for (const std::string& o : g.outputs) out += std::to_string(g.ProducerIndex(o)) + ",";
-  return out;
-}
-
 bool IsErrorKind(FindingKind k) {
   switch (k) {
     case FindingKind::kTargetError:
@@ -506,6 +446,15 @@ std::string BucketKey(const Repro& r, const std::vector<std::string>& fired_rule
   std::string key = r.target + "|" + std::string(FindingKindName(r.kind)) + "|" + op;
   for (const auto& rule : rules) key += "|" + rule;
   return SignatureSlug("bucket-" + std::string(FindingKindName(r.kind)) + "-" + op, key);
+}
+
+std::string OpChain(const Graph& g) {
+  std::string out;
+  for (const Node& n : g.nodes) {
+    const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
+    out += (out.empty() ? "" : "\u2192") + std::string(OpName(plain_conv ? Op::Conv : n.op));
+  }
+  return out;
 }
 
 CheckOptions CheckOptionsOf(const Repro& r) {

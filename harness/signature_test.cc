@@ -57,8 +57,57 @@ TEST(Signature, UnblamedTargetErrorsAreKeyedByTheirMessageClass) {
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   EXPECT_NE(a, sig(FindingKind::kCrash, "target error: node 'n7': unknown rule 'x' (case 1)", "x"));
-  EXPECT_EQ(ErrorClass("shape [1,3,1,1], expected [1,3,2,2]\nmore"),
-            "shape [#,#,#,#], expected [#,#,#,#]");
+  EXPECT_EQ(ErrorClass("shape [1,3,1,1], expected [1,3,2,2]\nmore"), "shape [#], expected [#]");
+}
+
+// Issue 28 item 3: every TorchScript error's first line is "The following operation failed in
+// the TorchScript interpreter.", so all of them shared one class; the cause is on the last line.
+TEST(ErrorClass, TracebacksAreKeyedByTheExceptionOnTheirLastLine) {
+  auto torchscript = [](const std::string& cause, int line) {
+    return "target error: RuntimeError: The following operation failed in the TorchScript "
+           "interpreter.\nTraceback of TorchScript (most recent call last):\n  File "
+           "\"code/__torch__.py\", line " +
+           std::to_string(line) + ", in forward\n    _0 = torch.add(x, y)\n" + cause;
+  };
+  const std::string a = torchscript(
+      "RuntimeError: The size of tensor a (10) must match the size of tensor b (8) at "
+      "non-singleton dimension 1",
+      12);
+  const std::string b = torchscript(
+      "RuntimeError: The size of tensor a (4) must match the size of tensor b (16) at "
+      "non-singleton dimension 3",
+      40);
+  const std::string c = torchscript(
+      "RuntimeError: Given groups=1, weight of size [4, 3, 3, 3], expected input[1, 8, 5, 5] to "
+      "have 3 channels, but got 8 channels instead",
+      12);
+  EXPECT_EQ(ErrorClass(a), ErrorClass(b));
+  EXPECT_NE(ErrorClass(a), ErrorClass(c));
+  EXPECT_EQ(ErrorClass(a),
+            "target error: RuntimeError: The size of tensor a (#) must match the size of tensor b "
+            "(#) at non-singleton dimension #");
+  EXPECT_EQ(ErrorClass(c),
+            "target error: RuntimeError: Given groups=#, weight of size [#], expected input[#] to "
+            "have # channels, but got # channels instead");
+  // A one-line Python error is its own cause; the type stays part of the class.
+  EXPECT_NE(ErrorClass("target error: ValueError: bad pads [1, 2]"),
+            ErrorClass("target error: KeyError: bad pads [1, 2]"));
+}
+
+TEST(ErrorClass, NumbersOfAnyFormAndShapesOfAnyRankAreRemoved) {
+  // ONNX Runtime: source line numbers, node names, counts.
+  auto ort = [](const std::string& node, int src_line, int pad) {
+    return "target error: Non-zero status code returned while running MaxPool node. Name:'" + node +
+           "' Status Message: /onnxruntime_src/core/providers/cpu/nn/pool_attributes.h:" +
+           std::to_string(src_line) + " Pad should be smaller than kernel. Got pad " +
+           std::to_string(pad) + ", kernel 1x1";
+  };
+  EXPECT_EQ(ErrorClass(ort("n3", 101, 1)), ErrorClass(ort("fused_n17_MaxPool", 99, 12)));
+  EXPECT_EQ(ErrorClass("expected [1, 3, 2, 2], got [1, 3]"),
+            ErrorClass("expected [8], got [2, 2]"));
+  EXPECT_EQ(ErrorClass("object at 0x7ffd1234abcd, eps 1e-05, scale -0.5"),
+            ErrorClass("object at 0x55aa, eps 1.5e+3, scale 2"));
+  EXPECT_NE(ErrorClass("out of memory"), ErrorClass("out of range"));
 }
 
 }  // namespace

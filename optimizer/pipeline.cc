@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/closest_name.h"
 #include "ir/error.h"
 #include "optimizer/registry.h"
 
@@ -10,8 +11,16 @@ namespace {
 
 [[noreturn]] void Unknown(const std::string& field, size_t i, const std::string& name,
                           const std::string& kind) {
+  std::vector<std::string> names;
+  if (kind != "fault") {
+    for (const Rule* r : AllRules()) names.emplace_back(r->name());
+  }
+  if (kind != "rule") {
+    for (const FaultInfo& f : AllFaults()) names.emplace_back(f.rule->name());
+  }
   throw InputError("optimizer options: " + field + "[" + std::to_string(i) + "]",
-                   "unknown " + kind + " '" + name + "'; known " + KnownNamesText());
+                   "unknown " + kind + " '" + name + "'" + DidYouMean(name, names) + "; known " +
+                       KnownNamesText());
 }
 
 bool IsRuleOrFault(const std::string& name) { return FindRule(name) || FindFault(name); }

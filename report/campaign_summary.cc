@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 
-#include "report/html_report.h"
 #include "ir/json_io.h"
+#include "ir/ops.h"
+#include "report/html_report.h"
 
 namespace fusefuzz {
 
@@ -31,8 +34,64 @@ void CampaignStats::AddCase(const CaseReport& c) {
   SignatureStats& u = unique[c.signature];
   u.kind = c.kind;
   if (u.bucket.empty()) u.bucket = c.bucket;
+  if (u.pattern.empty()) u.pattern = c.pattern;
   ++u.count;
   if (u.first_case < 0 || c.index < u.first_case) u.first_case = c.index;
+}
+
+std::vector<PatternGroup> GroupByPattern(const CampaignStats& s) {
+  struct Acc {
+    PatternGroup g;
+    std::vector<std::string> ops;                // '*' at activation positions
+    std::vector<std::set<std::string>> options;  // the activations seen there
+  };
+  std::map<std::string, Acc> by_key;
+  const std::string arrow = "\u2192";
+  for (const auto& [sig, u] : s.unique) {
+    if (u.pattern.empty()) continue;
+    std::vector<std::string> ops;
+    for (size_t at = 0;;) {
+      const size_t next = u.pattern.find(arrow, at);
+      ops.push_back(u.pattern.substr(at, next == std::string::npos ? next : next - at));
+      if (next == std::string::npos) break;
+      at = next + arrow.size();
+    }
+    std::string key = u.kind;
+    std::vector<std::string> shape = ops;
+    for (std::string& op : shape) {
+      std::optional<Op> o = OpFromName(op);
+      if (o && IsActivation(*o)) op = "*";
+      key += "|" + op;
+    }
+    Acc& a = by_key[key];
+    if (a.ops.empty()) {
+      a.ops = shape;
+      a.options.resize(shape.size());
+      a.g.kind = u.kind;
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (shape[i] == "*") a.options[i].insert(ops[i]);
+    }
+    a.g.signatures.push_back(sig);
+    a.g.cases += u.count;
+  }
+  std::vector<PatternGroup> out;
+  for (auto& [key, a] : by_key) {
+    for (size_t i = 0; i < a.ops.size(); ++i) {
+      std::string part = a.ops[i];
+      if (part == "*") {
+        part.clear();
+        for (const auto& o : a.options[i]) part += (part.empty() ? "" : ", ") + o;
+        if (a.options[i].size() > 1) part = "{" + part + "}";
+      }
+      a.g.pattern += (i ? arrow : "") + part;
+    }
+    out.push_back(std::move(a.g));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PatternGroup& x, const PatternGroup& y) {
+    return x.signatures.size() > y.signatures.size();
+  });
+  return out;
 }
 
 std::string CampaignStats::StatusLine(double elapsed) const {
@@ -166,6 +225,17 @@ std::string SummaryMarkdown(const CampaignStats& s) {
          << "](findings/" << sig << "/report.md) |\n";
     }
     md << "\nCase I of this campaign is `fusefuzz gen --seed " << s.seed << " --case I`.\n\n";
+    const std::vector<PatternGroup> groups = GroupByPattern(s);
+    if (!groups.empty()) {
+      md << "## Folders by minimized pattern\n\nFolders whose minimized graphs have the same op "
+            "chain, activations aside, are likely one root cause.\n\n"
+         << "| kind | folders | cases | pattern |\n|---|---:|---:|---|\n";
+      for (const PatternGroup& g : groups) {
+        md << "| " << g.kind << " | " << g.signatures.size() << " | " << g.cases << " | "
+           << g.pattern << " |\n";
+      }
+      md << "\n";
+    }
   }
   if (!s.unsupported_reasons.empty()) {
     std::vector<std::pair<int64_t, std::string>> top;
@@ -240,9 +310,16 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                     {"duplicates", u.count - 1},
                     {"first_case", u.first_case},
                     {"bucket", u.bucket},
+                    {"pattern", u.pattern},
                     {"folder", "findings/" + sig}});
   }
   j["unique_findings"] = list;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const PatternGroup& g : GroupByPattern(s)) {
+    groups.push_back(
+        {{"pattern", g.pattern}, {"kind", g.kind}, {"cases", g.cases}, {"folders", g.signatures}});
+  }
+  j["patterns"] = groups;
   if (s.coverage.graphs > 0) j["coverage"] = CoverageToJson(s.coverage, {.min_share = 0.002});
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};

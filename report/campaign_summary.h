@@ -18,6 +18,7 @@ struct SignatureStats {
   // The cheap pre-minimization key (BucketKey) of the first case; findings/<signature> is the
   // minimized case's Signature. Several buckets may merge into one signature.
   std::string bucket;
+  std::string pattern;  // the minimized case's op chain (OpChain), "" when unknown
 };
 
 // What a worker reports about one finished case.
@@ -27,7 +28,8 @@ struct CaseReport {
   std::string signature;  // of the (minimized) finding
   std::string bucket;     // BucketKey of the finding
   bool duplicate = false;
-  bool known = false;  // matches --known: counted apart, not a new finding
+  bool known = false;   // matches --known: counted apart, not a new finding
+  std::string pattern;  // OpChain of the minimized case, for the case that was filed
   // UNSUPPORTED: the target's reason, as its ErrorClass (particulars removed).
   std::string unsupported_reason;
   int64_t index = -1;
@@ -81,6 +83,17 @@ struct CampaignStats {
   std::string StatusLine(double elapsed) const;
   std::string SummaryText(const std::string& out_dir) const;
 };
+
+// Folders whose minimized op chains match, activations aside: one root cause often gives one
+// folder per activation it hides behind ("3 folders, 1 pattern: Conv→{Clip, HardSwish, Relu6}").
+struct PatternGroup {
+  std::string kind;
+  std::string pattern;                  // "Conv→{Clip, HardSwish, Relu6}"
+  std::vector<std::string> signatures;  // the folders
+  int64_t cases = 0;
+};
+// Groups of the findings with a known pattern, largest first.
+std::vector<PatternGroup> GroupByPattern(const CampaignStats& s);
 
 // One line on what a verdict means ("" for an unknown name).
 std::string VerdictMeaning(const std::string& verdict);

@@ -11,6 +11,7 @@
 #include "ir/printers.h"
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
+#include "report/diagnosis.h"
 
 namespace fusefuzz {
 namespace {
@@ -233,7 +234,7 @@ FindingDots MakeFindingDots(const Repro& r) {
   }
   DotOptions before;
   before.highlight = blamed;
-  before.title = std::string(r.minimization.is_null() ? "" : "minimized ") +
+  before.title = std::string(!r.minimization.contains("nodes_after") ? "" : "minimized ") +
                  "graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
                  (r.blame.rule.empty() ? "" : " blamed on " + r.blame.rule + " (red nodes)");
   before.failing_output = r.worst.output;
@@ -295,6 +296,7 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   }
   md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`\n";
   if (!r.detail.empty()) md << "- detail: " << r.detail << "\n";
+  md << "\n**Diagnosis:** " << Diagnosis(r, where) << "\n";
 
   md << "\n## What went wrong\n\n";
   if (r.kind == FindingKind::kFusion) {
@@ -331,7 +333,9 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     md << " (method: " << r.blame.method << "; with that rule removed the case "
        << (r.blame.ablation == "pass"   ? "passes"
            : r.blame.ablation == "fail" ? "still fails"
-                                        : "was not rerun")
+           : r.blame.ablation == "not-run"
+               ? "was not rerun"
+               : "gives " + r.blame.ablation + ", which confirms nothing")
        << ").\n\n";
     if (!r.blame.log.empty()) {
       md << "```\n";
@@ -339,12 +343,14 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
       md << "```\n\n";
     }
   } else {
-    md << "Blame unavailable (method: " << r.blame.method << ").\n\n";
+    md << "Blame unavailable (method: " << r.blame.method << "): " << BlameUnavailableReason(r)
+       << ".\n\n";
   }
 
   // What r.graph is: the minimizer's result, or the case as generated (crashes, --no-minimize).
-  const std::string graph_name =
-      r.minimization.is_null() ? "graph, unoptimized" : "minimized graph, unoptimized";
+  const std::string graph_name = !r.minimization.contains("nodes_after")
+                                     ? "graph, unoptimized"
+                                     : "minimized graph, unoptimized";
   Graph after;
   const bool has_after = AfterGraph(r, &after);
   const bool small = TotalElements(r) <= kMaxValuesReported;
@@ -455,7 +461,14 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   }
   md << "# the graph and its inputs as plain files, to run or edit\n"
      << "jq .graph " << rq << " > graph.json && jq .inputs " << rq << " > inputs.json\n"
-     << "fusefuzz run graph.json --inputs inputs.json --engine optimized";
+     << "fusefuzz run graph.json --inputs inputs.json";
+  // On the finding's own target: fusefuzz's optimizer (--engine) is not what failed for an
+  // external one.
+  if (r.target == "embedded") {
+    md << " --engine optimized";
+  } else {
+    md << " --target " << Word(r.target);
+  }
   for (const auto& f : r.opt.inject) md << " --inject " << Word(f);
   md << "\n```\n\n";
   // The finding folder holds the case as ONNX (finding_writer.cc): any ONNX tool replays it.

@@ -8,6 +8,7 @@
 #include "ir/verifier.h"
 #include "kernels/fast/executor.h"
 #include "targets/builtin_targets.h"
+#include "targets/rule_names.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -20,6 +21,7 @@ class EmbeddedTarget : public Target {
     caps_.ops = std::set<Op>(AllOps().begin(), AllOps().end());
     caps_.bisect_limit = caps_.disable = caps_.inject = caps_.reports_rewrites = true;
     caps_.bench = true;
+    caps_.rules = AcceptedRuleNames(caps_);  // fusefuzz's rules and faults
   }
   const TargetCaps& caps() const override { return caps_; }
   std::string spec() const override { return "embedded"; }

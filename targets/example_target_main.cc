@@ -17,6 +17,7 @@
 #include "ir/json_io.h"
 #include "kernels/fast/executor.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/registry.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -71,11 +72,20 @@ class Server {
     }
     json caps = json::array();
     if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites", "bench"};
-    return {{"protocol", "fusefuzz-target"},
-            {"version", f_.bad_hello ? 99 : 1},
-            {"name", f_.name},
-            {"ops", ops},
-            {"capabilities", caps}};
+    nlohmann::ordered_json hello = {{"protocol", "fusefuzz-target"},
+                                    {"version", f_.bad_hello ? 99 : 1},
+                                    {"name", f_.name},
+                                    {"ops", ops},
+                                    {"capabilities", caps}};
+    if (!f_.no_capabilities) {
+      // The names its options take: the embedded optimizer's rules and faults.
+      json rules = json::array();
+      for (const Rule* r : AllRules()) rules.push_back(std::string(r->name()));
+      for (const FaultInfo& fi : AllFaults()) rules.push_back(std::string(fi.rule->name()));
+      if (!f_.rule_name.empty()) rules.push_back(f_.rule_name);
+      hello["rules"] = rules;
+    }
+    return hello;
   }
 
   // One request line -> one response line (without the newline).

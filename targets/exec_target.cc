@@ -105,6 +105,20 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     }
     caps->ops.insert(*op);
   }
+  caps->rules.clear();
+  if (auto rules = j.find("rules"); rules != j.end()) {
+    if (!rules->is_array()) return "hello: \"rules\" must be an array of rule names";
+    for (size_t i = 0; i < rules->size(); ++i) {
+      const json& r = (*rules)[i];
+      if (!r.is_string() || r.get_ref<const std::string&>().empty() ||
+          r.get_ref<const std::string&>().size() > 200) {
+        return "hello: /rules/" + std::to_string(i) +
+               ": must be a non-empty string of at most 200 bytes";
+      }
+      caps->rules.push_back(r.get<std::string>());
+    }
+    if (caps->rules.size() > 10000) return "hello: \"rules\" lists more than 10000 names";
+  }
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
   caps->onnx_only = false;
   caps->bench = false;

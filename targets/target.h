@@ -33,6 +33,9 @@ struct TargetCaps {
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
   // optional hello "precision": the arithmetic of its runs; the oracle holds them to its u.
   Precision precision = Precision::kFloat32;
+  // Optional hello "rules": the names the target accepts in pipeline/disable/only (its own, as
+  // its rewrites report them). Empty: fusefuzz's catalogue when `disable` (targets/rule_names.h).
+  std::vector<std::string> rules;
 };
 
 struct RunRequest {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/cli_util.h"
@@ -28,6 +29,33 @@ TEST(CheckCommand, SeedPassesAndAnInjectedFaultIsShrunkToItsCulprit) {
   EXPECT_NE(fail.out.find("blamed on 'declaration-order'"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("finding: "), std::string::npos) << fail.out;
   EXPECT_FALSE(fs::is_empty(dir / "findings"));
+  fs::remove_all(dir);
+}
+
+// Issue 28 item 6: minutes of silence looked like a hang. Each phase and sample goes to stderr as
+// it happens; stdout keeps the result.
+TEST(CheckCommand, TalksOnStderrPerPhaseAndSample) {
+  fs::path dir = TempDir("check-progress");
+  const fs::path err = dir / "stderr.txt";
+  CmdResult r = Fusefuzz("check " + kBlock + " --samples 2 --inject declaration-order -o " +
+                         (dir / "out").string() + " 2>" + err.string() + " >" +
+                         (dir / "stdout.txt").string() + "; true");
+  std::string progress, result;
+  std::getline(std::ifstream(err), progress, '\0');
+  std::getline(std::ifstream(dir / "stdout.txt"), result, '\0');
+  for (const char* line :
+       {"sample 1/2: reference", "sample 1/2: unoptimized run on embedded", "sample 2/2: optimized",
+        "blaming the rewrite", "minimizing the finding", "writing findings/"}) {
+    EXPECT_NE(progress.find(line), std::string::npos) << line << "\n" << progress;
+  }
+  EXPECT_EQ(result.find("check: ["), std::string::npos) << result;
+  EXPECT_NE(result.find("blamed on 'declaration-order'"), std::string::npos) << result;
+  // -q: no progress.
+  CmdResult quiet = Fusefuzz("check " + kBlock + " -q -o " + (dir / "q").string() + " 2>" +
+                             err.string() + " >/dev/null; true");
+  std::string none;
+  std::getline(std::ifstream(err), none, '\0');
+  EXPECT_EQ(none.find("check: ["), std::string::npos) << none;
   fs::remove_all(dir);
 }
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Regenerates corpus/faults/<fault>.repro.json: for each catalogued fault, a campaign with only
 # that fault injected finds it, blames it and minimizes it; the first finding blamed on the fault
-# is kept. Nothing here is hand-written. Usage: corpus/faults/regenerate.sh [FUSEFUZZ_BINARY]
+# is kept. Nothing here is hand-written. Usage: corpus/faults/regenerate.sh [FUSEFUZZ_BINARY
+# [FAULT...]] (all faults by default).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../../build/release/fusefuzz}
+shift || true
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for fault in $("$bin" list faults | awk '{print $1}'); do
+faults=("$@")
+[ ${#faults[@]} -gt 0 ] || mapfile -t faults < <("$bin" list faults | awk '{print $1}')
+for fault in "${faults[@]}"; do
   found=""
   for seed in 1 2 3 4 5 6 7 8; do
     out="$work/$fault-$seed"

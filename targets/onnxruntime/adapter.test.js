@@ -14,11 +14,12 @@ const fusefuzz = process.env.FUSEFUZZ;
 const src = process.env.FUSEFUZZ_SOURCE_DIR || path.join(__dirname, '..', '..');
 
 // A request for a seed graph, built from `fusefuzz export` (the same bytes the exec client sends).
+// `seed` names a file of corpus/seeds/, or is a path to a graph or reproducer.
 function request(seed, id, options) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusefuzz-ort-test-'));
   const model = path.join(dir, 'model.onnx');
-  execFileSync(fusefuzz, ['export', path.join(src, 'corpus', 'seeds', seed + '.json'),
-    '--onnx', model, '--inputs-pb', dir]);
+  const file = seed.includes('/') ? seed : path.join(src, 'corpus', 'seeds', seed + '.json');
+  execFileSync(fusefuzz, ['export', file, '--onnx', model, '--inputs-pb', dir]);
   const t = pb.decodeTensor(fs.readFileSync(path.join(dir, 'test_data_set_0', 'input_0.pb')));
   const raw = Buffer.alloc(4 * t.data.length);
   t.data.forEach((v, i) => raw.writeFloatLE(v, 4 * i));
@@ -100,6 +101,43 @@ test('level all fuses Conv+Relu and says so; disable switches the transformer of
   const plain = await t.ask(request('glow-conv-relu-bn', 3, {optimize: false}));
   assert.deepStrictEqual(plain.rewrites, []);
   await t.close();
+});
+
+test('hello rules: the names disable takes, as ORT spells them; every logged transformer', async () => {
+  const t = await start([]);
+  await t.close();
+  assert.ok(t.hello.rules.includes('Pad_Fusion') && !t.hello.rules.includes('PadFusion'));
+  assert.ok(t.hello.rules.includes('Level1_RuleBasedTransformer'));
+  // Session creation at level all logs every transformer it runs ("modified: 0" included):
+  // each must be a name the hello lists, or fusefuzz would refuse a real one.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusefuzz-ort-names-'));
+  const model = path.join(dir, 'model.onnx');
+  execFileSync(fusefuzz, ['export', path.join(src, 'corpus', 'seeds', 'glow-conv-relu-bn.json'),
+    '--onnx', model]);
+  const code = `const ort = require(${JSON.stringify(require.resolve('onnxruntime-node'))});
+    ort.InferenceSession.create(require('fs').readFileSync(process.argv[1]),
+      {graphOptimizationLevel: 'all', logSeverityLevel: 1}).then((s) => s.release());`;
+  const r = require('child_process').spawnSync(process.execPath, ['-e', code, model],
+      {encoding: 'utf8'});
+  const logged = [...r.stderr.matchAll(/GraphTransformer (\S+) modified: [01]/g)].map((m) => m[1]);
+  assert.ok(logged.length > 10, r.stderr.slice(0, 500));
+  const missing = logged.filter((n) => !t.hello.rules.includes(n));
+  assert.deepStrictEqual(missing, []);
+});
+
+test('an error of the optimized run carries the transformers applied before it', async () => {
+  const t = await start(['--level', 'all']);
+  try {
+    const repro = path.join(src, 'corpus', 'onnxruntime', 'padfusion-pads-exceed-kernel.repro.json');
+    const r = await t.ask(request(repro, 1, {}));
+    assert.ok(typeof r.error === 'string', JSON.stringify(r).slice(0, 300));
+    assert.ok(r.rewrites.map((w) => w.rule).includes('Level1_RuleBasedTransformer'),
+        JSON.stringify(r.rewrites));
+    const plain = await t.ask(request(repro, 2, {optimize: false}));
+    assert.ok(plain.outputs, JSON.stringify(plain).slice(0, 300));
+  } finally {
+    await t.close();
+  }
 });
 
 test('cases it cannot run are unsupported, bad models are errors', async () => {

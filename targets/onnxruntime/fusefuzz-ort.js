@@ -20,6 +20,39 @@ const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'Instan
   'HardSwish', 'Gelu', 'Add', 'Sub', 'Mul', 'Div', 'Pad', 'MaxPool', 'AvgPool', 'GlobalAvgPool',
   'Concat', 'Identity', 'Flatten', 'Reshape', 'Gemm', 'MatMul'];
 
+// The names options.disable takes (hello "rules"), as ORT 1.30 spells them. TRANSFORMERS: every
+// graph transformer that session creation at level all logs as "GraphTransformer <name>
+// modified: 0|1" on this build (not always the class name: GeluFusionL1, Pad_Fusion below);
+// adapter.test.js fails when ORT logs one that is not listed. REWRITE_RULES: the rules inside
+// the LevelN_RuleBasedTransformer containers, which ORT does not log (from ORT's
+// graph_transformer_utils.cc and each rule's constructor). ORT ignores a name it does not know,
+// so fusefuzz refuses any other name up front (`--disable PadFusion`: did you mean
+// 'Pad_Fusion'?).
+const TRANSFORMERS = ['AttentionFusion', 'BiasDropoutFusion', 'BiasGeluFusion',
+  'BiasSkipLayerNormFusion', 'BiasSoftmaxFusion', 'CastFloat16Transformer',
+  'CommonSubexpressionElimination', 'ConstantFolding', 'ConstantSharing', 'ConvActivationFusion',
+  'ConvAddActivationFusion', 'DoubleQDQPairsRemover', 'DynamicQuantizeMatMulFusion',
+  'EmbedLayerNormFusion', 'EnsureUniqueDQForNodeUnit', 'FastGeluFusion',
+  'FreeDimensionOverrideTransformer', 'FuseFp16InitializerToFp32NodeTransformer',
+  'GatherSliceToSplitFusion', 'GatherToSliceFusion', 'GeluFusionL1', 'GeluFusionL2',
+  'GemmActivationFusion', 'GroupQueryAttentionFusion', 'GroupQueryAttentionPreNormFusion',
+  'LayerNormFusionL1', 'LayerNormFusionL2', 'Level1_RuleBasedTransformer',
+  'Level2_RuleBasedTransformer', 'MatMulActivationFusion', 'MatMulAddFusion',
+  'MatMulIntegerToFloatFusion', 'MatMulNBitsFusion', 'MatMulScaleFusion',
+  'MatmulTransposeFusion', 'MemcpyTransformer', 'NchwcTransformer', 'NhwcTransformer',
+  'QDQFinalCleanupTransformer', 'QDQPropagationTransformer', 'QDQS8ToU8Transformer',
+  'QDQSelectorActionTransformer', 'QuickGeluFusion', 'RemoveDuplicateCastTransformer',
+  'ReshapeFusion', 'SimplifiedLayerNormFusion', 'SkipLayerNormFusion',
+  'SliceConcatToSpaceToDepthFusion', 'TransposeOptimizer',
+  'TransposeOptimizer_CPUExecutionProvider', 'WeightBiasQuantization', 'WhereDummyDq'];
+
+const REWRITE_RULES = ['EliminateIdentity', 'EliminateSlice', 'UnsqueezeElimination',
+  'EliminateUnsqueeze', 'EliminateDropout', 'ExpandElimination', 'CastElimination',
+  'CastChainElimination', 'PreShapeNodeElimination', 'NoopElimination', 'DivMulFusion',
+  'FuseReluClip', 'GemmSumFusion', 'GemmTransposeFusion', 'NotWhereFusion', 'ConvAddFusion',
+  'ConvMulFusion', 'ConvBNFusion', 'Pad_Fusion', 'MatmulBNFusion', 'LabelEncoderFusion',
+  'ClipQuantFusion', 'ReluQuantFusion'];
+
 function parseArgs(argv) {
   const o = {level: 'all', skip: [], name: 'onnxruntime'};
   for (let i = 0; i < argv.length; i++) {
@@ -93,7 +126,9 @@ function finish() {
   pending = null;
   logLines = [];
   if (reply.error !== undefined) {
-    write({id, error: reply.error});
+    // The transformers ORT logged before it failed go with the error, so that fusefuzz can
+    // blame the rewrite behind an error only the optimized run hits (pads >= kernel).
+    write({id, error: reply.error, rewrites: rewritesFrom(lines)});
   } else {
     const resp = {id, outputs: reply.outputs, rewrites: rewritesFrom(lines)};
     if (reply.timings) resp.timings = reply.timings;
@@ -139,6 +174,7 @@ write({
   engine: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version,
   ops: OPS.filter((op) => !opts.skip.includes(op)),
   capabilities: ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'],
+  rules: TRANSFORMERS.concat(REWRITE_RULES),
 });
 
 const rl = readline.createInterface({input: process.stdin});

@@ -132,9 +132,12 @@ def diff_rewrites(tr, after, mode):
     return out
 
 
-def optimize(tr, mode, limit):
-    """(module to run, rewrites or None) for one translated graph."""
+def optimize(tr, mode, limit, state=None):
+    """(module to run, rewrites or None) for one translated graph. The rewrites are also left
+    in state["rewrites"] as soon as they are known, so that an error in the fusion or the run
+    can still report them."""
     import torch
+    state = {} if state is None else state
     if mode == "eager":
         return tr.module, []
     if mode == "fx":
@@ -152,6 +155,7 @@ def optimize(tr, mode, limit):
             groups = groups[:limit]
         rewrites = [rewrite(i + 1, "fuse_modules:" + "-".join(type(m).__name__ for _, _, m in g),
                             [node for _, node, _ in g]) for i, g in enumerate(groups)]
+        state["rewrites"] = rewrites
         if not groups:
             return tr.module, rewrites
         return fuse_modules(tr.module, [[name for name, _, _ in g] for g in groups]), rewrites
@@ -161,8 +165,9 @@ def optimize(tr, mode, limit):
     raise ValueError("unknown mode " + mode)
 
 
-def handle(req, mode):
+def handle(req, mode, state=None):
     import torch
+    state = {} if state is None else state
     import translate
     tr = translate.translate(req["graph"])
     options = req.get("options") or {}
@@ -170,7 +175,9 @@ def handle(req, mode):
     run_mode = mode if options.get("optimize", True) else "eager"
     limit = options.get("bisect_limit", -1)
     counts = bench_counts(req)
-    module, rewrites = optimize(tr, run_mode, -1 if limit is None else int(limit))
+    module, rewrites = optimize(tr, run_mode, -1 if limit is None else int(limit), state)
+    if rewrites is not None:
+        state["rewrites"] = rewrites
     timings = None
     with torch.no_grad():
         if counts:
@@ -217,12 +224,18 @@ def main():
         except (ValueError, KeyError, TypeError) as e:
             send({"id": None, "error": "bad request: %r" % (e,)})
             continue
+        state = {}
         try:
-            send(dict(id=rid, **handle(req, args.mode)))
+            send(dict(id=rid, **handle(req, args.mode, state)))
         except translate.Unsupported as e:
             send({"id": rid, "unsupported": str(e)})
         except Exception as e:  # the engine failed on this graph: a finding of kind error
-            send({"id": rid, "error": "%s: %s" % (type(e).__name__, str(e)[:2000])})
+            resp = {"id": rid, "error": "%s: %s" % (type(e).__name__, str(e)[:2000])}
+            # The rewrites applied before the failure: fusefuzz blames an optimized-run-only
+            # error by them (fuse_modules grouping modules across channel counts).
+            if state.get("rewrites") and "rewrites" in capabilities(args.mode):
+                resp["rewrites"] = state["rewrites"]
+            send(resp)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+#include "harness/structure.h"
+
+#include <algorithm>
+#include <variant>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace fusefuzz {
+namespace {
+
+// True when `v` is what the op's schema uses when the attribute is absent.
+bool IsDefaultAttr(Op op, const std::string& name, const AttrValue& v) {
+  const AttrSpec* spec = FindAttrSpec(op, name);
+  if (!spec || spec->required) return false;
+  switch (spec->type) {
+    case AttrType::kInt:
+      return std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) == spec->default_int;
+    case AttrType::kFloat:
+      return std::holds_alternative<double>(v) && std::get<double>(v) == spec->default_float;
+    case AttrType::kInts:
+      return std::holds_alternative<std::vector<int64_t>>(v) &&
+             std::get<std::vector<int64_t>>(v) == spec->default_ints;
+    case AttrType::kString:
+      return std::holds_alternative<std::string>(v) &&
+             std::get<std::string>(v) == spec->default_string;
+  }
+  return false;
+}
+
+// Which axes of the [N, C, H, W] output a constant operand varies over, aligned from the right
+// as numpy broadcasts: "1" (a scalar), "C", "HW", "NCHW", ... What separates a constant folded
+// per channel from one folded as a scalar, whatever its values.
+std::string BroadcastClass(const Shape& s) {
+  static constexpr char kAxes[] = "NCHW";
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] <= 1) continue;
+    const size_t from_right = s.size() - 1 - i;
+    out += from_right < 4 ? kAxes[3 - from_right] : '?';
+  }
+  return out.empty() ? "1" : out;
+}
+
+// Geometry: a minimized case keeps whatever of it the minimizer could not remove, which
+// differs between cases of one bug (a 1x1 or a 3x3 kernel, pads 0 or 1).
+bool IsGeometry(const std::string& attr) {
+  return attr == "pads" || attr == "strides" || attr == "dilations" || attr == "kernel_shape" ||
+         attr == "shape";
+}
+
+// Backtracking embedding of pattern nodes [k, end) into `g` (see ContainsPattern).
+bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_class,
+           const std::vector<std::string>& p_class, size_t k, std::vector<int>& map,
+           std::vector<bool>& used) {
+  if (k == p.nodes.size()) return true;
+  const Node& pn = p.nodes[k];
+  // Each edge from pattern node q must be an edge from map[q]; pattern graph inputs match
+  // anything. Add and Mul are commutative: their two inputs may come in either order.
+  auto producer_ok = [&](const std::string& p_in, const std::string& g_in) {
+    const int q = p.ProducerIndex(p_in);
+    return q < 0 || g.ProducerIndex(g_in) == map[static_cast<size_t>(q)];
+  };
+  for (size_t j = 0; j < g.nodes.size(); ++j) {
+    const Node& gn = g.nodes[j];
+    if (used[j] || g_class[j] != p_class[k] || gn.inputs.size() != pn.inputs.size()) continue;
+    bool ok = true;
+    for (size_t i = 0; i < pn.inputs.size() && ok; ++i)
+      ok = producer_ok(pn.inputs[i], gn.inputs[i]);
+    if (!ok && (pn.op == Op::Add || pn.op == Op::Mul) && pn.inputs.size() == 2) {
+      ok = producer_ok(pn.inputs[0], gn.inputs[1]) && producer_ok(pn.inputs[1], gn.inputs[0]);
+    }
+    if (!ok) continue;
+    used[j] = true;
+    map[k] = static_cast<int>(j);
+    if (Embed(g, p, g_class, p_class, k + 1, map, used)) return true;
+    used[j] = false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string NodeClass(const Node& n) {
+  const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
+  std::string out = std::string(OpName(plain_conv ? Op::Conv : n.op)) + "(";
+  for (const auto& [name, v] : n.attrs) {
+    // Float attributes are values (epsilon, alpha), not structure.
+    if (!std::holds_alternative<double>(v) && !IsGeometry(name) && !IsDefaultAttr(n.op, name, v))
+      out += name + ",";
+  }
+  out += ")";
+  const bool operand_constants =
+      n.op == Op::Add || n.op == Op::Sub || n.op == Op::Mul || n.op == Op::Div || n.op == Op::PRelu;
+  if (operand_constants) {
+    for (const auto& [pname, t] : n.params)
+      out += "[" + pname + ":" + BroadcastClass(t.shape) + "]";
+  }
+  if (!n.epilogue.empty()) out += "|epilogue";
+  return out;
+}
+
+std::string CanonicalStructure(const Graph& g) {
+  std::string out;
+  for (const Node& n : g.nodes) {
+    out += NodeClass(n);
+    std::vector<std::string> from;
+    for (const std::string& in : n.inputs) {
+      const int producer = g.ProducerIndex(in);
+      from.push_back(producer >= 0 ? "n" + std::to_string(producer) : "x");
+    }
+    if (n.op == Op::Add || n.op == Op::Mul) std::sort(from.begin(), from.end());
+    out += "<-";
+    for (const auto& f : from) out += f + ",";
+    out += ";";
+  }
+  out += "out:";
+  for (const std::string& o : g.outputs) out += std::to_string(g.ProducerIndex(o)) + ",";
+  return out;
+}
+
+bool ContainsPattern(const Graph& g, const Graph& pattern, const std::string& worst_output) {
+  if (pattern.nodes.empty() || pattern.nodes.size() > g.nodes.size()) return false;
+  std::vector<std::string> g_class, p_class;
+  for (const Node& n : g.nodes) g_class.push_back(NodeClass(n));
+  for (const Node& n : pattern.nodes) p_class.push_back(NodeClass(n));
+  std::vector<int> map(pattern.nodes.size(), -1);
+  std::vector<bool> used(g.nodes.size(), false);
+  if (!Embed(g, pattern, g_class, p_class, 0, map, used)) return false;
+  // The worst output downstream of the pattern's last node: a case whose failure cannot come
+  // from the pattern is not its duplicate. Nodes are in topological order.
+  std::vector<bool> reach(g.nodes.size(), false);
+  reach[static_cast<size_t>(map.back())] = true;
+  for (size_t j = 0; j < g.nodes.size(); ++j) {
+    for (const std::string& in : g.nodes[j].inputs) {
+      const int q = g.ProducerIndex(in);
+      if (q >= 0 && reach[static_cast<size_t>(q)]) reach[j] = true;
+    }
+    if (reach[j] && g.nodes[j].output == worst_output) return true;
+  }
+  return false;
+}
+
+}  // namespace fusefuzz

@@ -1,0 +1,79 @@
+#include "report/diagnosis.h"
+
+#include <cstdio>
+
+#include "optimizer/optimizer.h"
+
+namespace fusefuzz {
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string FirstLine(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
+}
+
+}  // namespace
+
+std::string BlameUnavailableReason(const Repro& r) {
+  if (r.blame.method == "disable") {
+    return "disabling each reported rule in turn gave no PASS (a rule whose removal gives "
+           "MISTRUSTED confirms nothing)";
+  }
+  if (r.blame.method == "bisect") return "the bisection found no first failing rewrite";
+  if (r.kind == FindingKind::kKernel) return "a kernel finding has no rewrite to blame";
+  return "the target reports no rewrites it can withhold: it takes neither bisect_limit nor "
+         "disable with reported rewrites (docs/target-protocol.md), so no single rewrite can be "
+         "tested; the minimized graph is the evidence";
+}
+
+std::string Diagnosis(const Repro& r, const std::string& where) {
+  std::string s;
+  const bool has_worst = !r.worst.output.empty();
+  const std::string values =
+      has_worst ? "reference " + Num(r.worst.reference) + ", target " + Num(r.worst.candidate) : "";
+  switch (r.kind) {
+    case FindingKind::kFusion:
+      if (r.blame.known()) {
+        s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") `" + r.blame.rule + "`";
+        for (size_t i = 0; i < r.blame.nodes.size(); ++i)
+          s += (i ? "," : " at ") + r.blame.nodes[i];
+      } else {
+        s = "the optimized run (no rewrite blamed)";
+      }
+      s += has_worst ? ", " + where + " diverges: " + values : " fails";
+      break;
+    case FindingKind::kKernel:
+      s = "the unoptimized run already disagrees with the reference" +
+          (has_worst ? " at " + where + ": " + values : std::string()) +
+          ": a kernel bug, not a fusion bug";
+      break;
+    case FindingKind::kTargetError:
+    case FindingKind::kCrash:
+    case FindingKind::kTimeout:
+      s = "the " + (r.failing_run.empty() ? std::string("target's") : r.failing_run) + " run " +
+          (r.kind == FindingKind::kCrash     ? "crashed"
+           : r.kind == FindingKind::kTimeout ? "timed out"
+                                             : "failed") +
+          (r.blame.rule.empty() ? "" : " after `" + r.blame.rule + "`") + ": " +
+          FirstLine(r.detail);
+      break;
+    case FindingKind::kNone:
+      s = "no finding";
+      break;
+  }
+  for (const std::string& f : r.opt.inject) {
+    for (const RuleInfo& info : ListFaults()) {
+      if (info.name == f) s += "; injected fault `" + f + "`: " + info.summary;
+    }
+  }
+  return s + ".";
+}
+
+}  // namespace fusefuzz

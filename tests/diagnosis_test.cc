@@ -1,0 +1,58 @@
+// report.md of a finding (issue 28, items 4 and 7): a one-sentence diagnosis at the top, a reason
+// when nothing is blamed, and a run command that runs the finding's own target.
+#include "report/diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "report/finding_report.h"
+
+namespace fusefuzz {
+namespace {
+
+Repro FusionRepro() {
+  Repro r;
+  r.kind = FindingKind::kFusion;
+  r.verdict = "MISMATCH";
+  r.worst.output = "v5";
+  r.worst.reference = -1;
+  r.worst.candidate = 0;
+  return r;
+}
+
+TEST(Diagnosis, BlamedRewriteWorstElementAndTheFaultsCatalogueLine) {
+  Repro r = FusionRepro();
+  r.opt.inject = {"bias-not-scaled"};
+  r.blame.method = "bisect";
+  r.blame.rule = "bias-not-scaled";
+  r.blame.rewrite_index = 1;
+  r.blame.nodes = {"conv", "bn"};
+  const std::string d = Diagnosis(r, "`v5` at (0, 0, 1, 1)");
+  EXPECT_EQ(d.rfind("after rewrite (1) `bias-not-scaled` at conv,bn, `v5` at (0, 0, 1, 1) "
+                    "diverges: reference -1, target 0; injected fault `bias-not-scaled`: ",
+                    0),
+            0u)
+      << d;
+  const std::string md = FindingReport(r, "");
+  EXPECT_NE(md.find("**Diagnosis:** after rewrite (1)"), std::string::npos) << md;
+}
+
+TEST(Diagnosis, ExternalFindingSaysWhyNothingIsBlamedAndRunsItsTarget) {
+  Repro r = FusionRepro();
+  r.target = "exec:./my-compiler --fast";
+  const std::string d = Diagnosis(r, "`v5` at (0, 0, 1, 1)");
+  EXPECT_NE(d.find("the optimized run (no rewrite blamed)"), std::string::npos) << d;
+  const std::string md = FindingReport(r, "");
+  EXPECT_NE(md.find("Blame unavailable (method: none): the target reports no rewrites"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("fusefuzz run graph.json --inputs inputs.json --target 'exec:./my-compiler "
+                    "--fast'"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("--engine optimized"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace fusefuzz
