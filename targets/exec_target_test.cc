@@ -3,6 +3,7 @@
 // cases of the response format.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -402,6 +403,26 @@ TEST(ExecTarget, BadHellosAreInputErrors) {
   EXPECT_TRUE(Has(e, "exited with status 3 before writing its hello line"));
   EXPECT_TRUE(Has(e, "oops"));
   EXPECT_TRUE(Has(InputErrorOf("sleep 30", 0.5), "no hello line within 0.5 s"));
+  EXPECT_TRUE(Has(
+      InputErrorOf(
+          R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"x","ops":[],"rules":"Pad_Fusion"}')"),
+      "\"rules\" must be an array"));
+  EXPECT_TRUE(Has(
+      InputErrorOf(
+          R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"x","ops":[],"rules":["a",7]}')"),
+      "/rules/1: must be a non-empty string"));
+}
+
+// Issue 28 item 8: the names a target's options take come from its hello ("rules").
+TEST(ExecTarget, HelloRulesAreTheNamesDisableTakes) {
+  auto t = Exec(
+      R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"ort","ops":["Conv"],"capabilities":["disable"],"rules":["Pad_Fusion","ConvBNFusion"]}'; read -r l)");
+  EXPECT_EQ(t->caps().rules, (std::vector<std::string>{"Pad_Fusion", "ConvBNFusion"}));
+  // The example target declares the embedded optimizer's names.
+  auto ex = Exec(Example());
+  const auto& rules = ex->caps().rules;
+  EXPECT_NE(std::find(rules.begin(), rules.end(), "conv-bn-fold"), rules.end());
+  EXPECT_NE(std::find(rules.begin(), rules.end(), "through-activation"), rules.end());
 }
 
 TEST(ExecTarget, MissingProgramIsAnInputError) {
