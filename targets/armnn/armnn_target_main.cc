@@ -384,7 +384,14 @@ class Server {
       opt = armnn::Optimize(*net, {armnn::Compute::CpuRef}, runtime_->GetDeviceSpec(), o,
                             armnn::Optional<std::vector<std::string>&>(messages));
     } catch (const armnn::Exception& e) {
-      throw std::runtime_error(std::string("armnn::Optimize threw: ") + e.what());
+      // The folds Optimize was free to apply: the Pad->Conv pairs without a barrier.
+      std::vector<Rewrite> attempted;
+      for (const auto& [pad, conv] : b.PadConvPairs()) {
+        if (!barriers.count(conv)) {
+          attempted.push_back({static_cast<int>(attempted.size()) + 1, kFoldRule, {pad, conv}});
+        }
+      }
+      throw FailureAfterRewrites(std::string("armnn::Optimize threw: ") + e.what(), attempted);
     }
     if (!opt) {
       std::string why;
