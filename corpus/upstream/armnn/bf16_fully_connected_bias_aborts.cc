@@ -5,10 +5,10 @@
 // type." (src/backends/backendsCommon/LayerSupportRules.hpp:33). Standalone: no fusefuzz. The
 // optimization runs in a child process; exits 1 while the child dies of SIGABRT (the bug), 0
 // when the network optimizes, 2 for anything else.
-#include <armnn/ArmNN.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <armnn/ArmNN.hpp>
 #include <csignal>
 #include <cstdio>
 #include <vector>
@@ -56,8 +56,9 @@ int main() {
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid) return 2;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) {
-    std::printf("BUG: armnn::Optimize with m_ReduceFp32ToBf16 aborted on a FullyConnected layer "
-                "with a bias\n");
+    std::printf(
+        "BUG: armnn::Optimize with m_ReduceFp32ToBf16 aborted on a FullyConnected layer "
+        "with a bias\n");
     return 1;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
