@@ -59,11 +59,11 @@ std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
       // C++ programs built beside fusefuzz when CMake found their Debian packages.
       const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
       if (built.find("," + engine + ",") == std::string::npos) {
-        throw InputError("--target", engine + " target not built: CMake did not find " +
-                                         (engine == "xnnpack"
-                                              ? "libxnnpack-dev and libpthreadpool-dev"
-                                              : "libarmnn-dev and libarmnn-cpuref-backend22") +
-                                         " (run ci/setup, then configure again)");
+        throw InputError("--target",
+                         engine + " target not built: CMake did not find " +
+                             (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
+                                                  : "libarmnn-dev and libarmnn-cpuref-backend22") +
+                             " (run ci/setup, then configure again)");
       }
       return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
              " --mode " + mode;

@@ -113,6 +113,12 @@ std::string HandleNativeLine(const std::string& line, const NativeBackend& backe
                          {"median_ns", a.timings->median_ns},
                          {"min_ns", a.timings->min_ns}};
     }
+  } catch (const FailureAfterRewrites& e) {
+    json rw = json::array();
+    for (const Rewrite& w : e.rewrites) {
+      rw.push_back({{"index", w.index}, {"rule", w.rule}, {"nodes", w.nodes}});
+    }
+    resp = {{"id", req["id"]}, {"error", e.what()}, {"rewrites", std::move(rw)}};
   } catch (const Unsupported& e) {
     resp = {{"id", req["id"]}, {"unsupported", e.what()}};
   } catch (const std::exception& e) {

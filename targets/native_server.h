@@ -28,6 +28,15 @@ class Unsupported : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failure after the runtime applied (or was applying) rewrites: answered {"error": what(),
+// "rewrites": [...]}, so that fusefuzz's blame can name the rule.
+class FailureAfterRewrites : public std::runtime_error {
+ public:
+  FailureAfterRewrites(const std::string& what, std::vector<Rewrite> rw)
+      : std::runtime_error(what), rewrites(std::move(rw)) {}
+  std::vector<Rewrite> rewrites;
+};
+
 struct NativeRequest {
   Graph graph;
   ShapeMap shapes;  // every value's NCHW shape (VerifyGraph)

@@ -74,6 +74,22 @@ class Builder {
       armnn::IConnectableLayer* l = net_->AddOutputLayer(id++, ("out:" + o).c_str());
       Slot(o).Connect(l->GetInputSlot(0));
     }
+    // Dead values (no consumer, not an output) get an output layer too: Arm NN removes
+    // unconnected layers, and with them a graph input only they read (then unbindable).
+    for (const std::string& v : DeadValues()) {
+      armnn::IConnectableLayer* l = net_->AddOutputLayer(id++, ("dead:" + v).c_str());
+      Slot(v).Connect(l->GetInputSlot(0));
+    }
+  }
+
+  std::vector<std::string> DeadValues() const {
+    std::vector<std::string> out;
+    for (const Node& n : r_.graph.nodes) {
+      if (!r_.graph.IsGraphOutput(n.output) && r_.graph.Consumers(n.output).empty()) {
+        out.push_back(n.output);
+      }
+    }
+    return out;
   }
 
  private:
@@ -384,7 +400,14 @@ class Server {
       opt = armnn::Optimize(*net, {armnn::Compute::CpuRef}, runtime_->GetDeviceSpec(), o,
                             armnn::Optional<std::vector<std::string>&>(messages));
     } catch (const armnn::Exception& e) {
-      throw std::runtime_error(std::string("armnn::Optimize threw: ") + e.what());
+      // The folds Optimize was free to apply: the Pad->Conv pairs without a barrier.
+      std::vector<Rewrite> attempted;
+      for (const auto& [pad, conv] : b.PadConvPairs()) {
+        if (!barriers.count(conv)) {
+          attempted.push_back({static_cast<int>(attempted.size()) + 1, kFoldRule, {pad, conv}});
+        }
+      }
+      throw FailureAfterRewrites(std::string("armnn::Optimize threw: ") + e.what(), attempted);
     }
     if (!opt) {
       std::string why;
@@ -427,6 +450,13 @@ class Server {
       const auto lb = static_cast<armnn::LayerBindingId>(i);
       outputs.push_back(
           {lb, armnn::Tensor(runtime_->GetOutputTensorInfo(id, lb), a.outputs[o].data.data())});
+    }
+    std::vector<std::vector<float>> scratch;
+    for (const std::string& v : b.DeadValues()) {
+      scratch.emplace_back(static_cast<size_t>(NumElements(r.shapes.at(v))));
+      const auto lb = static_cast<armnn::LayerBindingId>(outputs.size());
+      outputs.push_back(
+          {lb, armnn::Tensor(runtime_->GetOutputTensorInfo(id, lb), scratch.back().data())});
     }
     auto run = [&] {
       if (runtime_->EnqueueWorkload(id, inputs, outputs) != armnn::Status::Success) {

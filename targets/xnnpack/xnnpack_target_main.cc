@@ -421,7 +421,10 @@ NativeAnswer Run(const NativeRequest& r) {
   for (const ValueInfo& in : r.graph.inputs) inputs.insert(in.name);
   for (const Node& n : r.graph.nodes) {
     // Unfused: every intermediate value external, so XNNPACK fuses nothing.
-    external[b.Id(n.output)] = !r.optimize || r.graph.IsGraphOutput(n.output);
+    // A dead value (no consumer, not an output) is external too: xnn_subgraph_optimize clears
+    // unreferenced internal values, and setting up their producer then fails an assert.
+    external[b.Id(n.output)] =
+        !r.optimize || r.graph.IsGraphOutput(n.output) || r.graph.Consumers(n.output).empty();
   }
   NativeAnswer a;
   // A dry definition gives the node list; withheld fusions keep their value external until the
