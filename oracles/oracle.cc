@@ -130,7 +130,8 @@ double LeafRoundings(const Graph& g, Precision p) {
       case OpFamily::kBinary:
       case OpFamily::kActivation:
       case OpFamily::kPad:
-        leaves += n.params.empty() && n.attrs.empty() ? 0 : 1;
+      case OpFamily::kQuant:  // a Q/DQ scale is a constant factor of its term
+        leaves += n.params.empty() && n.attrs.empty() && n.quant.empty() ? 0 : 1;
         break;
       case OpFamily::kPool:
       case OpFamily::kConcat:
