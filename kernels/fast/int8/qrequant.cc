@@ -3,6 +3,7 @@
 // multiply-add of `acc * multiplier + residual term` would round once where the definition
 // rounds twice.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "kernels/fast/fast_ops.h"
@@ -13,7 +14,9 @@ namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 
 bool CpuHasVnni() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has = __builtin_cpu_supports("avx512vnni");
+  // FUSEFUZZ_INT8_NO_VNNI=1: the AVX-512BW pmaddwd path on a VNNI CPU (its test, tests/).
+  static const bool has =
+      __builtin_cpu_supports("avx512vnni") && !std::getenv("FUSEFUZZ_INT8_NO_VNNI");
   return has;
 #else
   return false;
