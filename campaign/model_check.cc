@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <sstream>
 
+#include "campaign/finding_filing.h"
 #include "generators/seeded_inputs.h"
 #include "harness/case_repro.h"
-#include "campaign/finding_filing.h"
 #include "harness/minimize.h"
 #include "harness/repro.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
 
 namespace fusefuzz {
 namespace {
@@ -122,11 +123,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     }
     if (!o.out_dir.empty()) {
       const OutLayout layout(o.out_dir);
-      for (const std::string& d : {layout.findings, layout.claims, layout.tmp}) {
-        std::error_code ec;
-        std::filesystem::create_directories(d, ec);
-        if (ec) throw OutputError(d, "cannot create folder: " + ec.message());
-      }
+      // Real folders, not links someone planted in OUT.
+      for (const char* d : {"findings", ".claims", ".tmp"}) MakeFolderIn(o.out_dir, d);
       result.signature = Signature(filed);
       PublishFinding(layout, result.signature, filed);
     }

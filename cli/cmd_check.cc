@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "cli/cli.h"
 #include "campaign/model_check.h"
+#include "cli/cli.h"
 #include "ir/json_io.h"
 #include "onnx/import.h"
 
@@ -68,6 +68,7 @@ void RegisterCheck(Cli& cli) {
   o->m.check.oracle.kind = OracleKind::kSigma;
   cmd->get_option("--oracle")->default_str("sigma");
   cmd->callback([o, &cli] {
+    ExitOnInterrupt();
     ModelCheckOptions m = o->m;
     ResolveOracleKind(m.check.oracle, o->oracle);
     m.minimize = !o->no_minimize;
