@@ -47,9 +47,11 @@ TEST(HostileRound2, Item6NamesInReportMdAreEscaped) {
   r.worst.output = n.output;
   const std::string md = FindingReport(r, "/tmp/f");
   EXPECT_EQ(LinesStartingWith(md, "| forged"), 0) << md;
-  EXPECT_EQ(LinesStartingWith(md, "# Forged"), 0) << md;
+  EXPECT_EQ(LinesStartingWith(md, "# Forged heading"), 0) << md;
   EXPECT_NE(md.find("x\\x0a| forged | row |\\x0a```\\x0a# Forged heading"), std::string::npos)
       << md;
+  // The target's stderr keeps its lines, in a fence that its own ``` line cannot close.
+  EXPECT_NE(md.find("````\nlog\n```\n# Forged from stderr\n````\n"), std::string::npos) << md;
   // The shell command disabling the rule: one word, one line.
   EXPECT_NE(md.find("--disable $'rulex\\x0a| forged | row |\\x0a```\\x0a# Forged heading'"),
             std::string::npos)

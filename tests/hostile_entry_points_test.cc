@@ -61,8 +61,8 @@ TEST(HostileEntryPoints, EveryReaderRefusesFifoDevZeroFolderAndHugeSparseFile) {
   const std::string g = Seed("op-activations.json");
   const std::string repro =
       std::string(FUSEFUZZ_SOURCE_DIR) + "/corpus/faults/bias-not-scaled.repro.json";
-  Run ex = Fusefuzz({"export", g, "--onnx", (d / "set" / "model.onnx").string(), "--inputs-pb",
-                     (d / "set").string()});
+  RunResult ex = Fusefuzz({"export", g, "--onnx", (d / "set" / "model.onnx").string(),
+                           "--inputs-pb", (d / "set").string()});
   ASSERT_EQ(ex.status, 0) << ex.out;
   const std::string set = (d / "set" / "test_data_set_0").string();
   const std::string o = (d / "o").string();
@@ -106,10 +106,11 @@ TEST(HostileEntryPoints, EveryReaderRefusesFifoDevZeroFolderAndHugeSparseFile) {
     fs::create_directories(outdir);
     Make(outdir / "summary.json", kind);
     for (const EntryPoint& e : entries) {
-      // A folder is a valid --known (its summary.json) and replay argument (its reproducers):
-      // there the missing file inside is the refusal.
+      // A folder is a valid --known (its summary.json), replay argument (its reproducers) and
+      // --outputs (a backend-test folder): there the missing file inside is the refusal.
       const bool dir_is_valid =
-          std::string(kind) == "dir" && (e.name == "fuzz --known" || e.name == "replay REPRO");
+          std::string(kind) == "dir" && (e.name == "fuzz --known" || e.name == "replay REPRO" ||
+                                         e.name == "compare --outputs FILE");
       std::vector<std::string> args;
       for (const std::string& a : e.args) {
         if (a == "@")
@@ -121,7 +122,7 @@ TEST(HostileEntryPoints, EveryReaderRefusesFifoDevZeroFolderAndHugeSparseFile) {
         else
           args.push_back(a);
       }
-      Run r = Fusefuzz(args, {.deadline_seconds = 30});
+      RunResult r = Fusefuzz(args, Deadline(30));
       ++n;
       EXPECT_FALSE(r.timed_out) << e.name << " with " << kind << ": hangs";
       EXPECT_EQ(r.status, 2) << e.name << " with " << kind << ": " << r.out;
@@ -194,7 +195,7 @@ TEST(HostileEntryPoints, SymlinksPlantedInEveryWrittenNameAreNotFollowed) {
   first.insert(first.begin() + 1, {"--graphs", "30"});
   second.insert(second.begin() + 1, {"--graphs", "60"});
   second.push_back("--resume");
-  Run r = Fusefuzz(first);
+  RunResult r = Fusefuzz(first);
   ASSERT_EQ(r.status, 1) << r.out;
   auto planted = PlantLinks(c, d / "victims-campaign", {".lock", ".claims/"});
   ASSERT_GT(planted.size(), 5u);

@@ -22,7 +22,7 @@
 
 namespace fusefuzz::testing {
 
-struct Run {
+struct RunResult {
   int status = -1;         // exit status, 128 + signal, or -1 when it outlived the deadline
   bool timed_out = false;  // killed at the deadline
   std::string out;         // stdout + stderr
@@ -34,6 +34,22 @@ struct RunOptions {
   bool ignore_sigint = false;
   std::string cwd;
 };
+
+inline RunOptions Deadline(double seconds) {
+  RunOptions o;
+  o.deadline_seconds = seconds;
+  return o;
+}
+inline RunOptions FileSizeLimit(rlim_t bytes) {
+  RunOptions o;
+  o.file_size_limit = bytes;
+  return o;
+}
+inline RunOptions IgnoringSigint() {
+  RunOptions o;
+  o.ignore_sigint = true;
+  return o;
+}
 
 // The binary under test: FUSEFUZZ_TEST_BINARY (to check that a test fails on another build,
 // e.g. the one before a fix) or the one this test was built with.
@@ -76,8 +92,8 @@ inline pid_t Start(const std::vector<std::string>& args, const RunOptions& o, in
 }
 
 // Reads the output until EOF or the deadline; kills the group at the deadline; waits.
-inline Run Finish(pid_t pid, int fd, double deadline_seconds) {
-  Run r;
+inline RunResult Finish(pid_t pid, int fd, double deadline_seconds) {
+  RunResult r;
   const auto end = std::chrono::steady_clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>(deadline_seconds * 1000));
   char buf[4096];
@@ -106,7 +122,7 @@ inline Run Finish(pid_t pid, int fd, double deadline_seconds) {
   return r;
 }
 
-inline Run Fusefuzz(const std::vector<std::string>& args, const RunOptions& o = {}) {
+inline RunResult Fusefuzz(const std::vector<std::string>& args, const RunOptions& o = {}) {
   int fd = -1;
   pid_t pid = Start(args, o, &fd);
   if (pid < 0) return {};
