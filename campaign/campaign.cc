@@ -19,6 +19,7 @@
 #include "campaign/finding_filing.h"
 #include "ir/closest_name.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
 #include "report/campaign_summary.h"
@@ -262,6 +263,36 @@ int RunCampaign(const CampaignOptions& in) {
     }
   };
 
+  // The statistics as a summary would hold them now: duplicates of buckets whose slot holders
+  // have not finished are counted under the bucket key (which names no folder), and each worker
+  // resumes at the first case it has not finished (with the same --jobs the previous
+  // campaign's progress merges exactly; see docs/campaign.md).
+  auto snapshot = [&](bool interrupted) {
+    CampaignStats s = stats;
+    for (const auto& [bucket, cases] : pending) {
+      for (CaseReport c : cases) {
+        c.signature = bucket;
+        s.AddCase(c);
+      }
+    }
+    s.seconds = previous_seconds + Since(start);
+    s.interrupted = interrupted;
+    s.progress_jobs = o.jobs;
+    s.progress_next.assign(static_cast<size_t>(o.jobs), 0);
+    for (size_t w = 0; w < workers.size(); ++w) {
+      int64_t next = workers[w].next;
+      if (done.jobs == o.jobs) next = std::max(next, done.next[w]);
+      s.progress_next[w] = next;
+    }
+    return s;
+  };
+  // A campaign killed outright (SIGKILL, power loss) keeps what its last checkpoint counted:
+  // summary.json is replaced atomically every kCheckpointSeconds, marked interrupted, and
+  // --resume continues from it (summary.md and .html are written at the end only).
+  constexpr double kCheckpointSeconds = 5;
+  double last_checkpoint = 0;
+  bool checkpoint_warned = false;
+
   double last_status = 0;
   bool forwarded = false;
   while (true) {
@@ -311,35 +342,35 @@ int RunCampaign(const CampaignOptions& in) {
       }
     }
     double t = Since(start);
+    if (t - last_checkpoint >= kCheckpointSeconds && fatal.empty()) {
+      last_checkpoint = t;
+      try {
+        WriteCampaignSummary(o.out_dir, snapshot(true), "", /*full=*/false);
+      } catch (const OutputError& e) {
+        // The final summary reports it if it persists; a checkpoint is not worth stopping for.
+        if (!checkpoint_warned) {
+          std::fprintf(stderr, "fusefuzz: warning: could not checkpoint the summary: %s\n",
+                       e.what());
+        }
+        checkpoint_warned = true;
+      }
+    }
     if (o.status && t - last_status >= 1.0) {
       last_status = t;
       std::fprintf(stderr, "%s\n", stats.StatusLine(previous_seconds + t).c_str());
     }
   }
-  // Duplicates of buckets whose slot holders never finished (killed mid-minimization): counted
-  // under the bucket key, which names no folder.
-  for (auto& [bucket, cases] : pending) {
-    for (CaseReport& c : cases) {
-      c.signature = bucket;
-      stats.AddCase(c);
-    }
-  }
-  stats.seconds = previous_seconds + Since(start);
-  stats.interrupted = g_stop != 0 || !fatal.empty();
+  // Duplicates of buckets whose slot holders never finished (killed mid-minimization) are
+  // counted under the bucket key (snapshot).
+  stats = snapshot(g_stop != 0 || !fatal.empty());
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  // Where a --resume continues: per worker, the first case it has not finished (with the same
-  // --jobs the previous campaign's progress merges exactly; see docs/campaign.md).
-  stats.progress_jobs = o.jobs;
-  stats.progress_next.assign(static_cast<size_t>(o.jobs), 0);
-  for (size_t w = 0; w < workers.size(); ++w) {
-    int64_t next = workers[w].next;
-    if (done.jobs == o.jobs) next = std::max(next, done.next[w]);
-    stats.progress_next[w] = next;
-  }
   std::error_code ec;
-  fs::remove_all(layout.tmp, ec);  // left by a worker killed mid-finding
-  fs::create_directories(layout.tmp, ec);
+  fs::remove_all(layout.tmp, ec);  // left by a worker killed mid-finding (a link is not followed)
+  try {
+    MakeFolderIn(layout.out, ".tmp");
+  } catch (const OutputError&) {  // NOLINT(bugprone-empty-catch): the next run recreates it
+  }
   bool summary_written = true;
   try {
     WriteCampaignSummary(o.out_dir, stats, o.junit);
@@ -347,7 +378,7 @@ int RunCampaign(const CampaignOptions& in) {
     summary_written = false;
     std::fprintf(stderr, "fusefuzz: error: could not write the summary: %s\n", e.what());
   }
-  std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir).c_str());
+  std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir, summary_written).c_str());
   ::close(lock_fd);
   if (!fatal.empty()) {
     std::fprintf(stderr,

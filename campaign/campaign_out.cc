@@ -16,6 +16,7 @@
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "report/finding_writer.h"
 
@@ -29,8 +30,19 @@ using nlohmann::json;
 // process, so a killed campaign leaves none behind. Returns the descriptor to keep open.
 int LockOut(const std::string& out) {
   const std::string path = out + "/.lock";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a .lock planted as a symlink would have us truncate and write the file it names.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+  if (fd < 0 && errno == ELOOP) {
+    throw InputError("--out", "'" + path +
+                                  "' is a symlink; fusefuzz does not write through a "
+                                  "link it did not make (remove it)");
+  }
   if (fd < 0) throw InputError("--out", ErrnoText("cannot create the lock file '" + path + "'"));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError("--out", "'" + path + "' is not a regular file (remove it)");
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     char buf[32] = {0};
@@ -146,6 +158,13 @@ void CheckWritable(const std::string& path) {
 int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
   const OutLayout l(o.out_dir);
   std::error_code ec;
+  // A dangling symlink: create_directories would say only "File exists".
+  if (fs::is_symlink(fs::symlink_status(l.out, ec)) && !fs::exists(l.out, ec)) {
+    throw InputError("--out", "'" + l.out + "' is a symlink to '" +
+                                  fs::read_symlink(l.out, ec).string() +
+                                  "', which does not exist (create that folder, or give another "
+                                  "--out)");
+  }
   fs::create_directories(l.out, ec);
   if (ec) {
     throw InputError("--out", "cannot create folder '" + l.out + "': " + ec.message());
@@ -176,10 +195,8 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
     }
     // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
     fs::remove_all(l.tmp, ec);
-    for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) {
-      fs::create_directories(d, ec);
-      if (ec) throw InputError("--out", "cannot create folder '" + d + "': " + ec.message());
-    }
+    // Real folders, not links someone planted in OUT (ir/folder_write.h refuses those).
+    for (const char* d : {"findings", ".claims", ".buckets", ".tmp"}) MakeFolderIn(l.out, d);
   } catch (...) {
     ::close(lock);
     throw;

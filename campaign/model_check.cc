@@ -12,6 +12,7 @@
 #include "harness/minimize.h"
 #include "harness/repro.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
 
 namespace fusefuzz {
 namespace {
@@ -140,11 +141,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     }
     if (!o.out_dir.empty()) {
       const OutLayout layout(o.out_dir);
-      for (const std::string& d : {layout.findings, layout.claims, layout.tmp}) {
-        std::error_code ec;
-        std::filesystem::create_directories(d, ec);
-        if (ec) throw OutputError(d, "cannot create folder: " + ec.message());
-      }
+      // Real folders, not links someone planted in OUT.
+      for (const char* d : {"findings", ".claims", ".tmp"}) MakeFolderIn(o.out_dir, d);
       result.signature = Signature(filed);
       phase("writing findings/" + result.signature);
       PublishFinding(layout, result.signature, filed);

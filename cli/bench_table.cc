@@ -8,8 +8,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "report/campaign_summary.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
+#include "report/campaign_summary.h"
 
 namespace fusefuzz {
 namespace {
@@ -231,12 +232,9 @@ std::string BenchSvg(const BenchTable& t) {
 }
 
 void WriteBenchTable(const BenchTable& t, const std::string& dir) {
-  namespace fs = std::filesystem;
   auto write = [&](const char* name, const std::string& text) {
-    const fs::path p = fs::path(dir) / name;
-    std::ofstream out(p);
-    out << text;
-    if (!out) throw InputError(p.string(), "cannot write");
+    // Inside --out: created or replaced, never written through a planted link.
+    WriteFileInFolder(dir, name, text);
   };
   write("benchmarks.json", BenchJson(t).dump(2) + "\n");
   write("benchmarks.md", BenchMarkdown(t));

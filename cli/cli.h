@@ -44,6 +44,12 @@ void ResolveOracleKind(OracleOptions& o, const std::string& kind);
 // fresh clone); a failure is left to the write, which names the path.
 void MakeParentFolders(const std::string& path);
 
+// SIGINT and SIGTERM end the command (status 128 + signal), also when it was started with them
+// ignored (a background job of a non-interactive shell inherits SIGINT ignored, so Ctrl-C or
+// `kill -INT` would otherwise do nothing). For commands that run for long without a campaign's
+// own handler: check, bench.
+void ExitOnInterrupt();
+
 // Prints "REWRITE: (N) <rule> at <node>,<node>" for each applied rewrite (stdout).
 void PrintRewrites(const std::vector<Rewrite>& rewrites);
 

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -28,6 +30,8 @@
 #include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
+#include "ir/read_file.h"
 #include "targets/subprocess.h"
 
 namespace fusefuzz {
@@ -81,6 +85,14 @@ constexpr char kDebugWarning[] = "Library was built as DEBUG";
 int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json_out,
              bool* saw_debug_warning) {
   const std::string err_path = json_out + ".stderr";
+  // The binary and the shell's 2> open these paths themselves: whatever an earlier run (or
+  // someone else) left at them in --out, a symlink included, is removed first, not followed.
+  for (const std::string& p : {json_out, err_path}) {
+    const fs::path f(p);
+    if (!RemoveIn(f.parent_path().string(), f.filename().string())) {
+      throw InputError(p, std::string("cannot remove what is there: ") + std::strerror(errno));
+    }
+  }
   std::string cmd = "OMP_NUM_THREADS=" + std::to_string(a.threads) + " " + ShellQuote(bin) + " " +
                     ShellQuote("--benchmark_out=" + json_out) + " --benchmark_out_format=json";
   if (!a.filter.empty()) cmd += " " + ShellQuote("--benchmark_filter=" + a.filter);
@@ -88,7 +100,16 @@ int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json
   std::cerr << "fusefuzz bench: " << cmd << "\n";
   std::fflush(nullptr);
   const int rc = std::system((cmd + " 2>" + ShellQuote(err_path)).c_str());
-  std::ifstream err(err_path);
+  std::string err_text;
+  try {
+    ReadFileOptions ro;
+    ro.max_bytes = int64_t{64} << 20;
+    ro.follow_links = false;
+    err_text = ReadRegularFile(err_path, ro);
+  } catch (const InputError& e) {
+    std::cerr << "fusefuzz bench: " << e.what() << "\n";
+  }
+  std::istringstream err(err_text);
   for (std::string line; std::getline(err, line);) {
     if (line.find(kDebugWarning) != std::string::npos) {
       *saw_debug_warning = true;
@@ -96,17 +117,18 @@ int RunBench(const std::string& bin, const BenchArgs& a, const std::string& json
     }
     std::cerr << line << "\n";
   }
-  err.close();
   std::error_code ec;
   fs::remove(err_path, ec);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
 }
 
 json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot open benchmark JSON");
+  // Google Benchmark's JSON of this project's benchmarks is well below a megabyte; --from-json
+  // may name anything, so only a regular file of at most 64 MiB is read (ir/read_file.h).
+  ReadFileOptions ro;
+  ro.max_bytes = int64_t{64} << 20;
   std::stringstream buf;
-  buf << in.rdbuf();
+  buf << ReadRegularFile(path, ro);
   // Google Benchmark writes bare NaN/inf for some aggregates (the cv of an all-zero counter),
   // which is not JSON: those values become null.
   static const std::regex kNonFinite(R"(:\s*-?(NaN|nan|inf|Infinity)\b)");
@@ -284,10 +306,9 @@ std::string Svg(const std::vector<TableLine>& lines) {
   return o.str();
 }
 
+// Inside --out: created or replaced, never written through a planted link (ir/folder_write.h).
 void WriteFile(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out) throw InputError(p.string(), "cannot write");
+  WriteFileInFolder(p.parent_path().string(), p.filename().string(), text);
 }
 
 int Bench(const BenchArgs& a) {
@@ -379,6 +400,7 @@ void RegisterBench(Cli& cli) {
       ->capture_default_str();
   cmd->add_flag("--tiny", t->tiny, "with --target: layers 16x narrower and 4x smaller (smoke)");
   cmd->callback([a, t, &cli] {
+    ExitOnInterrupt();
     if (t->targets.empty()) {
       cli.exit_code = Bench(*a);
       return;

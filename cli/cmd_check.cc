@@ -71,6 +71,7 @@ void RegisterCheck(Cli& cli) {
   o->m.check.oracle.kind = OracleKind::kSigma;
   cmd->get_option("--oracle")->default_str("sigma");
   cmd->callback([o, &cli] {
+    ExitOnInterrupt();
     ModelCheckOptions m = o->m;
     ResolveOracleKind(m.check.oracle, o->oracle);
     m.minimize = !o->no_minimize;

@@ -2,13 +2,16 @@
 // judges outputs computed elsewhere (e.g. by ONNX Runtime on an exported model) against the
 // reference with the oracle. OUT is a tensors JSON file or a backend-test folder holding
 // output_<i>.pb. Exit status 0 pass, 1 mismatch (or mistrusted), 2 bad input.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "cli/cli.h"
 #include "cli/graph_or_repro.h"
+#include "ir/error.h"
 #include "ir/json_io.h"
+#include "ir/verifier.h"
 #include "kernels/reference/reference.h"
 #include "onnx/export.h"
 
@@ -53,12 +56,40 @@ void RegisterCompare(Cli& cli) {
   cmd->callback([o, &cli] {
     ResolveOracleKind(o->oracle, o->oracle_kind);
     LoadedCase c = LoadGraphOrRepro(o->input, o->inputs, o->seed);
+    const ShapeMap shapes = VerifyGraph(c.graph);
     if (!o->inputs_pb.empty()) {
-      c.inputs = ReadBackendTestData(o->inputs_pb, InputNames(c.graph), "input");
+      std::vector<Shape> in_shapes;
+      for (const auto& in : c.graph.inputs) in_shapes.push_back(in.shape);
+      c.inputs = ReadBackendTestData(o->inputs_pb, InputNames(c.graph), "input", &in_shapes);
     }
-    TensorMap candidate = std::filesystem::is_directory(o->outputs)
-                              ? ReadBackendTestData(o->outputs, c.graph.outputs, "output")
-                              : ReadTensorsFile(o->outputs);
+    // A candidate that lacks an output, has one the graph does not, or has another shape is
+    // bad input (exit 2), not a mismatch of the target: every error names the file.
+    std::vector<Shape> out_shapes;
+    for (const auto& out : c.graph.outputs) out_shapes.push_back(shapes.at(out));
+    std::error_code ec;
+    TensorMap candidate;
+    if (std::filesystem::is_directory(o->outputs, ec)) {
+      candidate = ReadBackendTestData(o->outputs, c.graph.outputs, "output", &out_shapes);
+    } else {
+      candidate = ReadTensorsFile(o->outputs);
+      for (size_t i = 0; i < c.graph.outputs.size(); ++i) {
+        auto it = candidate.find(c.graph.outputs[i]);
+        if (it == candidate.end()) {
+          throw InputError(o->outputs, "no tensor for graph output '" + c.graph.outputs[i] + "'");
+        }
+        if (it->second.shape != out_shapes[i]) {
+          throw InputError(o->outputs + ": /" + c.graph.outputs[i],
+                           "shape " + ShapeToString(it->second.shape) +
+                               " does not match the graph's " + ShapeToString(out_shapes[i]));
+        }
+      }
+      for (const auto& [name, t] : candidate) {
+        if (!shapes.count(name) || std::find(c.graph.outputs.begin(), c.graph.outputs.end(),
+                                             name) == c.graph.outputs.end()) {
+          throw InputError(o->outputs + ": /" + name, "not an output of the graph");
+        }
+      }
+    }
     OracleResult r = Compare(c.graph, RunReference(c.graph, c.inputs), candidate, o->oracle);
     std::printf("%s: %s (%s)\n", o->input.c_str(), std::string(VerdictName(r.verdict)).c_str(),
                 r.detail.c_str());

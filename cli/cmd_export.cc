@@ -1,6 +1,8 @@
 // `fusefuzz export GRAPH|REPRO --onnx OUT.onnx [--inputs-pb DIR] [--inputs T.json | --seed S]`:
 // the graph as an ONNX model (docs/onnx.md), and its inputs with the reference outputs as
 // TensorProto files in ONNX's backend-test layout.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -68,11 +70,24 @@ void RegisterExport(Cli& cli) {
         return;
       }
     }
+    TensorMap outputs;
+    if (!o->inputs_pb.empty()) {
+      for (auto& [name, t] : RunReference(c.graph, c.inputs)) outputs[name] = ToFloatTensor(t);
+    }
+    // A model this command created is removed again when the test data cannot be written (a
+    // full disk leaves neither model.onnx nor an empty test_data_set_0/; WriteBackendTestData
+    // removes the folder it created).
+    std::error_code exists_ec;
+    const bool model_existed = std::filesystem::symlink_status(o->onnx, exists_ec).type() !=
+                               std::filesystem::file_type::not_found;
     WriteFileAtomic(o->onnx, m.bytes);
     if (!o->inputs_pb.empty()) {
-      TensorMap outputs;
-      for (auto& [name, t] : RunReference(c.graph, c.inputs)) outputs[name] = ToFloatTensor(t);
-      WriteBackendTestData(o->inputs_pb, c.graph, c.inputs, outputs);
+      try {
+        WriteBackendTestData(o->inputs_pb, c.graph, c.inputs, outputs);
+      } catch (const InputError&) {
+        if (!model_existed) ::unlink(o->onnx.c_str());
+        throw;
+      }
     }
     size_t decompositions = 0;
     for (const auto& [key, value] : m.metadata) {

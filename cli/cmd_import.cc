@@ -29,21 +29,9 @@ std::string List(const std::vector<std::string>& names) {
   return s;
 }
 
-void RunCut(const ImportOptions& o, const WriteOptions& w) {
-  const std::string bytes = ReadModelFile(o.model);
-  CutImport r = ImportOnnxCut(bytes, o.model);
-  WriteFileAtomic(o.output, WriteGraph(r.graph, w));
-  std::printf("%s: kept %zu of %lld node(s): %zu input(s), %zu output(s)\n", o.output.c_str(),
-              r.graph.nodes.size(), static_cast<long long>(r.model_nodes), r.graph.inputs.size(),
-              r.graph.outputs.size());
-  for (const std::string& d : r.dropped) std::printf("  cut off: %s\n", d.c_str());
-  if (!r.cut_inputs.empty()) std::printf("  inputs at the cut: %s\n", List(r.cut_inputs).c_str());
-  if (!r.cut_outputs.empty()) {
-    std::printf("  outputs at the cut: %s\n", List(r.cut_outputs).c_str());
-  }
-  if (o.cut_inputs.empty()) return;
-  // The model's own inputs are drawn from the seed; the values at the cut are what ONNX Runtime
-  // computes from them (the model's prefix, at optimization level "disabled").
+// The values at the cut of `r`: the model's own inputs drawn from the seed, the values at the
+// cut computed from them by ONNX Runtime (the model's prefix, at optimization level "disabled").
+TensorMap CutInputs(const ImportOptions& o, const std::string& bytes, const CutImport& r) {
   Graph model_inputs;
   model_inputs.inputs = r.model_inputs;
   for (const ValueInfo& v : r.model_inputs) {
@@ -76,6 +64,27 @@ void RunCut(const ImportOptions& o, const WriteOptions& w) {
     }
     inputs[v.name] = t;
   }
+  return inputs;
+}
+
+void RunCut(const ImportOptions& o, const WriteOptions& w) {
+  const std::string bytes = ReadModelFile(o.model);
+  CutImport r = ImportOnnxCut(bytes, o.model);
+  // Everything is computed before the first file is written: a failing --cut-inputs leaves no
+  // -o file behind.
+  TensorMap inputs;
+  if (!o.cut_inputs.empty()) inputs = CutInputs(o, bytes, r);
+  const std::string graph_text = WriteGraph(r.graph, w);
+  WriteFileAtomic(o.output, graph_text);
+  std::printf("%s: kept %zu of %lld node(s): %zu input(s), %zu output(s)\n", o.output.c_str(),
+              r.graph.nodes.size(), static_cast<long long>(r.model_nodes), r.graph.inputs.size(),
+              r.graph.outputs.size());
+  for (const std::string& d : r.dropped) std::printf("  cut off: %s\n", d.c_str());
+  if (!r.cut_inputs.empty()) std::printf("  inputs at the cut: %s\n", List(r.cut_inputs).c_str());
+  if (!r.cut_outputs.empty()) {
+    std::printf("  outputs at the cut: %s\n", List(r.cut_outputs).c_str());
+  }
+  if (o.cut_inputs.empty()) return;
   WriteFileAtomic(o.cut_inputs, WriteTensors(inputs, w));
   std::printf("%s: %zu input(s), seed %llu (values at the cut from ONNX Runtime)\n",
               o.cut_inputs.c_str(), inputs.size(), static_cast<unsigned long long>(o.seed));

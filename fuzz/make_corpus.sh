@@ -4,7 +4,8 @@
 #                                   (if any), small `fusefuzz gen --seed N` graphs (b64, plain)
 #                                   and tensors files (`fusefuzz run ... -o`)
 #   corpus/fuzz/onnx_import_fuzzer/ ONNX models: corpus/seeds/*.json and the small generated
-#                                   graphs exported (`fusefuzz export`, node records included)
+#                                   graphs exported (`fusefuzz export`, node records included),
+#                                   and TensorProto files (`export --inputs-pb`)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
@@ -46,6 +47,17 @@ done
 for f in corpus/seeds/*.json "$gj"/gen-seed[0-9].json; do
   "$build/fusefuzz" export "$f" --onnx "$ox/$(basename "$f" .json).onnx" --no-check >/dev/null
 done
+
+# TensorProto files (the onnx fuzzer also drives the .pb reader of compare --inputs-pb/--outputs):
+# the backend-test data of two seeds, input and reference output.
+pb=$(mktemp -d)
+for s in op-conv op-binary; do
+  "$build/fusefuzz" export "corpus/seeds/$s.json" --onnx "$pb/$s.onnx" --inputs-pb "$pb/$s" \
+    --no-check >/dev/null
+  cp "$pb/$s/test_data_set_0/input_0.pb" "$ox/tensor-$s-input_0.pb"
+  cp "$pb/$s/test_data_set_0/output_0.pb" "$ox/tensor-$s-output_0.pb"
+done
+rm -rf "$pb"
 
 # Byte strings: the generator reads them from the end (BytesSource), so longer strings decide
 # more choices (graph shape first, then parameters and input values); lengths are spread over

@@ -1,9 +1,5 @@
 // Reading untrusted JSON files: which files are read at all, how much of them, and the checks
 // that need the parser's events (duplicate keys, value count). docs/security.md, "Input files".
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,37 +9,12 @@
 
 #include "ir/error.h"
 #include "ir/json_internal.h"
+#include "ir/read_file.h"
 
 namespace fusefuzz::json_detail {
 namespace {
 
 using nlohmann::json;
-
-// Read in pieces so that an impossible byte stops the read early: a 1 GB file of NUL bytes is
-// refused after the first piece, not after 1 GB of memory and a full parse.
-constexpr size_t kChunk = size_t{1} << 20;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::string FileKind(mode_t m) {
-  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
 
 std::string ByteText(unsigned char b) {
   char buf[8];
@@ -152,48 +123,13 @@ class Checker {
 }  // namespace
 
 std::string ReadJsonText(const std::string& path, const Limits& limits) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever. The file
-  // type is then checked on the open descriptor, not on the name (no race with a rename).
-  Fd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (fd.get() < 0)
-    throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd.get(), &st) != 0) {
-    throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot read file: is a directory");
-  if (!S_ISREG(st.st_mode)) {
-    throw InputError(path, "cannot read file: it is " + FileKind(st.st_mode) +
-                               "; fusefuzz reads only regular files (copy the data to a file)");
-  }
-  if (st.st_size > limits.max_file_bytes) {
-    throw InputError(path, "file is " + std::to_string(st.st_size) +
-                               " bytes, larger than the limit of " +
-                               std::to_string(limits.max_file_bytes) + " bytes");
-  }
-  std::string text;
-  text.reserve(static_cast<size_t>(st.st_size));
-  bool seen_start = false;
-  for (;;) {
-    size_t old = text.size();
-    // The file may grow while we read: never read more than the limit (plus one byte to know).
-    size_t room = static_cast<size_t>(limits.max_file_bytes) + 1 - old;
-    if (room == 0) {
-      throw InputError(path, "file grew beyond the limit of " +
-                                 std::to_string(limits.max_file_bytes) + " bytes while read");
-    }
-    text.resize(old + std::min(kChunk, room));
-    ssize_t n = read(fd.get(), text.data() + old, text.size() - old);
-    if (n < 0 && errno == EINTR) {
-      text.resize(old);
-      continue;
-    }
-    if (n < 0) throw InputError(path, std::string("cannot read file: ") + std::strerror(errno));
-    text.resize(old + static_cast<size_t>(n));
-    if (n == 0) break;
-    CheckBytes(path, text, old, &seen_start);
-  }
-  return text;
+  ReadFileOptions o;
+  o.max_bytes = limits.max_file_bytes;
+  auto seen_start = std::make_shared<bool>(false);
+  o.check = [&path, seen_start](const std::string& text, size_t from) {
+    CheckBytes(path, text, from, seen_start.get());
+  };
+  return ReadRegularFile(path, o);
 }
 
 json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits) {

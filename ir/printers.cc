@@ -89,30 +89,50 @@ std::string DotEscape(const std::string& s) {
   return out;
 }
 
+// A name in the text form: control characters (a newline would start a forged line) and
+// backslashes as \xNN and \\, so that one node is always one line.
+std::string TextName(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (b < 0x20 || b == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", b);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ToText(const Graph& g) {
   std::string out = "graph(";
   for (size_t i = 0; i < g.inputs.size(); ++i) {
-    out += (i ? ", %" : "%") + g.inputs[i].name + ShapeToString(g.inputs[i].shape);
+    out += (i ? ", %" : "%") + TextName(g.inputs[i].name) + ShapeToString(g.inputs[i].shape);
   }
   out += ") -> (";
-  for (size_t i = 0; i < g.outputs.size(); ++i) out += (i ? ", %" : "%") + g.outputs[i];
+  for (size_t i = 0; i < g.outputs.size(); ++i) out += (i ? ", %" : "%") + TextName(g.outputs[i]);
   out += ")\n";
   for (const auto& n : g.nodes) {
-    std::string line = "%" + n.output + " = " + std::string(OpName(n.op)) + "(";
+    std::string line = "%" + TextName(n.output) + " = " + std::string(OpName(n.op)) + "(";
     if (IsBinary(n.op)) {
       // Operand order matters (Sub, Div): show constants in their place.
       BinaryOperands b = GetBinaryOperands(n);
       auto operand = [&](const Tensor* c, int idx, const char* pname) {
         if (c) return std::string(pname) + ShapeToString(c->shape);
         return idx >= 0 && static_cast<size_t>(idx) < n.inputs.size()
-                   ? "%" + n.inputs[static_cast<size_t>(idx)]
+                   ? "%" + TextName(n.inputs[static_cast<size_t>(idx)])
                    : std::string("%?");
       };
       line += operand(b.const_a, b.input_a, "A") + ", " + operand(b.const_b, b.input_b, "B") + ")";
     } else {
-      for (size_t i = 0; i < n.inputs.size(); ++i) line += (i ? ", %" : "%") + n.inputs[i];
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        line += (i ? ", %" : "%") + TextName(n.inputs[i]);
       line += ")";
       for (const auto& [name, t] : n.params) line += " " + name + ShapeToString(t.shape);
     }
@@ -120,7 +140,7 @@ std::string ToText(const Graph& g) {
     if (!attrs.empty()) line += " " + attrs;
     for (const auto& s : n.epilogue) line += " + " + StepText(s, n, false);
     for (const auto& [role, q] : n.quant) line += " " + role + ":q(" + QuantText(q) + ")";
-    out += line + "  # " + n.name + "\n";
+    out += line + "  # " + TextName(n.name) + "\n";
   }
   return out;
 }

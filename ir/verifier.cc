@@ -556,7 +556,13 @@ bool IsUtf8(const std::string& s) {
   return true;
 }
 
-void CheckUtf8(const std::string& name, const std::string& where) {
+// What the graph format refuses (ir/json_io.cc, ReadName), refused for graphs made elsewhere
+// too (an imported ONNX model), so that every verified graph can be written and read back.
+void CheckName(const std::string& name, const std::string& where) {
+  if (name.size() > 256) {
+    throw InputError(where, "name of " + std::to_string(name.size()) +
+                                " bytes, longer than 256 characters (the graph format's limit)");
+  }
   if (!IsUtf8(name)) throw InputError(where, "name is not valid UTF-8");
 }
 
@@ -731,16 +737,16 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
   }
   if (g.outputs.empty()) throw InputError("graph", "graph has no outputs");
   for (size_t i = 0; i < g.inputs.size(); ++i)
-    CheckUtf8(g.inputs[i].name, "graph input " + std::to_string(i));
+    CheckName(g.inputs[i].name, "graph input " + std::to_string(i));
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    CheckUtf8(g.nodes[i].name, "node " + std::to_string(i));
-    CheckUtf8(g.nodes[i].output, "node " + std::to_string(i) + " output");
+    CheckName(g.nodes[i].name, "node " + std::to_string(i));
+    CheckName(g.nodes[i].output, "node " + std::to_string(i) + " output");
     for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
-      CheckUtf8(g.nodes[i].inputs[k], "node " + std::to_string(i) + " input " + std::to_string(k));
+      CheckName(g.nodes[i].inputs[k], "node " + std::to_string(i) + " input " + std::to_string(k));
     }
   }
   for (size_t i = 0; i < g.outputs.size(); ++i)
-    CheckUtf8(g.outputs[i], "graph output " + std::to_string(i));
+    CheckName(g.outputs[i], "graph output " + std::to_string(i));
   for (const auto& in : g.inputs) {
     std::string where = "graph input '" + in.name + "'";
     if (in.name.empty()) throw InputError(where, "empty name");

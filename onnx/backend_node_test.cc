@@ -62,7 +62,7 @@ fs::path NodeTestDir() {
 // The op types of a model, or empty when it cannot be parsed.
 std::set<std::string> OpTypes(const fs::path& model) {
   onnx::ModelProto m;
-  std::string bytes = ReadFileBytes(model.string(), int64_t{1} << 30, "1 GiB");
+  std::string bytes = ReadModelFile(model.string());
   if (!m.ParseFromString(bytes)) return {};
   std::set<std::string> ops;
   for (const onnx::NodeProto& n : m.graph().node()) ops.insert(n.op_type());
@@ -91,8 +91,7 @@ const std::map<std::string, std::set<int>> kParamInputs = {{"Conv", {1, 2}},
 // initializers holding the test data set's values. `inputs` are the kept inputs' files.
 std::string ParamsAsInitializers(const fs::path& dir, std::vector<std::string>* input_files) {
   onnx::ModelProto m;
-  ParseProto(ReadFileBytes((dir / "model.onnx").string(), int64_t{1} << 30, "1 GiB"), &m,
-             "model.onnx", "ONNX ModelProto");
+  ParseProto(ReadModelFile((dir / "model.onnx").string()), &m, "model.onnx", "ONNX ModelProto");
   std::map<std::string, bool> param_only;  // graph input -> used only at param positions
   for (const onnx::NodeProto& n : m.graph().node()) {
     auto it = kParamInputs.find(n.op_type());
@@ -109,7 +108,9 @@ std::string ParamsAsInitializers(const fs::path& dir, std::vector<std::string>* 
         (dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string();
     if (param_only[g->input(i).name()]) {
       onnx::TensorProto* t = g->add_initializer();
-      ParseProto(ReadFileBytes(file, int64_t{1} << 30, "1 GiB"), t, file, "TensorProto");
+      ParseProto(
+          ReadProtoFile(file, int64_t{1} << 30, onnx::TensorProto::descriptor(), "a TensorProto"),
+          t, file, "TensorProto");
       t->set_name(g->input(i).name());
     } else {
       *kept.Add() = g->input(i);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/verifier.h"
 #include "onnx/proto_io.h"
@@ -673,38 +674,58 @@ bool PoolShapesPredateLibonnx(const Graph& g) {
 
 void WriteBackendTestData(const std::string& dir, const Graph& g, const TensorMap& inputs,
                           const TensorMap& outputs, int set) {
-  namespace fs = std::filesystem;
-  fs::path d = fs::path(dir) / ("test_data_set_" + std::to_string(set));
-  std::error_code ec;
-  fs::create_directories(d, ec);
-  if (ec) throw InputError(d.string(), "cannot create folder: " + ec.message());
+  const std::string sub = "test_data_set_" + std::to_string(set);
+  std::vector<std::pair<std::string, std::string>> files;  // name in `sub`, bytes
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     auto it = inputs.find(g.inputs[i].name);
     if (it == inputs.end())
       throw InputError("inputs", "missing graph input '" + g.inputs[i].name + "'");
-    WriteFileAtomic((d / ("input_" + std::to_string(i) + ".pb")).string(),
-                    EncodeTensorProto(it->first, it->second));
+    files.emplace_back("input_" + std::to_string(i) + ".pb",
+                       EncodeTensorProto(it->first, it->second));
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     auto it = outputs.find(g.outputs[i]);
     if (it == outputs.end())
       throw InputError("outputs", "missing graph output '" + g.outputs[i] + "'");
-    WriteFileAtomic((d / ("output_" + std::to_string(i) + ".pb")).string(),
-                    EncodeTensorProto(it->first, it->second));
+    files.emplace_back("output_" + std::to_string(i) + ".pb",
+                       EncodeTensorProto(it->first, it->second));
+  }
+  // DIR is the caller's; inside it nothing planted is followed (ir/folder_write.h). A folder
+  // this call created is removed again when a write fails (a full disk leaves nothing behind).
+  const bool existed = IsFolderIn(dir, sub);
+  MakeFolderIn(dir, sub);
+  try {
+    for (const auto& [name, bytes] : files) WriteFileInFolder(dir, sub + "/" + name, bytes);
+  } catch (const InputError&) {
+    if (!existed) RemoveIn(dir, sub);
+    throw;
   }
 }
 
 TensorMap ReadBackendTestData(const std::string& set_dir, const std::vector<std::string>& names,
-                              const std::string& prefix) {
+                              const std::string& prefix, const std::vector<Shape>* shapes) {
+  namespace fs = std::filesystem;
+  auto file = [&](size_t i) {
+    return (fs::path(set_dir) / (prefix + "_" + std::to_string(i) + ".pb")).string();
+  };
   TensorMap out;
   for (size_t i = 0; i < names.size(); ++i) {
-    std::string path =
-        (std::filesystem::path(set_dir) / (prefix + "_" + std::to_string(i) + ".pb")).string();
+    const std::string path = file(i);
     NamedTensor t = ReadTensorProtoFile(path);
     if (!t.name.empty() && t.name != names[i]) {
       throw InputError(path, "TensorProto is named '" + t.name + "', expected '" + names[i] + "'");
     }
+    if (shapes && i < shapes->size() && t.tensor.shape != (*shapes)[i]) {
+      throw InputError(path, "shape " + ShapeToString(t.tensor.shape) + " of '" + names[i] +
+                                 "' does not match the graph's " + ShapeToString((*shapes)[i]));
+    }
     out[names[i]] = std::move(t.tensor);
+  }
+  std::error_code ec;
+  if (fs::symlink_status(file(names.size()), ec).type() != fs::file_type::not_found) {
+    throw InputError(file(names.size()),
+                     "the graph has " + std::to_string(names.size()) + " " + prefix +
+                         "(s), this file would be one more (a stale or mismatched data set?)");
   }
   return out;
 }

@@ -70,8 +70,11 @@ void WriteBackendTestData(const std::string& dir, const Graph& g, const TensorMa
 
 // Reads the inputs (or outputs) written by WriteBackendTestData back into a TensorMap keyed by
 // the names of `names` (position i <- <prefix>_<i>.pb), checking that each file's TensorProto
-// name matches. `prefix` is "input" or "output".
+// name matches. `prefix` is "input" or "output". A further <prefix>_<n>.pb (one more than
+// `names`) is refused: it is a value the graph does not have. With `shapes` (one per name),
+// each tensor's shape must match; every error names the .pb file.
 TensorMap ReadBackendTestData(const std::string& set_dir, const std::vector<std::string>& names,
-                              const std::string& prefix);
+                              const std::string& prefix,
+                              const std::vector<Shape>* shapes = nullptr);
 
 }  // namespace fusefuzz

@@ -17,6 +17,7 @@
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "onnx/export.h"
+#include "onnx/model_guard.h"
 #include "onnx/node_record.h"
 #include "onnx/proto_io.h"
 
@@ -225,6 +226,7 @@ class Importer {
   void DecodeModel(std::string_view bytes) {
     onnx::ModelProto m;
     ParseProto(bytes, &m, src_, "ONNX ModelProto");
+    CheckModelProto(m, src_);
     for (const onnx::StringStringEntryProto& e : m.metadata_props()) metadata_[e.key()] = e.value();
     if (!m.has_graph()) Fail("no graph in the model (not an ONNX ModelProto?)");
     const onnx::GraphProto& g = m.graph();
@@ -772,7 +774,7 @@ Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const 
 }
 
 Graph ImportOnnxFile(const std::string& path, const Limits& limits, OnnxImportInfo* info) {
-  return ImportOnnx(ReadModelFile(path), path, limits, info);
+  return ImportOnnx(ReadModelFile(path, limits), path, limits, info);
 }
 
 CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
@@ -784,15 +786,17 @@ CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
   return r;
 }
 
-std::string ReadModelFile(const std::string& path) {
-  // protobuf parses less than 2 GiB (ParseProto says so for a larger file).
-  return ReadFileBytes(path, int64_t{1} << 31, "2 GiB");
+std::string ReadModelFile(const std::string& path, const Limits& limits) {
+  // The documented file limit (1 GiB by default; protobuf itself parses less than 2 GiB).
+  return ReadProtoFile(path, limits.max_file_bytes, onnx::ModelProto::descriptor(),
+                       "an ONNX model (ModelProto)");
 }
 
 std::string OnnxModelWithOutputs(std::string_view model_bytes, const std::string& source,
                                  const std::vector<ValueInfo>& outputs) {
   onnx::ModelProto m;
   ParseProto(model_bytes, &m, source, "ONNX ModelProto");
+  CheckModelProto(m, source);  // what goes to an engine is checked here too, not only by callers
   onnx::GraphProto* g = m.mutable_graph();
   g->clear_output();
   for (const ValueInfo& v : outputs) {

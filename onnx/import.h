@@ -25,7 +25,7 @@ struct OnnxImportInfo {
 Graph ImportOnnx(std::string_view model_bytes, const std::string& source, const Limits& limits = {},
                  OnnxImportInfo* info = nullptr);
 
-// Reads the file (at most 2 GiB) and imports it.
+// Reads the file (ReadModelFile) and imports it.
 Graph ImportOnnxFile(const std::string& path, const Limits& limits = {},
                      OnnxImportInfo* info = nullptr);
 
@@ -44,8 +44,9 @@ struct CutImport {
 CutImport ImportOnnxCut(std::string_view model_bytes, const std::string& source,
                         const Limits& limits = {});
 
-// The bytes of a model file (at most 2 GiB).
-std::string ReadModelFile(const std::string& path);
+// The bytes of a model file: a regular file of at most limits.max_file_bytes whose first bytes
+// can start a ModelProto (onnx/proto_io.h, ReadProtoFile).
+std::string ReadModelFile(const std::string& path, const Limits& limits = {});
 
 // The model with its graph outputs replaced by `outputs` (float32, the given shapes): running it
 // computes the model's prefix up to those values, e.g. the cut inputs of a CutImport.

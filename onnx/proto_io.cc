@@ -1,14 +1,14 @@
 #include "onnx/proto_io.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <cstdio>
 #include <limits>
 
 #include "ir/error.h"
+#include "ir/read_file.h"
 
 namespace fusefuzz {
 
@@ -33,18 +33,90 @@ void ParseProto(std::string_view bytes, google::protobuf::MessageLite* m, const 
   }
 }
 
-std::string ReadFileBytes(const std::string& path, int64_t max_bytes,
-                          const std::string& limit_text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot open file: ") + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  auto size = static_cast<int64_t>(in.tellg());
-  if (size < 0 || size > max_bytes) throw InputError(path, "file larger than " + limit_text);
-  in.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), size);
-  if (!in) throw InputError(path, "read error");
-  return bytes;
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+// Whether a field of this type can be sent with this wire type (packed repeated scalars as
+// length-delimited too).
+bool WireTypeFits(const FieldDescriptor* f, int wire) {
+  constexpr int kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5;
+  if (wire == kLen &&
+      (f->is_packable() || f->type() == FieldDescriptor::TYPE_STRING ||
+       f->type() == FieldDescriptor::TYPE_BYTES || f->type() == FieldDescriptor::TYPE_MESSAGE)) {
+    return true;
+  }
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_INT32:
+    case FieldDescriptor::TYPE_INT64:
+    case FieldDescriptor::TYPE_UINT32:
+    case FieldDescriptor::TYPE_UINT64:
+    case FieldDescriptor::TYPE_SINT32:
+    case FieldDescriptor::TYPE_SINT64:
+    case FieldDescriptor::TYPE_BOOL:
+    case FieldDescriptor::TYPE_ENUM:
+      return wire == kVarint;
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+    case FieldDescriptor::TYPE_DOUBLE:
+      return wire == kFixed64;
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+    case FieldDescriptor::TYPE_FLOAT:
+      return wire == kFixed32;
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_MESSAGE:
+    case FieldDescriptor::TYPE_GROUP:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void CheckMessageStart(std::string_view bytes, const google::protobuf::Descriptor* message,
+                       const std::string& source, const std::string& what) {
+  if (bytes.empty()) return;  // an empty message: its reader says what is missing
+  // The first tag, a varint of field number << 3 | wire type (at most 5 bytes for 32 bits).
+  uint64_t tag = 0;
+  size_t i = 0;
+  for (; i < bytes.size() && i < 5; ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    tag |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) break;
+  }
+  const auto b0 = static_cast<unsigned char>(bytes[0]);
+  char first[8];
+  std::snprintf(first, sizeof first, "0x%02x", b0);
+  auto refuse = [&](const std::string& why) {
+    throw InputError(source, "not " + what + ": the first byte (" + first + ") " + why +
+                                 " (is this the right file?)");
+  };
+  if (i == bytes.size() || i == 5) refuse("does not start a protobuf field tag");
+  const int wire = static_cast<int>(tag & 7);
+  const auto number = static_cast<int>(tag >> 3);
+  const FieldDescriptor* f = number > 0 ? message->FindFieldByNumber(number) : nullptr;
+  if (!f) {
+    refuse("starts field " + std::to_string(number) + ", which " + message->name() +
+           " does not have");
+  }
+  if (!WireTypeFits(f, wire)) {
+    refuse("starts field " + std::to_string(number) + " (" + f->name() + ") with wire type " +
+           std::to_string(wire) + ", which that field cannot have");
+  }
+}
+
+std::string ReadProtoFile(const std::string& path, int64_t max_bytes,
+                          const google::protobuf::Descriptor* message, const std::string& what) {
+  ReadFileOptions o;
+  o.max_bytes = max_bytes;
+  // The first piece decides: a file of zeros or text is refused after 1 MiB, not after a whole
+  // read and parse.
+  o.check = [&](const std::string& bytes, size_t from) {
+    if (from == 0) CheckMessageStart(bytes, message, path, what);
+  };
+  return ReadRegularFile(path, o);
 }
 
 }  // namespace fusefuzz

@@ -19,9 +19,16 @@ std::string SerializeProto(const google::protobuf::MessageLite& m);
 void ParseProto(std::string_view bytes, google::protobuf::MessageLite* m, const std::string& source,
                 const std::string& what);
 
-// A whole file of at most `max_bytes`; InputError naming the path when it cannot be read or is
-// larger (`limit_text` says how large, e.g. "1 GiB").
-std::string ReadFileBytes(const std::string& path, int64_t max_bytes,
-                          const std::string& limit_text);
+// Throws InputError(source, "not <what>: ...") unless `bytes` is empty or starts with the tag
+// of a field that `message` has, with a wire type that field can have: a file of zeros, a text
+// file or another format is refused on its first byte.
+void CheckMessageStart(std::string_view bytes, const google::protobuf::Descriptor* message,
+                       const std::string& source, const std::string& what);
+
+// A whole file of at most `max_bytes` (ir/read_file.h: only a regular file, never blocking),
+// whose first bytes must be able to start `message` (CheckMessageStart, on the first 1 MiB
+// piece, before the rest is read). InputError naming the path otherwise.
+std::string ReadProtoFile(const std::string& path, int64_t max_bytes,
+                          const google::protobuf::Descriptor* message, const std::string& what);
 
 }  // namespace fusefuzz

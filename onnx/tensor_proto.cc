@@ -72,7 +72,8 @@ NamedTensor DecodeTensorProto(std::string_view bytes, const std::string& source,
 
 NamedTensor ReadTensorProtoFile(const std::string& path, const Limits& limits) {
   constexpr int64_t kMax = (int64_t{1} << 30) + (int64_t{1} << 20);
-  return DecodeTensorProto(ReadFileBytes(path, kMax, "1 GiB"), path, limits);
+  return DecodeTensorProto(
+      ReadProtoFile(path, kMax, onnx::TensorProto::descriptor(), "a TensorProto"), path, limits);
 }
 
 }  // namespace fusefuzz

@@ -7,9 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/ops.h"
 #include "report/html_report.h"
+#include "report/markdown.h"
 
 namespace fusefuzz {
 
@@ -121,7 +123,7 @@ std::string VerdictMeaning(const std::string& verdict) {
   return it == kMeanings.end() ? "" : it->second;
 }
 
-std::string CampaignStats::SummaryText(const std::string& out_dir) const {
+std::string CampaignStats::SummaryText(const std::string& out_dir, bool written) const {
   std::ostringstream s;
   s << (interrupted ? "fuzz: interrupted. " : "fuzz: done. ") << StatusLine(seconds) << "\n";
   s << "verdicts:";
@@ -131,8 +133,10 @@ std::string CampaignStats::SummaryText(const std::string& out_dir) const {
     s << "  " << u.kind << "  x" << u.count << "  " << out_dir << "/findings/" << sig << "/\n";
   }
   if (known > 0) s << "known (--known): " << known << " cases, not counted as findings\n";
-  if (worker_errors > 0) s << "worker errors: " << worker_errors << " (see summary.md)\n";
-  s << "summary: " << out_dir << "/summary.md, " << out_dir << "/summary.html\n";
+  if (worker_errors > 0) {
+    s << "worker errors: " << worker_errors << (written ? " (see summary.md)\n" : "\n");
+  }
+  if (written) s << "summary: " << out_dir << "/summary.md, " << out_dir << "/summary.html\n";
   return s.str();
 }
 
@@ -176,15 +180,15 @@ std::string SummaryMarkdown(const CampaignStats& s) {
      << s.graphs << " graphs in " << Secs(s.seconds) << " s ("
      << Secs(s.seconds > 0 ? s.graphs / s.seconds : 0.0) << " graphs/s): " << s.findings
      << " findings, " << s.unique.size() << " unique.\n\n";
-  md << "Target `" << s.target << "`, oracle `" << s.oracle << "`, seed " << s.seed;
+  md << "Target " << MdCode(s.target) << ", oracle " << MdCode(s.oracle) << ", seed " << s.seed;
   if (!s.inject.empty()) {
     md << ", injected faults:";
-    for (const auto& f : s.inject) md << " `" << f << "`";
+    for (const auto& f : s.inject) md << " " << MdCode(f);
   }
   md << ".\n\n";
   if (!s.command_line.empty()) {
-    md << "Rerun it (same cases in the same order; with `--graphs` the same findings):\n\n```sh\n"
-       << s.command_line << "\n```\n\n";
+    md << "Rerun it (same cases in the same order; with `--graphs` the same findings):\n\n"
+       << MdFence("sh", s.command_line) << "\n";
   }
   md << "## Verdicts\n\n| verdict | cases | meaning |\n|---|---:|---|\n";
   for (const auto& [v, n] : s.verdicts) {
@@ -243,7 +247,7 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     std::sort(top.begin(), top.end());
     md << "## Why the target declined graphs (UNSUPPORTED)\n\n| cases | reason |\n|---:|---|\n";
     for (size_t i = 0; i < top.size() && i < 10; ++i) {
-      md << "| " << -top[i].first << " | `" << top[i].second << "` |\n";
+      md << "| " << -top[i].first << " | " << MdCode(top[i].second, true) << " |\n";
     }
     md << "\n";
   }
@@ -251,7 +255,8 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     md << "## Rewrites applied, per rule\n\nHow often each rule fired in the optimized runs: a "
           "rule that never fired was not tested by this campaign.\n\n"
           "| rule | rewrites |\n|---|---:|\n";
-    for (const auto& [rule, n] : s.rule_fires) md << "| `" << rule << "` | " << n << " |\n";
+    for (const auto& [rule, n] : s.rule_fires)
+      md << "| " << MdCode(rule, true) << " | " << n << " |\n";
     md << "\n";
   }
   if (s.coverage.graphs > 0) {
@@ -263,7 +268,7 @@ std::string SummaryMarkdown(const CampaignStats& s) {
 }
 
 void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
-                          const std::string& junit_path) {
+                          const std::string& junit_path, bool full) {
   nlohmann::json j;
   j["format"] = "fusefuzz-summary";
   j["version"] = 1;
@@ -324,9 +329,10 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
   }
-  WriteFileAtomic(out_dir + "/summary.json", j.dump(1) + "\n");
-
-  WriteFileAtomic(out_dir + "/summary.md", SummaryMarkdown(s));
+  // Inside OUT: replaced, never written through a link someone planted there.
+  WriteFileInFolder(out_dir, "summary.json", j.dump(1) + "\n");
+  if (!full) return;
+  WriteFileInFolder(out_dir, "summary.md", SummaryMarkdown(s));
   WriteHtmlReport(out_dir, s);
 
   if (!junit_path.empty()) {

@@ -81,7 +81,8 @@ struct CampaignStats {
 
   void AddCase(const CaseReport& c);
   std::string StatusLine(double elapsed) const;
-  std::string SummaryText(const std::string& out_dir) const;
+  // `written` false: the summary files could not be written, so their paths are not named.
+  std::string SummaryText(const std::string& out_dir, bool written = true) const;
 };
 
 // Folders whose minimized op chains match, activations aside: one root cause often gives one
@@ -106,7 +107,9 @@ std::string SummaryMarkdown(const CampaignStats& s);
 // & < > " escaped, for XML (JUnit) and HTML text and attributes.
 std::string XmlEscape(const std::string& in);
 
+// Inside out_dir every file is created or replaced, never written through a planted link
+// (ir/folder_write.h). `full` false: summary.json only (the campaign's checkpoint).
 void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
-                          const std::string& junit_path);
+                          const std::string& junit_path, bool full = true);
 
 }  // namespace fusefuzz

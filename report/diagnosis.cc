@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "optimizer/optimizer.h"
+#include "report/markdown.h"
 
 namespace fusefuzz {
 namespace {
@@ -41,9 +42,9 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
   switch (r.kind) {
     case FindingKind::kFusion:
       if (r.blame.known()) {
-        s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") `" + r.blame.rule + "`";
+        s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + MdCode(r.blame.rule);
         for (size_t i = 0; i < r.blame.nodes.size(); ++i)
-          s += (i ? "," : " at ") + r.blame.nodes[i];
+          s += (i ? "," : " at ") + MdCode(r.blame.nodes[i]);
       } else {
         s = "the optimized run (no rewrite blamed)";
       }
@@ -57,12 +58,12 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
     case FindingKind::kTargetError:
     case FindingKind::kCrash:
     case FindingKind::kTimeout:
-      s = "the " + (r.failing_run.empty() ? std::string("target's") : r.failing_run) + " run " +
+      s = "the " + (r.failing_run.empty() ? std::string("target's") : MdText(r.failing_run)) + " run " +
           (r.kind == FindingKind::kCrash     ? "crashed"
            : r.kind == FindingKind::kTimeout ? "timed out"
                                              : "failed") +
-          (r.blame.rule.empty() ? "" : " after `" + r.blame.rule + "`") + ": " +
-          FirstLine(r.detail);
+          (r.blame.rule.empty() ? "" : " after " + MdCode(r.blame.rule)) + ": " +
+          MdText(FirstLine(r.detail));
       break;
     case FindingKind::kNone:
       s = "no finding";
@@ -70,7 +71,7 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
   }
   for (const std::string& f : r.opt.inject) {
     for (const RuleInfo& info : ListFaults()) {
-      if (info.name == f) s += "; injected fault `" + f + "`: " + info.summary;
+      if (info.name == f) s += "; injected fault " + MdCode(f) + ": " + info.summary;
     }
   }
   return s + ".";

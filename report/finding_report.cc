@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
 #include "report/diagnosis.h"
+#include "report/markdown.h"
 
 namespace fusefuzz {
 namespace {
@@ -80,7 +81,7 @@ int64_t TotalElements(const Repro& r) {
 }
 
 void NodeParams(const Node& n, std::ostringstream& md) {
-  md << "- `" << n.name << "` (" << OpName(n.op) << ")";
+  md << "- " << MdCode(n.name) << " (" << OpName(n.op) << ")";
   if (n.params.empty() && n.epilogue.empty()) md << ": no parameters";
   md << "\n";
   for (const auto& [name, t] : n.params) md << "  - " << name << " = " << Values(t) << "\n";
@@ -89,23 +90,6 @@ void NodeParams(const Node& n, std::ostringstream& md) {
       md << "  - epilogue step " << i << " " << name << " = " << Values(t) << "\n";
     }
   }
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// A shell word: quoted only when it needs to be.
-std::string Word(const std::string& s) {
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-          std::string("/._-+=:,").find(c) != std::string::npos)) {
-      return Quote(s);
-    }
-  }
-  return s.empty() ? "''" : s;
 }
 
 // The program of an exec: target's command, when it is a relative path (then it only resolves
@@ -284,18 +268,18 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   const std::string where =
       r.worst.output.empty()
           ? ""
-          : "`" + r.worst.output + "` at " + Coordinates(r.worst.index, shape_of(r.worst.output));
+          : MdCode(r.worst.output) + " at " + Coordinates(r.worst.index, shape_of(r.worst.output));
 
   md << "# Finding: " << FindingKindName(r.kind)
-     << (r.blame.rule.empty() ? "" : " in `" + r.blame.rule + "`") << "\n\n";
+     << (r.blame.rule.empty() ? "" : " in " + MdCode(r.blame.rule)) << "\n\n";
   md << "- verdict: **" << r.verdict << "**\n";
-  md << "- target: `" << r.target << "`";
+  md << "- target: " << MdCode(r.target);
   if (!r.opt.inject.empty()) {
     md << ", injected faults:";
-    for (const auto& f : r.opt.inject) md << " `" << f << "`";
+    for (const auto& f : r.opt.inject) md << " " << MdCode(f);
   }
   md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`\n";
-  if (!r.detail.empty()) md << "- detail: " << r.detail << "\n";
+  if (!r.detail.empty()) md << "- detail: " << MdText(r.detail) << "\n";
   md << "\n**Diagnosis:** " << Diagnosis(r, where) << "\n";
 
   md << "\n## What went wrong\n\n";
@@ -322,14 +306,13 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   }
 
   if (!r.target_log.empty()) {
-    md << "## Target's stderr (last lines)\n\n```\n"
-       << r.target_log << (r.target_log.back() == '\n' ? "" : "\n") << "```\n\n";
+    md << "## Target's stderr (last lines)\n\n" << MdFence("", r.target_log) << "\n";
   }
 
   md << "## Blamed rewrite\n\n";
   if (r.blame.known()) {
-    md << "Rewrite (" << r.blame.rewrite_index << ") `" << r.blame.rule << "` at";
-    for (const auto& n : r.blame.nodes) md << " `" << n << "`";
+    md << "Rewrite (" << r.blame.rewrite_index << ") " << MdCode(r.blame.rule) << " at";
+    for (const auto& n : r.blame.nodes) md << " " << MdCode(n);
     md << " (method: " << r.blame.method << "; with that rule removed the case "
        << (r.blame.ablation == "pass"   ? "passes"
            : r.blame.ablation == "fail" ? "still fails"
@@ -338,9 +321,9 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
                : "gives " + r.blame.ablation + ", which confirms nothing")
        << ").\n\n";
     if (!r.blame.log.empty()) {
-      md << "```\n";
-      for (const auto& l : r.blame.log) md << l << "\n";
-      md << "```\n\n";
+      std::string log;
+      for (const auto& l : r.blame.log) log += MdText(l) + "\n";
+      md << MdFence("", log) << "\n";
     }
   } else {
     md << "Blame unavailable (method: " << r.blame.method << "): " << BlameUnavailableReason(r)
@@ -369,8 +352,8 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
             "|\n|---|---|---|---:|---:|---|\n";
       bool first = true;
       for (const PathValue& p : path) {
-        md << "| `" << p.value << "` | "
-           << (p.producer.empty() ? "graph input" : "`" + p.producer + "` " + p.op) << " | "
+        md << "| " << MdCode(p.value, true) << " | "
+           << (p.producer.empty() ? "graph input" : MdCode(p.producer, true) + " " + p.op) << " | "
            << ShapeToString(p.shape) << " | " << (p.at_worst ? Fmt(p.before) : "-") << " | "
            << (p.at_worst ? Fmt(p.after) : "-") << " | " << Short(p.max_diff);
         if (p.max_diff > 0) md << " at " << Coordinates(p.max_diff_index, p.shape);
@@ -387,7 +370,7 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
 
   if (small) {
     md << "## Input values\n\n";
-    for (const auto& [name, t] : r.inputs) md << "- `" << name << "` = " << Values(t) << "\n";
+    for (const auto& [name, t] : r.inputs) md << "- " << MdCode(name) << " = " << Values(t) << "\n";
     md << "\n## Parameters, " << graph_name << "\n\n";
     for (const auto& n : r.graph.nodes) {
       if (!n.params.empty()) NodeParams(n, md);
@@ -408,16 +391,15 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     }
   }
 
-  md << "## " << static_cast<char>(std::toupper(graph_name[0])) << graph_name.substr(1)
-     << "\n\n```\n"
-     << ToText(r.graph) << "```\n\n";
+  md << "## " << static_cast<char>(std::toupper(graph_name[0])) << graph_name.substr(1) << "\n\n"
+     << MdFence("", ToText(r.graph)) << "\n";
   if (has_after) {
-    md << "## Graph right after rewrite (" << r.blame.rewrite_index << ") `" << r.blame.rule
-       << "`\n\n```\n"
-       << ToText(after) << "```\n\n";
+    md << "## Graph right after rewrite (" << r.blame.rewrite_index << ") " << MdCode(r.blame.rule)
+       << "\n\n"
+       << MdFence("", ToText(after)) << "\n";
   }
   if (!r.minimization.is_null()) {
-    md << "## Minimization\n\n```json\n" << r.minimization.dump(1) << "\n```\n\n";
+    md << "## Minimization\n\n" << MdFence("json", r.minimization.dump(1)) << "\n";
   }
 
   // Commands that work from any folder: absolute paths to the reproducer.
@@ -426,18 +408,18 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     std::error_code ec;
     repro = (std::filesystem::absolute(folder, ec) / "repro.json").lexically_normal().string();
   }
-  const std::string rq = Word(repro);
+  const std::string rq = ShellWord(repro);
   md << "## Commands\n\n";
   if (folder.empty()) md << "From the finding folder.\n\n";
   const std::string rel = RelativeProgram(r.target);
   if (!rel.empty()) {
-    md << "The target's program `" << rel << "` is a relative path: run these from "
+    md << "The target's program " << MdCode(rel) << " is a relative path: run these from "
        << (r.working_dir.empty() ? "the folder the campaign ran in"
-                                 : "`" + r.working_dir + "`, where the campaign ran")
+                                 : MdCode(r.working_dir) + ", where the campaign ran")
        << ", or replay with `--target` and an absolute path.\n\n";
   }
   md << "```sh\n";
-  if (!rel.empty() && !r.working_dir.empty()) md << "cd " << Word(r.working_dir) << "\n";
+  if (!rel.empty() && !r.working_dir.empty()) md << "cd " << ShellWord(r.working_dir) << "\n";
   // A recorded exec: target is a shell command from a file: replay runs it only when told to.
   const std::string trust = r.target.rfind("exec:", 0) == 0 ? " --trust-target" : "";
   md << "# replay: exit 0 when the same finding happens again\n"
@@ -447,7 +429,7 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
        << "fusefuzz replay " << rq << trust << " --without-faults --expect pass\n";
   } else if (!r.blame.rule.empty()) {
     md << "# confirm: with the blamed rule disabled the case passes\n"
-       << "fusefuzz replay " << rq << trust << " --disable " << Word(r.blame.rule)
+       << "fusefuzz replay " << rq << trust << " --disable " << ShellWord(r.blame.rule)
        << " --expect pass\n";
   }
   if (r.case_index >= 0 && (r.has_campaign_seed || r.has_seed)) {
@@ -467,13 +449,13 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
   if (r.target == "embedded") {
     md << " --engine optimized";
   } else {
-    md << " --target " << Word(r.target);
+    md << " --target " << ShellWord(r.target);
   }
-  for (const auto& f : r.opt.inject) md << " --inject " << Word(f);
+  for (const auto& f : r.opt.inject) md << " --inject " << ShellWord(f);
   md << "\n```\n\n";
   // The finding folder holds the case as ONNX (finding_writer.cc): any ONNX tool replays it.
   const std::string dir =
-      folder.empty() ? "." : Word(std::filesystem::path(repro).parent_path().string());
+      folder.empty() ? "." : ShellWord(std::filesystem::path(repro).parent_path().string());
   md << "## The case as ONNX\n\n"
      << "The folder is in ONNX's backend-test layout: `model.onnx` (opset 17, docs/onnx.md) and "
         "`test_data_set_0/` (inputs and reference outputs as TensorProto files), for any ONNX "

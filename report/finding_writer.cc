@@ -12,12 +12,13 @@
 #include <cstring>
 #include <sstream>
 
-#include "report/finding_report.h"
 #include "ir/error.h"
+#include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/printers.h"
 #include "kernels/reference/reference.h"
 #include "onnx/export.h"
+#include "report/finding_report.h"
 
 extern char** environ;
 
@@ -30,42 +31,63 @@ std::string NotAnOption(const std::string& path) {
 }
 
 // Graphviz `dot -Tsvg`, started directly (posix_spawnp searches PATH; no shell ever sees the
-// paths, which contain the --out folder and a signature). SVGs are a convenience: without
-// Graphviz there are none; a failing `dot` is reported on stderr and leaves no file behind.
-// Returns false when `dot` is not installed.
-bool DotToSvg(const std::string& dot_path, const std::string& svg_path) {
-  std::string tmp = svg_path + ".tmp";
-  std::string prog = "dot", format = "-Tsvg", in = NotAnOption(dot_path), o = "-o",
-              out = NotAnOption(tmp);
-  char* argv[] = {prog.data(), format.data(), in.data(), o.data(), out.data(), nullptr};
+// paths, which contain the --out folder and a signature). Its SVG comes back on a pipe and is
+// written by WriteFileInFolder, so dot never opens an output path in the folder (where a planted
+// link could send it elsewhere). SVGs are a convenience: without Graphviz there are none; a
+// failing `dot` is reported on stderr and leaves no file behind. Returns false when `dot` is not
+// installed.
+bool DotToSvg(const std::string& dir, const std::string& dot_name, const std::string& svg_name) {
+  const std::string dot_path = dir + "/" + dot_name;
+  std::string prog = "dot", format = "-Tsvg", in = NotAnOption(dot_path);
+  char* argv[] = {prog.data(), format.data(), in.data(), nullptr};
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "fusefuzz: warning: no SVG for %s: pipe: %s\n", dot_path.c_str(),
+                 std::strerror(errno));
+    return true;
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, "dot", &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc == ENOENT) return false;
-  std::string why;
+  ::close(fds[1]);
+  if (rc == ENOENT) {
+    ::close(fds[0]);
+    return false;
+  }
+  std::string why, svg;
   if (rc != 0) {
     why = std::string("cannot start: ") + std::strerror(rc);
   } else {
+    // An SVG of a graph of at most 10000 nodes is far below this; more is not a drawing.
+    constexpr size_t kMaxSvg = size_t{64} << 20;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      if (svg.size() < kMaxSvg) svg.append(buf, static_cast<size_t>(n));
+    }
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    struct stat st {};
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       why = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
                               : "killed by signal " + std::to_string(WTERMSIG(status));
-    } else if (::stat(tmp.c_str(), &st) != 0 || st.st_size == 0) {
+    } else if (svg.empty()) {
       why = "it wrote no SVG";
-    } else if (::rename(tmp.c_str(), svg_path.c_str()) != 0) {
-      why = std::string("cannot rename its output: ") + std::strerror(errno);
+    } else if (svg.size() >= kMaxSvg) {
+      why = "its SVG is larger than 64 MiB";
     }
   }
-  if (!why.empty()) {
-    ::unlink(tmp.c_str());
+  ::close(fds[0]);
+  if (why.empty()) {
+    WriteFileInFolder(dir, svg_name, svg);
+  } else {
     std::fprintf(stderr, "fusefuzz: warning: Graphviz dot failed on %s (%s); no SVG\n",
                  dot_path.c_str(), why.c_str());
   }
@@ -88,7 +110,7 @@ void WriteOnnxRepro(const std::string& dir, const Repro& r) {
     std::fprintf(stderr, "fusefuzz: warning: %s: no model.onnx: %s\n", dir.c_str(), e.what());
     return;
   }
-  WriteFileAtomic(dir + "/model.onnx", m.bytes);
+  WriteFileInFolder(dir, "model.onnx", m.bytes);
   WriteBackendTestData(dir, r.graph, r.inputs, outputs);
 }
 
@@ -99,14 +121,16 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
     throw OutputError(dir, std::string("cannot create the folder: ") + std::strerror(errno));
   }
   const std::string where = final_dir.empty() ? dir : final_dir;
-  WriteFileAtomic(dir + "/repro.json", WriteRepro(r, where + "/repro.json"));
-  WriteFileAtomic(dir + "/report.md", FindingReport(r, where));
+  // The folder may be one someone else made (minimize --folder): every file in it is created
+  // or replaced, never written through a link planted there.
+  WriteFileInFolder(dir, "repro.json", WriteRepro(r, where + "/repro.json"));
+  WriteFileInFolder(dir, "report.md", FindingReport(r, where));
   const FindingDots dots = MakeFindingDots(r);
-  WriteFileAtomic(dir + "/before.dot", dots.before);
+  WriteFileInFolder(dir, "before.dot", dots.before);
   const bool has_after = !dots.after.empty();
-  if (has_after) WriteFileAtomic(dir + "/after.dot", dots.after);
-  if (DotToSvg(dir + "/before.dot", dir + "/before.svg") && has_after) {
-    DotToSvg(dir + "/after.dot", dir + "/after.svg");
+  if (has_after) WriteFileInFolder(dir, "after.dot", dots.after);
+  if (DotToSvg(dir, "before.dot", "before.svg") && has_after) {
+    DotToSvg(dir, "after.dot", "after.svg");
   }
   WriteOnnxRepro(dir, r);
 }

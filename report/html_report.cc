@@ -4,11 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/repro.h"
+#include "ir/error.h"
+#include "ir/folder_write.h"
+#include "ir/json_io.h"
+#include "ir/read_file.h"
+#include "ir/verifier.h"
 #include "report/campaign_summary.h"
 #include "report/finding_report.h"
-#include "harness/repro.h"
-#include "ir/json_io.h"
-#include "ir/verifier.h"
 
 namespace fusefuzz {
 namespace {
@@ -21,12 +24,16 @@ std::string Num(double v) {
   return buf;
 }
 
+// A finding's SVG: inside OUT, so a planted FIFO, device or link is skipped, not read.
 bool ReadText(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
+  ReadFileOptions o;
+  o.max_bytes = int64_t{64} << 20;
+  o.follow_links = false;
+  try {
+    *out = ReadRegularFile(path, o);
+  } catch (const InputError&) {
+    return false;
+  }
   return true;
 }
 
@@ -197,7 +204,7 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
 }
 
 void WriteHtmlReport(const std::string& out_dir, const CampaignStats& stats) {
-  WriteFileAtomic(out_dir + "/summary.html", HtmlReport(out_dir, stats));
+  WriteFileInFolder(out_dir, "summary.html", HtmlReport(out_dir, stats));
 }
 
 }  // namespace fusefuzz

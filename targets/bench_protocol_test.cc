@@ -147,5 +147,30 @@ TEST(BenchProtocol, MalformedTimings) {
   }
 }
 
+// Issue 29, item 8: a timing of 1e308 ns and an unknown key in "timings" were tabulated.
+TEST(HostileRound2, Item8BenchRefusesImplausibleTimingsAndUnknownKeys) {
+  const std::string hello =
+      R"({"protocol":"fusefuzz-target","version":1,"name":"fake","ops":["Conv","BatchNorm","Relu"],"capabilities":["bench"]})";
+  const std::string y =
+      R"("y":{"shape":[1,2,3,3],"data":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18]})";
+  struct Case {
+    std::string timings, message;
+  } cases[] = {
+      {R"(,"timings":{"runs":2,"median_ns":1e308,"min_ns":1e308})",
+       "/timings/median_ns: 1e+308 ns is longer than an hour per run"},
+      {R"(,"timings":{"runs":2,"median_ns":10,"min_ns":5,"max_ns":20})",
+       "/timings: unknown key \"max_ns\""},
+  };
+  const Graph g = ConvBnRelu();
+  for (const Case& c : cases) {
+    auto t = Exec("echo '" + hello + "'; read -r l; echo '{\"id\":1,\"outputs\":{" + y + "}" +
+                  c.timings + "}'; read -r l");
+    TargetResult r = t->Run(g, InputsFromSeed(g, 1), Timing(false, 0, 2));
+    EXPECT_EQ(r.status, RunStatus::kError) << c.timings;
+    EXPECT_TRUE(r.bad_response) << c.timings;
+    EXPECT_TRUE(Has(r.message, c.message)) << c.timings << ": " << r.message;
+  }
+}
+
 }  // namespace
 }  // namespace fusefuzz

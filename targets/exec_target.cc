@@ -170,8 +170,14 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, con
 
 // Timings of a response to a timing request of `runs` runs; returns what is wrong, or "".
 // A target's own clock is all fusefuzz has, so anything implausible is refused, not tabulated.
+constexpr double kMaxRunNs = 3600e9;
 std::string ParseTimings(const json& j, int runs, BenchTimings* out) {
   if (!j.is_object()) return "/timings: must be an object (the request asked for timings)";
+  for (const auto& [key, v] : j.items()) {
+    if (key != "runs" && key != "median_ns" && key != "min_ns") {
+      return "/timings: unknown key " + json(key).dump() + " (runs, median_ns, min_ns)";
+    }
+  }
   auto n = j.find("runs");
   if (n == j.end() || !n->is_number_integer() || *n != runs) {
     return "/timings/runs: must be " + std::to_string(runs) +
@@ -186,6 +192,12 @@ std::string ParseTimings(const json& j, int runs, BenchTimings* out) {
         !std::isfinite(v->get<double>())) {
       return std::string("/timings/") + key + ": must be a finite number of nanoseconds > 0, got " +
              (v == j.end() ? std::string("nothing") : v->dump());
+    }
+    // One run of a benchmark case longer than an hour is not a measurement (the request would
+    // have timed out long before); 1e308 ns would make every ratio of the table meaningless.
+    if (v->get<double>() > kMaxRunNs) {
+      return std::string("/timings/") + key + ": " + v->dump() +
+             " ns is longer than an hour per run, not a plausible timing";
     }
     *field = v->get<double>();
   }
