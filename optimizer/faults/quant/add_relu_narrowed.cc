@@ -2,6 +2,7 @@
 // an int32 relu(add) was cast back to int8 without requantization, i.e. on the input's scale and
 // zero point instead of the output Q's. Written as a QLinearAdd whose y takes a's parameters.
 // Visible when the Q's parameters differ from a's.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

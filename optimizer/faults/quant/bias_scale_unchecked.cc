@@ -3,6 +3,7 @@
 // was not s_x * s_w (or its zero point not 0); QLinearConv re-reads them at s_x * s_w, a silent
 // shift of every output of the channel. Visible when a bias grid's scale differs from
 // float32(s_x * s_w[m]) or has a zero point, and the bias is not 0.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

@@ -5,6 +5,7 @@
 // clamping elements to qmin + 1 (qmax - 1), so the elements between the bound and half a step
 // are off by one once the Clip is gone. Visible when a bound lies more than half a step inside
 // the range (but within one step) and elements reach beyond it.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

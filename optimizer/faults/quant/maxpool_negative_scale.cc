@@ -3,6 +3,7 @@
 // MaxPool; DQ then reverses the order, so the float max is the integer min. Visible whenever a
 // window holds two different integers and the scale is negative (graph option
 // allow_negative_scale).
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

@@ -3,6 +3,7 @@
 // the padded integers were 0 rather than z_x (MLPerf Tiny kws below target). Here a Pad of
 // integer 0 is folded into the conv, which pads with z_x: visible when z_x != 0 on border
 // outputs.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 #include <vector>
 

@@ -2,6 +2,7 @@
 // into a quantized conv although its value was not the input zero point; the conv pads with z_x
 // (real 0), so every border output changes. Visible when v != z_x and the kernel overlaps the
 // border.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 #include <vector>
 

@@ -3,6 +3,7 @@
 // quantized range (so as a no-op) without checking it; when s_y * (qmax - z_y) > 6 the values
 // above 6 are no longer clamped. Visible when the range reaches beyond the upper bound by more
 // than half a step and some input exceeds the bound.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

@@ -2,6 +2,7 @@
 // ExecuTorch #18462: the int8 ReLU after a quantized conv was lowered to max(q, 0) on the
 // integers, which is the real value 0 only when z_y == 0. Written as the epilogue clamp
 // [DQ_y(0), DQ_y(qmax)]. Visible when z_y != 0 and outputs fall between the two lower bounds.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

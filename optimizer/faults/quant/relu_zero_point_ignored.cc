@@ -3,6 +3,7 @@
 // "the output range already starts at 0" while the output zero point was not qmin; Q then keeps
 // the negative values between qmin and z (YOLOv6 mAP 42.6 -> 28.9). Visible when z_y > qmin and
 // some input is below -s_y / 2.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

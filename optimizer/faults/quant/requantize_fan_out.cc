@@ -2,6 +2,7 @@
 // MIGraphX #3269: a requantize (dequantize then quantize) was fused into an output that had
 // other consumers, and those consumers then read the integers instead of the dequantized
 // values. Visible whenever the DQ has another consumer (unless s == 1 and z == 0).
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

@@ -2,6 +2,7 @@
 // #3442: the int8 requantization clamped to the symmetric range, so every output that should be
 // -128 came out -127. Written as the epilogue clamp [DQ_y(-127), DQ_y(127)] of a chain without
 // an activation. Visible when an int8 output saturates low (or rounds to -128).
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"

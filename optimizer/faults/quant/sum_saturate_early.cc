@@ -2,6 +2,7 @@
 // post-op saturated its result to 124 instead of 127 (an int8 range computed from a rounded
 // float bound). Written as QLinearAdd followed by a clamp of the integers to [qmin, qmax - 3].
 // Visible when an output exceeds qmax - 3.
+// Reproduces the bug named above (docs/faults.md, "Quantized faults").
 #include <memory>
 
 #include "optimizer/faults/faults.h"
