@@ -144,3 +144,41 @@ TEST(QuantFaults, RequantizeFanOutFeedsTheIntegersToTheOtherConsumer) {
 
 }  // namespace
 }  // namespace fusefuzz::testing
+
+namespace fusefuzz::testing {
+namespace {
+
+Graph ConvBnQ(Rng& rng, const QConvSpec& s = {}) {
+  Graph g = QConvGraph(rng, s);
+  g.nodes.insert(g.nodes.end() - 1, MakeBn(rng, "bn", "c", "b", s.m));
+  g.nodes.back().inputs = {"b"};
+  return g;
+}
+
+TEST(QuantFaults, BnFoldStaleGridKeepsTheOldScale) {
+  Rng rng(8);
+  Graph g = ConvBnQ(rng);
+  OptimizeResult r = Inject(g, "bn-fold-stale-grid");
+  ASSERT_TRUE(Fired(r, "bn-fold-stale-grid"));
+  VerifyGraph(r.graph);
+}
+
+TEST(QuantFaults, SharedWeightFoldedTwiceNeedsTheOtherChain) {
+  Rng rng(9);
+  Graph g = ConvBnQ(rng);
+  EXPECT_FALSE(Fired(Inject(g, "shared-weight-folded-twice"), "shared-weight-folded-twice"));
+  // A second chain on the same DQ with the same weight and its own BN.
+  Node conv2 = g.nodes[2];
+  conv2.name = "conv2";
+  conv2.output = "c2";
+  Node bn2 = MakeBn(rng, "bn2", "c2", "b2", 3);
+  g.nodes.push_back(conv2);
+  g.nodes.push_back(bn2);
+  g.outputs.push_back("b2");
+  OptimizeResult r = Inject(g, "shared-weight-folded-twice");
+  EXPECT_TRUE(Fired(r, "shared-weight-folded-twice"));
+  VerifyGraph(r.graph);
+}
+
+}  // namespace
+}  // namespace fusefuzz::testing

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "optimizer/rules/pattern.h"
@@ -110,9 +111,7 @@ void DropActivationBeforeQuantize(Rewriter& rw, int act, int q) {
 
 // ---- qdq-conv-fuse ----
 
-namespace {
-
-std::string WeightGridProblem(const Node& conv) {
+std::string WeightGridProblemOf(const Node& conv) {
   auto it = conv.quant.find("W");
   if (it == conv.quant.end()) return "conv weight is not declared on an int8 grid";
   const QuantParams& w = it->second;
@@ -123,6 +122,8 @@ std::string WeightGridProblem(const Node& conv) {
   }
   return PositiveScaleProblem(w, "conv weight grid");
 }
+
+namespace {
 
 // The integers of a param declared on grid q (verified to be on it).
 Tensor GridIntegers(const Tensor& t, const QuantParams& q) {
@@ -160,7 +161,7 @@ std::string QConvChainProblem(const Graph& g, int anchor, QConvParts* parts) {
   const int next = parts->act >= 0 ? parts->act : anchor;
   if (auto why = SoleUseProblem(g, n->output, next); !why.empty()) return why;
   parts->conv = p;
-  if (auto why = WeightGridProblem(*n); !why.empty()) return why;
+  if (auto why = WeightGridProblemOf(*n); !why.empty()) return why;
   const int d = ProducerOfInput(g, *n, 0);
   if (d < 0 || g.nodes[size_t(d)].op != Op::DequantizeLinear) {
     return "conv input is not produced by a DequantizeLinear";
@@ -336,6 +337,104 @@ std::string PadQConvProblem(const Graph& g, int anchor, int* pad) {
   if (AttrString(p, "mode") != "constant") return "Pad mode is not constant";
   if (auto why = SoleUseProblem(g, p.output, anchor); !why.empty()) return why;
   return QuantizedInputProblem(g, p, 0, QuantOf(conv, "x").type);
+}
+
+}  // namespace fusefuzz
+
+namespace fusefuzz {
+
+std::string QConvBnProblem(const Graph& g, int anchor, int* conv) {
+  const Node& bn = g.nodes[size_t(anchor)];
+  *conv = ProducerOfInput(g, bn, 0);
+  if (*conv < 0 || g.nodes[size_t(*conv)].op != Op::Conv) return "BN input is not a plain Conv";
+  const Node& c = g.nodes[size_t(*conv)];
+  if (auto why = WeightGridProblemOf(c); !why.empty()) return why;
+  return SoleUseProblem(g, c.output, anchor);
+}
+
+std::string FoldBnResnapped(const Graph& g, int conv_index, const std::vector<double>& s,
+                            const std::vector<double>& t, Resnap mode, QBnFolded* out) {
+  const Node& conv = g.nodes[size_t(conv_index)];
+  const QuantParams& wq = QuantOf(conv, "W");
+  const Tensor& W = conv.params.at("W");
+  const int64_t m = W.shape[0], per = W.size() / m;
+  if (int64_t(s.size()) != m) return "BN channels != conv output channels";
+  out->wq = wq;
+  if (mode == Resnap::kScale) {
+    out->wq.scale.clear();
+    for (int64_t c = 0; c < m; ++c) {
+      if (s[size_t(c)] == 0) return "BN scale 0 in channel " + std::to_string(c);
+      const float ns = static_cast<float>(wq.Scale(c) * std::fabs(s[size_t(c)]));
+      if (!(std::isfinite(ns) && std::fabs(ns) >= std::numeric_limits<float>::min())) {
+        return "re-snapped weight scale not a normal float32 (channel " + std::to_string(c) + ")";
+      }
+      out->wq.scale.push_back(ns);
+    }
+    out->wq.zero_point.assign(size_t(m), 0);
+    out->wq.axis = 0;
+  }
+  out->w = Tensor(W.shape);
+  for (int64_t i = 0; i < W.size(); ++i) {
+    const int64_t c = i / per;
+    int64_t q = 0;
+    OnGrid(W.data[size_t(i)], wq.Scale(c), 0, QuantType::kInt8, &q);
+    double nq = 0;
+    if (mode == Resnap::kScale) {
+      nq = s[size_t(c)] < 0 ? -double(q) : double(q);
+    } else {
+      // Saturated onto the old grid, as a quantize op would.
+      nq = std::nearbyint(double(W.data[size_t(i)]) * s[size_t(c)] / wq.Scale(c));
+      nq = nq < -128 ? -128 : nq > 127 ? 127 : nq;
+    }
+    if (nq < -128 || nq > 127) return "re-snapped weight integer out of int8 range";
+    out->w.data[size_t(i)] = static_cast<float>(out->wq.Scale(c) * nq);
+  }
+  std::vector<double> b(static_cast<size_t>(m));
+  const std::vector<double> old = ParamAsDouble(conv, "B");
+  for (int64_t c = 0; c < m; ++c) {
+    b[size_t(c)] = (old.empty() ? 0.0 : old[size_t(c)]) * s[size_t(c)] + t[size_t(c)];
+  }
+  out->b = Tensor({m});
+  const int d = ProducerOfInput(g, conv, 0);
+  out->bq.reset();
+  if (d >= 0 && g.nodes[size_t(d)].op == Op::DequantizeLinear &&
+      !QuantOf(g.nodes[size_t(d)], "x").PerAxis()) {
+    const double sx = QuantOf(g.nodes[size_t(d)], "x").Scale(0);
+    QuantParams bq;
+    bq.type = QuantType::kInt32;
+    bq.scale.clear();
+    bq.zero_point.assign(size_t(m), 0);
+    bq.axis = 0;
+    for (int64_t c = 0; c < m; ++c) {
+      const float nb = static_cast<float>(sx * out->wq.Scale(c));
+      if (!(std::isfinite(nb) && nb >= std::numeric_limits<float>::min())) {
+        return "bias grid scale s_x * s_w' not a normal float32";
+      }
+      bq.scale.push_back(nb);
+      const double qb = std::nearbyint(b[size_t(c)] / nb);
+      if (!(std::fabs(qb) <= double(kMaxExactInt))) return "re-snapped bias beyond 2^24 steps";
+      out->b.data[size_t(c)] = static_cast<float>(double(nb) * qb);
+    }
+    out->bq = bq;
+  } else if (!ToFloat(b, {m}, &out->b)) {
+    return "folded bias not finite in float32";
+  }
+  return "";
+}
+
+void ReplaceBnByResnappedConv(Rewriter& rw, int conv, int bn, QBnFolded f) {
+  Node fused = rw.node(conv);
+  fused.params["W"] = std::move(f.w);
+  fused.params["B"] = std::move(f.b);
+  fused.quant["W"] = std::move(f.wq);
+  if (f.bq) {
+    fused.quant["B"] = std::move(*f.bq);
+  } else {
+    fused.quant.erase("B");
+  }
+  fused.output = rw.node(bn).output;
+  rw.ReplaceNode(bn, std::move(fused));
+  rw.EraseNode(conv);
 }
 
 }  // namespace fusefuzz

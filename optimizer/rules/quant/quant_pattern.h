@@ -4,6 +4,7 @@
 // Semantics of the ops: ir/quant.h and docs/quantization.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ std::string PositiveScaleProblem(const QuantParams& q, const std::string& what);
 
 // "" when q is 8-bit, per tensor, with a positive scale (what QLinearConv/QLinearAdd accept).
 std::string Int8PerTensorProblem(const QuantParams& q, const std::string& what);
+
+// "" when the conv's weight is declared on an int8 grid with zero point 0, per tensor or axis 0,
+// scales > 0.
+std::string WeightGridProblemOf(const Node& conv);
 
 // ---- quantize-activation-drop: act -> QuantizeLinear ----
 // The activation's clamp [lo, hi] (Relu: [0, +inf], Relu6: [0, 6], Clip: its attrs); "" or why
@@ -85,5 +90,32 @@ void ReplaceByIntegerMaxPool(Rewriter& rw, int dq, int pool, int q);
 // The Pad (index in *pad) of QLinearConv `anchor`'s input 0, constant mode, used once. "" or
 // why absent.
 std::string PadQConvProblem(const Graph& g, int anchor, int* pad);
+
+}  // namespace fusefuzz
+
+namespace fusefuzz {
+
+// ---- qdq-conv-bn-fold: Conv (W on an int8 grid) -> BatchNorm ----
+// The Conv (index in *conv) whose declared int8 weight grid (zero point 0, per tensor or axis 0)
+// feeds only the BN at `anchor`. "" or why absent.
+std::string QConvBnProblem(const Graph& g, int anchor, int* conv);
+// How the folded weights get back onto a grid.
+enum class Resnap {
+  kScale,      // the rule: s_w'[m] = s_w[m] * |s[m]|, the integers keep their magnitude
+  kStaleGrid,  // Paddle #31103: W * s re-rounded onto the OLD grid s_w
+};
+struct QBnFolded {
+  Tensor w, b;
+  QuantParams wq;
+  std::optional<QuantParams> bq;  // the bias grid s_x * s_w', when the conv reads a DQ
+};
+// BN y = x * s[m] + t[m] folded into the conv and re-snapped: W' = s_w'[m] * q'[m, ...],
+// B' = B * s + t re-rounded to the int32 grid float32(s_x * s_w'[m]) when the conv reads a
+// per-tensor DQ (else kept in float, undeclared). "" or why not (s[m] == 0, a scale not a
+// normal float32, an integer out of [-128, 127], a bias beyond 2^24 steps).
+std::string FoldBnResnapped(const Graph& g, int conv, const std::vector<double>& s,
+                            const std::vector<double>& t, Resnap mode, QBnFolded* out);
+// The conv with the folded params and grids takes the BN's place and output.
+void ReplaceBnByResnappedConv(Rewriter& rw, int conv, int bn, QBnFolded f);
 
 }  // namespace fusefuzz
