@@ -43,27 +43,17 @@ TEST(Pipeline, DefaultOrderAndNames) {
     EXPECT_FALSE(r.summary.empty()) << r.name;
     for (char ch : r.name) EXPECT_TRUE((ch >= 'a' && ch <= 'z') || ch == '-') << r.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"identity-elim",
-                                             "dead-node-elim",
-                                             "qdq-pair-merge",
-                                             "qdq-maxpool-fold",
-                                             "quantize-activation-drop",
-                                             "qdq-conv-fuse",
-                                             "pad-qconv-fold",
-                                             "qdq-add-fuse",
-                                             "bn-bn-merge",
-                                             "conv-bn-fold",
-                                             "bn-conv-fold",
-                                             "conv-scale-fold",
-                                             "conv-shift-fold",
-                                             "pad-conv-fold",
-                                             "pad-pool-fold",
-                                             "matmul-add-fuse",
-                                             "gemm-bn-fold",
-                                             "conv-add-fuse",
-                                             "conv-activation-fuse",
-                                             "gemm-activation-fuse",
-                                             "pool-activation-reorder"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"identity-elim",        "dead-node-elim",
+                                             "qdq-pair-merge",       "qdq-maxpool-fold",
+                                             "qdq-conv-bn-fold",     "quantize-activation-drop",
+                                             "qdq-conv-fuse",        "pad-qconv-fold",
+                                             "qdq-add-fuse",         "bn-bn-merge",
+                                             "conv-bn-fold",         "bn-conv-fold",
+                                             "conv-scale-fold",      "conv-shift-fold",
+                                             "pad-conv-fold",        "pad-pool-fold",
+                                             "matmul-add-fuse",      "gemm-bn-fold",
+                                             "conv-add-fuse",        "conv-activation-fuse",
+                                             "gemm-activation-fuse", "pool-activation-reorder"}));
   EXPECT_EQ(ListFaults().size(), AllFaults().size());
 }
 

@@ -8,10 +8,12 @@ namespace {
 constexpr char kRule[] = "qdq-maxpool-fold";
 
 // x -> Q(p) -> DQ(a) -> MaxPool -> Q(b) = "y".
+// Kernel 2x2, stride 1, padded at the bottom and right: the output keeps the input's 4x4.
 Graph Pool(QuantParams p, QuantParams a, QuantParams b) {
-  Node pool = MakeNode(
-      Op::MaxPool, "pool", {"d"}, "m",
-      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  Node pool = MakeNode(Op::MaxPool, "pool", {"d"}, "m",
+                       {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                        {"strides", std::vector<int64_t>{1, 1}},
+                        {"pads", std::vector<int64_t>{0, 0, 1, 1}}});
   return MakeGraph(
       {In("x", {1, 2, 4, 4})},
       {QNode("q1", "x", "q", p), DQNode("dq", "q", "d", a), pool, QNode("q2", "m", "y", b)}, {"y"});

@@ -45,6 +45,7 @@ struct QConvSpec {
 inline QuantParams WeightGrid(const QConvSpec& s) {
   QuantParams w;
   w.type = s.weight_type;
+  w.scale.clear();
   for (double v : s.sw) w.scale.push_back(static_cast<float>(v));
   w.zero_point.assign(s.sw.size(), s.weight_zero_point);
   w.axis = s.sw.size() > 1 ? 0 : -1;
@@ -70,6 +71,8 @@ inline Graph QConvGraph(Rng& rng, const QConvSpec& s) {
   if (s.bias) {
     QuantParams b;
     b.type = QuantType::kInt32;
+    b.scale.clear();
+    b.zero_point.clear();
     for (int64_t ch = 0; ch < s.m; ++ch) {
       b.scale.push_back(static_cast<float>(s.bias_scale_factor * s.x.scale[0] * w.Scale(ch)));
       b.zero_point.push_back(s.bias_zero_point);
