@@ -43,11 +43,17 @@ TEST(Pipeline, DefaultOrderAndNames) {
     EXPECT_FALSE(r.summary.empty()) << r.name;
     for (char ch : r.name) EXPECT_TRUE((ch >= 'a' && ch <= 'z') || ch == '-') << r.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "identity-elim", "dead-node-elim", "bn-bn-merge", "conv-bn-fold",
-                       "bn-conv-fold", "conv-scale-fold", "conv-shift-fold", "pad-conv-fold",
-                       "pad-pool-fold", "matmul-add-fuse", "gemm-bn-fold", "conv-add-fuse",
-                       "conv-activation-fuse", "gemm-activation-fuse", "pool-activation-reorder"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"identity-elim",        "dead-node-elim",
+                                             "qdq-pair-merge",       "qdq-maxpool-fold",
+                                             "qdq-conv-bn-fold",     "quantize-activation-drop",
+                                             "qdq-conv-fuse",        "pad-qconv-fold",
+                                             "qdq-add-fuse",         "bn-bn-merge",
+                                             "conv-bn-fold",         "bn-conv-fold",
+                                             "conv-scale-fold",      "conv-shift-fold",
+                                             "pad-conv-fold",        "pad-pool-fold",
+                                             "matmul-add-fuse",      "gemm-bn-fold",
+                                             "conv-add-fuse",        "conv-activation-fuse",
+                                             "gemm-activation-fuse", "pool-activation-reorder"}));
   EXPECT_EQ(ListFaults().size(), AllFaults().size());
 }
 
@@ -70,8 +76,10 @@ TEST(Pipeline, DocsListEveryRule) {
     EXPECT_TRUE(rows.count(r.name)) << r.name << " has no row in docs/rules.md";
     std::string file = r.name;
     std::replace(file.begin(), file.end(), '-', '_');
-    EXPECT_TRUE(std::filesystem::exists(std::string(FUSEFUZZ_SOURCE_DIR) + "/optimizer/rules/" +
-                                        file + ".cc"))
+    // Quantized rules live in optimizer/rules/quant/.
+    const std::string dir = std::string(FUSEFUZZ_SOURCE_DIR) + "/optimizer/rules/";
+    EXPECT_TRUE(std::filesystem::exists(dir + file + ".cc") ||
+                std::filesystem::exists(dir + "quant/" + file + ".cc"))
         << r.name;
   }
   for (const auto& name : rows) {

@@ -2,8 +2,37 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
+
+#include "ir/quant.h"
 
 namespace fusefuzz {
+
+namespace {
+
+// A float op's quant entries only declare that a param lies on a grid (ir/quant.h). A fold that
+// moves the param off it (conv-bn-fold into a QDQ conv's weight) leaves a false claim, which the
+// verifier refuses; the claim is dropped instead, the values (the semantics) stay.
+void DropFalseGridDeclarations(Node& n) {
+  if (n.op != Op::Conv && n.op != Op::FusedConv && n.op != Op::Gemm) return;
+  for (auto it = n.quant.begin(); it != n.quant.end();) {
+    auto p = n.params.find(it->first);
+    bool holds = p != n.params.end();
+    const QuantParams& q = it->second;
+    if (holds && q.PerAxis() &&
+        (p->second.shape.empty() || p->second.shape[0] != int64_t(q.scale.size()))) {
+      holds = false;
+    }
+    const int64_t per = holds && q.PerAxis() ? p->second.size() / p->second.shape[0] : 1;
+    for (int64_t i = 0; holds && i < p->second.size(); ++i) {
+      const int64_t c = q.PerAxis() ? i / per : 0;
+      holds = OnGrid(p->second.data[size_t(i)], q.Scale(c), q.ZeroPoint(c), q.type);
+    }
+    it = holds ? std::next(it) : n.quant.erase(it);
+  }
+}
+
+}  // namespace
 
 std::string_view MutationKindName(MutationKind k) {
   switch (k) {
@@ -170,6 +199,9 @@ std::string Rewriter::Commit() {
       if (static_cast<size_t>(at) == i) nodes.push_back(std::move(node));
     }
     if (i < n && !erases_.count(static_cast<int>(i))) nodes.push_back(std::move(graph_.nodes[i]));
+  }
+  for (Node& node : nodes) {
+    if (!node.quant.empty()) DropFalseGridDeclarations(node);
   }
   graph_.nodes = std::move(nodes);
   inserts_.clear();

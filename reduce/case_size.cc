@@ -72,6 +72,13 @@ CaseSize SizeOf(const ReduceCase& c) {
         s.value_cost += ValueCost(static_cast<float>(*d));
     }
     for (const auto& [name, t] : n.params) AddTensor(t, s);
+    // Quantization parameters (pass quant-params): per axis costs its extra channels, a zero
+    // point other than 0 or qmin one more than qmin, each scale its ValueCost.
+    for (const auto& [role, q] : n.quant) {
+      s.value_cost += q.PerAxis() ? 1 : 0;
+      for (double sc : q.scale) s.value_cost += ValueCost(static_cast<float>(sc));
+      for (int64_t z : q.zero_point) s.value_cost += z == 0 ? 0 : z == q.qmin() ? 1 : 2;
+    }
     for (const auto& step : n.epilogue) {
       for (const auto& [name, t] : step.params) AddTensor(t, s);
     }

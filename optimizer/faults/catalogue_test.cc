@@ -49,8 +49,10 @@ TEST(FaultCatalogue, EachFaultHasItsFileWithABugParagraphAndADocEntry) {
   for (const RuleInfo& f : ListFaults()) {
     std::string file = f.name;
     std::replace(file.begin(), file.end(), '-', '_');
-    const std::string src = ReadSource("optimizer/faults/" + file + ".cc");
-    ASSERT_FALSE(src.empty()) << "optimizer/faults/" << file << ".cc";
+    // Quantized faults live in optimizer/faults/quant/.
+    std::string src = ReadSource("optimizer/faults/" + file + ".cc");
+    if (src.empty()) src = ReadSource("optimizer/faults/quant/" + file + ".cc");
+    ASSERT_FALSE(src.empty()) << "optimizer/faults/[quant/]" << file << ".cc";
     EXPECT_EQ(src.rfind("// " + f.name + ":", 0), 0u) << file << ".cc must open with its name";
     EXPECT_NE(src.find("// Reproduces"), std::string::npos) << file << ".cc names no real bug";
     EXPECT_NE(doc.find("## `" + f.name + "`"), std::string::npos) << f.name << " not documented";
