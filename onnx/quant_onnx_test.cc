@@ -202,6 +202,57 @@ TEST(QuantOnnx, WhatIsNotModeledIsRefusedNamingTheNode) {
             "DequantizeLinear, QLinearConv and QLinearAdd)");
 }
 
+TEST(QuantOnnx, HostileIntegerTensorsAreClearErrorsBeforeAllocating) {
+  auto with_weights = [&](const std::function<void(onnx::TensorProto*)>& edit) {
+    return Edited([&](onnx::GraphProto* g) {
+      for (onnx::TensorProto& t : *g->mutable_initializer()) {
+        if (t.name() == "c.W") edit(&t);
+      }
+    });
+  };
+  // raw_data shorter than the dims say.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) { t->set_raw_data("ab"); }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': "
+            "raw_data size does not match the dims");
+  // A scale declaring 2^40 elements: refused by the limits, nothing allocated.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) {
+                           t->clear_dims();
+                           for (int i = 0; i < 4; ++i) t->add_dims(int64_t{1} << 10);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': more "
+            "elements than the limit");
+  // int32_data out of the int8 range.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) {
+                           t->clear_raw_data();
+                           for (int i = 0; i < 4; ++i) t->add_int32_data(i == 2 ? 300 : 1);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': "
+            "int32_data element 2 = 300 is out of range for int8");
+  // A per-channel scale whose length is not the channel count.
+  EXPECT_NE(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           for (onnx::TensorProto& t : *g->mutable_initializer()) {
+                             if (t.name() == "c/W_scale" || t.name() == "c/W_zero_point") {
+                               t.set_dims(0, 3);
+                               t.set_raw_data(t.raw_data() +
+                                              t.raw_data().substr(0, t.raw_data().size() / 2));
+                             }
+                           }
+                         }),
+                         "m.onnx");
+            }).find("node 'c/W/dequantize' (op type DequantizeLinear): the model is quantized"),
+            std::string::npos);
+}
+
 TEST(QuantOnnx, CutNeverDropsAQuantizeLinearSilently) {
   // Importable: --cut keeps every Q/DQ and the grids.
   CutImport all = ImportOnnxCut(ExportOnnx(G(kQdqConv)).bytes, "m.onnx");
