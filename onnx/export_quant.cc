@@ -42,11 +42,13 @@ QuantExport::QuantExport(const Graph& g, onnx::GraphProto* graph,
     if (ProducesQuantized(n.op)) {
       type_[n.output] = n.quant.at("y").type;
     } else if (PassesIntegers(n.op) && !n.inputs.empty()) {
-      std::optional<QuantType> t = TypeOf(n.inputs[0]);
+      auto first = type_.find(n.inputs[0]);
+      bool same = first != type_.end();
       for (const std::string& in : n.inputs) {
-        if (TypeOf(in) != t) t.reset();  // mixed Concat: in float
+        auto it = type_.find(in);
+        same = same && it != type_.end() && it->second == first->second;  // mixed Concat: float
       }
-      if (t) type_[n.output] = *t;
+      if (same) type_[n.output] = first->second;
     }
   }
 }

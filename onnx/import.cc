@@ -74,6 +74,7 @@ class Importer {
           continue;
         }
         Node n = on.record >= 0 ? RecordedNode(on) : Convert(on);
+        RefuseIntegerArithmetic(on, n);
         NoteIntegerType(n);
         // Defaults are left out, as in fusefuzz's own files: export -> import gives the same JSON.
         DropDefaultAttrs(n.op, n.attrs);
@@ -629,6 +630,62 @@ class Importer {
                 n.op == Op::Flatten || n.op == Op::Concat) &&
                !n.inputs.empty() && types_.count(n.inputs[0])) {
       types_[n.output] = types_.at(n.inputs[0]);
+    }
+  }
+  // ONNX computes on integer tensors in integer arithmetic (a uint8 Add wraps around); fusefuzz
+  // holds them as floats, so only the ops that are exact on them may read one: the quantized
+  // ops and the type-generic ones.
+  void RefuseIntegerArithmetic(const ONode& on, const Node& n) const {
+    switch (n.op) {
+      case Op::DequantizeLinear:
+      case Op::QLinearConv:
+      case Op::QLinearAdd:
+      case Op::MaxPool:
+      case Op::Identity:
+      case Op::Reshape:
+      case Op::Flatten:
+      case Op::Concat:
+        return;
+      case Op::Conv:
+      case Op::FusedConv:
+      case Op::BatchNorm:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::Relu:
+      case Op::Relu6:
+      case Op::Clip:
+      case Op::LeakyRelu:
+      case Op::PRelu:
+      case Op::Elu:
+      case Op::Sigmoid:
+      case Op::HardSigmoid:
+      case Op::Tanh:
+      case Op::Silu:
+      case Op::HardSwish:
+      case Op::Gelu:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Pad:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+      case Op::Gemm:
+      case Op::MatMul:
+      case Op::QuantizeLinear:
+        break;
+    }
+    if (on.record >= 0) return;  // proven by re-exporting it
+    for (const std::string& v : n.inputs) {
+      if (on.float_views.count(v)) continue;
+      if (auto it = types_.find(v); it != types_.end()) {
+        FailNode(on, "reads '" + v + "', an integer tensor (" +
+                         std::string(QuantTypeName(it->second)) +
+                         "): fusefuzz models integer tensors only as quantized values "
+                         "(read by DequantizeLinear, QLinearConv, QLinearAdd, or moved by "
+                         "MaxPool, Identity, Reshape, Flatten, Concat)");
+      }
     }
   }
   // A Conv or Gemm param read from a dequantized constant declares that grid.

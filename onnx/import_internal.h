@@ -37,6 +37,8 @@ struct ONode {
   std::vector<std::string> inputs, outputs;
   std::map<std::string, OAttr> attrs;
   int record = -1;  // index in Importer::records_: the node fusefuzz's export decomposed here
+  // Inputs that the model read through a Cast to float (RemoveIdentityCasts): float for it.
+  std::set<std::string> float_views;
 };
 
 struct OValue {

@@ -159,6 +159,7 @@ void RemoveIdentityCasts(std::vector<ONode>* nodes, const std::set<std::string>&
                          const std::set<std::string>& graph_outputs,
                          std::map<std::string, QuantType>* types) {
   std::map<std::string, std::string> rename;  // applied to every node's inputs and outputs
+  std::set<std::string> float_casts;          // outputs of the Casts to float removed
   std::vector<ONode> kept;
   for (ONode& n : *nodes) {
     if (n.op_type != "Cast" || !(n.domain.empty() || n.domain == "ai.onnx") ||
@@ -185,6 +186,7 @@ void RemoveIdentityCasts(std::vector<ONode>* nodes, const std::set<std::string>&
       kept.push_back(std::move(n));
       continue;
     }
+    if (to_float) float_casts.insert(out);
     if (graph_outputs.count(out)) {
       rename[in] = out;
     } else {
@@ -200,7 +202,10 @@ void RemoveIdentityCasts(std::vector<ONode>* nodes, const std::set<std::string>&
   };
   for (ONode& n : kept) {
     for (std::string& v : n.inputs) {
-      if (!v.empty()) apply(v);
+      if (v.empty()) continue;
+      const bool view = float_casts.count(v) > 0;
+      apply(v);
+      if (view) n.float_views.insert(v);
     }
     for (std::string& v : n.outputs) {
       if (!v.empty()) apply(v);

@@ -88,6 +88,15 @@ void ExpectRoundTrip(const Graph& g, int64_t records) {
 
 TEST(QuantOnnx, QdqGraphsComeBackAsTheSameGraph) {
   ExpectRoundTrip(G(kQdqConv), 0);
+  // A float op reading integers (the model casts them to float) and an integer MaxPool.
+  ExpectRoundTrip(G(R"(
+    {"name": "q", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+     "quant": {"y": {"type": "int8", "scale": [0.5], "zero_point": [3]}}},
+    {"name": "p", "op": "MaxPool", "inputs": ["xq"], "outputs": ["p"],
+     "attrs": {"kernel_shape": [2, 2]}},
+    {"name": "r", "op": "Relu", "inputs": ["p"], "outputs": ["y"]})",
+                    R"(["y", "p"])"),
+                  0);
   ExpectRoundTrip(G(kQLinear, R"(["y", "xq"])"), 2);
   ExpectRoundTrip(G(kDqInput), 0);
 }
@@ -191,6 +200,17 @@ TEST(QuantOnnx, WhatIsNotModeledIsRefusedNamingTheNode) {
             }),
             "m.onnx: node 'd2' (op type DequantizeLinear): the model is quantized, and x scale "
             "(input 1) is not a constant; fusefuzz models constant scales only");
+  // ONNX's integer arithmetic (a uint8 Add wraps around) is not fusefuzz's float op.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           NodeNamed(g, "d2")->set_op_type("Relu");
+                           NodeNamed(g, "d2")->mutable_input()->DeleteSubrange(1, 2);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'd2' (op type Relu): reads 'rq', an integer tensor (int8): fusefuzz "
+            "models integer tensors only as quantized values (read by DequantizeLinear, "
+            "QLinearConv, QLinearAdd, or moved by MaxPool, Identity, Reshape, Flatten, Concat)");
   EXPECT_EQ(ErrorOf([&] {
               ImportOnnx(Edited([&](onnx::GraphProto* g) {
                            NodeNamed(g, "q1")->set_op_type("DynamicQuantizeLinear");
