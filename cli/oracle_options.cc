@@ -23,9 +23,11 @@ CLI::Validator OracleParam(const std::string& name) {
 }  // namespace
 
 void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind) {
-  cmd.add_option("--oracle", kind, "bound | allclose | ulp | sigma")
+  cmd.add_option("--oracle", kind,
+                 "bound | allclose | ulp | sigma | grid (integer-valued outputs are always judged "
+                 "on their grid; grid: float outputs by the bound)")
       ->default_str("bound")
-      ->check(CLI::IsMember({"bound", "allclose", "ulp", "sigma"}));
+      ->check(CLI::IsMember({"bound", "allclose", "ulp", "sigma", "grid"}));
   cmd.add_option("--k", o.k,
                  "bound: fixed factor instead of the one derived from the graph; sigma: the "
                  "number of error scales allowed (default 8)")

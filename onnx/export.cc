@@ -11,63 +11,18 @@
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/verifier.h"
+#include "onnx/export_quant.h"
+#include "onnx/node_builder.h"
 #include "onnx/proto_io.h"
 #include "onnx/tensor_proto.h"
 
 namespace fusefuzz {
 namespace {
 
-// The float32 an ONNX float attribute holds. fusefuzz stores attributes as doubles; the
-// generator already rounds them to float32, and the fast kernels round them the same way.
-float ToF32(double v) { return static_cast<float>(v); }
-
-// One ONNX node under construction, added to the graph by Exporter::Add.
-class NodeBuilder {
- public:
-  NodeBuilder(const std::string& op_type, const std::string& name) {
-    node_.set_op_type(op_type);
-    node_.set_name(name);
-  }
-  NodeBuilder& In(const std::string& v) {
-    node_.add_input(v);
-    return *this;
-  }
-  NodeBuilder& Out(const std::string& v) {
-    node_.add_output(v);
-    return *this;
-  }
-  NodeBuilder& AttrF(const std::string& name, double v) {
-    Attr(name, onnx::AttributeProto::FLOAT)->set_f(ToF32(v));
-    return *this;
-  }
-  NodeBuilder& AttrI(const std::string& name, int64_t v) {
-    Attr(name, onnx::AttributeProto::INT)->set_i(v);
-    return *this;
-  }
-  NodeBuilder& AttrInts(const std::string& name, const std::vector<int64_t>& v) {
-    onnx::AttributeProto* a = Attr(name, onnx::AttributeProto::INTS);
-    for (int64_t x : v) a->add_ints(x);
-    return *this;
-  }
-  NodeBuilder& AttrS(const std::string& name, const std::string& v) {
-    Attr(name, onnx::AttributeProto::STRING)->set_s(v);
-    return *this;
-  }
-  const onnx::NodeProto& node() const { return node_; }
-
- private:
-  onnx::AttributeProto* Attr(const std::string& name, onnx::AttributeProto::AttributeType type) {
-    onnx::AttributeProto* a = node_.add_attribute();
-    a->set_name(name);
-    a->set_type(type);
-    return a;
-  }
-  onnx::NodeProto node_;
-};
-
 class Exporter {
  public:
-  Exporter(const Graph& g, const OnnxExportOptions& opts) : g_(g), opts_(opts) {
+  Exporter(const Graph& g, const OnnxExportOptions& opts)
+      : g_(g), opts_(opts), quant_(g, &graph_, &used_values_, &used_nodes_, &initializer_of_) {
     shapes_ = VerifyGraph(g);
     for (const auto& in : g.inputs) used_values_.insert(in.name);
     for (const Node& n : g.nodes) {
@@ -78,9 +33,12 @@ class Exporter {
 
   OnnxModel Run() {
     for (const Node& n : g_.nodes) {
+      // The ONNX names it reads and writes (integer values: onnx/export_quant.h).
+      const Node m = quant_.MapNames(n);
       const int first = graph_.node_size();
-      EmitNode(n);
-      if (opts_.record_nodes && IsRecorded(n)) RecordNode(n, first);
+      EmitNode(m);
+      if (opts_.record_nodes && IsRecorded(n)) RecordNode(n, m, first);
+      quant_.AfterNode(n);
     }
     OnnxModel m;
     graph_.set_name(opts_.graph_name);
@@ -126,10 +84,7 @@ class Exporter {
 
   // A name not used by any value of the graph nor by an earlier fresh name.
   static std::string Fresh(std::set<std::string>* used, const std::string& base) {
-    std::string name = base;
-    for (int i = 1; used->count(name); ++i) name = base + "_" + std::to_string(i);
-    used->insert(name);
-    return name;
+    return FreshName(used, base);
   }
   std::string Value(const Node& n, const std::string& what) {
     return Fresh(&used_values_, n.name + "/" + what);
@@ -164,6 +119,13 @@ class Exporter {
   std::string Param(const Node& n, const std::string& what, const Tensor& t) {
     return initializer_of_[&t] = Initializer(n.name + "." + what, t.shape, t.data);
   }
+  // A param of a Conv, FusedConv or Gemm: declared on a grid (n.quant), its integers and a
+  // DequantizeLinear (QDQ form); else the float initializer.
+  std::string GridOrParam(const Node& n, const std::string& what, const Tensor& t) {
+    auto it = n.quant.find(what);
+    if (it == n.quant.end()) return Param(n, what, t);
+    return quant_.GridParam(n, what, t, it->second);
+  }
   // A per-channel [C] tensor reshaped to [C, 1, ..., 1] so that it broadcasts along dim 1 of a
   // tensor of rank `rank` (ONNX broadcasting aligns from the right).
   std::string ChannelParam(const Node& n, const std::string& what, const Tensor& t, size_t rank) {
@@ -180,25 +142,29 @@ class Exporter {
   // older record: "fusefuzz:decomposition:" = "Relu6 = ...").
   static bool IsRecorded(const Node& n) {
     return n.op == Op::FusedConv || n.op == Op::Silu || n.op == Op::Gelu || n.op == Op::GroupNorm ||
-           (n.op == Op::Gemm && !n.epilogue.empty());
+           (n.op == Op::Gemm && !n.epilogue.empty()) || n.op == Op::QLinearConv ||
+           n.op == Op::QLinearAdd;
   }
 
   // "fusefuzz:node:<name>": the node as graph JSON, each tensor replaced by the initializer that
   // holds its data, and the ONNX nodes of its decomposition. The import puts the node back in
-  // their place (docs/onnx.md, "Decompositions come back as the node").
-  void RecordNode(const Node& n, int first_onnx_node) {
+  // their place (docs/onnx.md, "Decompositions come back as the node"). `m` is n as emitted (the
+  // tensors whose initializers were recorded). A param declared on a grid is written as its
+  // integers, so the record keeps it inline.
+  void RecordNode(const Node& n, const Node& m, int first_onnx_node) {
     Graph one;
     one.nodes.push_back(n);
     nlohmann::json node = GraphToJson(one).at("nodes").at(0);
-    auto by_reference = [&](nlohmann::json& params, const ParamMap& tensors) {
+    auto by_reference = [&](nlohmann::json& params, const ParamMap& tensors, bool grids) {
       for (const auto& [name, t] : tensors) {
+        if (grids && n.quant.count(name)) continue;
         params[name] = {{"initializer", initializer_of_.at(&t)}, {"shape", t.shape}};
       }
     };
-    if (!n.params.empty()) by_reference(node["params"], n.params);
+    if (!n.params.empty()) by_reference(node["params"], m.params, n.op != Op::QLinearConv);
     for (size_t i = 0; i < n.epilogue.size(); ++i) {
       if (!n.epilogue[i].params.empty()) {
-        by_reference(node["epilogue"][i]["params"], n.epilogue[i].params);
+        by_reference(node["epilogue"][i]["params"], m.epilogue[i].params, false);
       }
     }
     nlohmann::json onnx_nodes = nlohmann::json::array();
@@ -320,11 +286,22 @@ class Exporter {
         EmitGemm(n);
         return;
       case Op::QuantizeLinear:
+        quant_.EmitQuantize(n);
+        return;
       case Op::DequantizeLinear:
+        quant_.EmitDequantize(n);
+        return;
       case Op::QLinearConv:
+        quant_.EmitQLinearConv(n);
+        Record(n,
+               "QLinearConv = DequantizeLinear, Conv(DequantizeLinear W, B), [Add(DequantizeLinear "
+               "r)], [activation], QuantizeLinear");
+        return;
       case Op::QLinearAdd:
-        throw InputError("node '" + n.name + "'",
-                         std::string(OpName(n.op)) + " is not supported by the ONNX export yet");
+        quant_.EmitQLinearAdd(n);
+        Record(n,
+               "QLinearAdd = Add(DequantizeLinear a, DequantizeLinear b), [Relu], QuantizeLinear");
+        return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
   }
@@ -334,8 +311,8 @@ class Exporter {
     ConvAttrs a = GetConvAttrs(n);
     const Tensor& w = n.params.at("W");
     NodeBuilder b("Conv", n.op == Op::Conv ? n.name : NodeName(n, "conv"));
-    b.In(n.inputs[0]).In(Param(n, "W", w));
-    if (auto it = n.params.find("B"); it != n.params.end()) b.In(Param(n, "B", it->second));
+    b.In(n.inputs[0]).In(GridOrParam(n, "W", w));
+    if (auto it = n.params.find("B"); it != n.params.end()) b.In(GridOrParam(n, "B", it->second));
     b.Out(out);
     b.AttrInts("kernel_shape", {w.shape[2], w.shape[3]});
     b.AttrInts("strides", {a.stride_h, a.stride_w});
@@ -570,8 +547,8 @@ class Exporter {
   void EmitGemm(const Node& n) {
     std::string cur = n.epilogue.empty() ? n.output : Value(n, "gemm");
     NodeBuilder b("Gemm", n.epilogue.empty() ? n.name : NodeName(n, "gemm"));
-    b.In(n.inputs[0]).In(Param(n, "B", n.params.at("B")));
-    if (auto it = n.params.find("C"); it != n.params.end()) b.In(Param(n, "C", it->second));
+    b.In(n.inputs[0]).In(GridOrParam(n, "B", n.params.at("B")));
+    if (auto it = n.params.find("C"); it != n.params.end()) b.In(GridOrParam(n, "C", it->second));
     b.Out(cur)
         .AttrF("alpha", AttrFloat(n, "alpha"))
         .AttrF("beta", AttrFloat(n, "beta"))
@@ -616,6 +593,7 @@ class Exporter {
   onnx::GraphProto graph_;  // nodes and initializers as they are emitted
   std::vector<std::pair<std::string, std::string>> decompositions_;
   std::map<const Tensor*, std::string> initializer_of_;  // every param written, by address
+  QuantExport quant_;                                    // after the members it points to
 };
 
 }  // namespace

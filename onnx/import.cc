@@ -17,41 +17,13 @@
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "onnx/export.h"
+#include "onnx/import_internal.h"
 #include "onnx/model_guard.h"
 #include "onnx/node_record.h"
 #include "onnx/proto_io.h"
 
 namespace fusefuzz {
 namespace {
-
-struct OTensor {
-  Shape dims;  // may be empty: a scalar
-  int type = 0;
-  std::vector<float> floats;  // type FLOAT
-  std::vector<int64_t> ints;  // type INT64
-};
-
-struct OAttr {
-  int type = 0;
-  float f = 0;
-  int64_t i = 0;
-  std::string s;
-  std::vector<int64_t> ints;
-  onnx::TensorProto t;
-};
-
-struct ONode {
-  std::string name, op_type, domain;
-  std::vector<std::string> inputs, outputs;
-  std::map<std::string, OAttr> attrs;
-  int record = -1;  // index in Importer::records_: the node fusefuzz's export decomposed here
-};
-
-struct OValue {
-  std::string name;
-  Shape dims;
-  bool static_shape = true;
-};
 
 class Importer {
  public:
@@ -60,6 +32,11 @@ class Importer {
 
   Graph Run(std::string_view bytes) {
     DecodeModel(bytes);
+    {
+      std::set<std::string> ins, outs(outputs_.begin(), outputs_.end());
+      for (const OValue& v : inputs_) ins.insert(v.name);
+      RemoveIdentityCasts(&nodes_, ins, outs, &types_);
+    }
     if (cut_mode_) InferShapesForCut(bytes);
     if (refuse_) PlaceRecordedNodes();
     Graph g;
@@ -88,9 +65,18 @@ class Importer {
         if (on.op_type == "Identity" && on.inputs.size() == 1 && on.outputs.size() == 1 &&
             consts_.count(on.inputs[0])) {
           consts_[on.outputs[0]] = consts_.at(on.inputs[0]);
+          if (grids_.count(on.inputs[0])) grids_[on.outputs[0]] = grids_.at(on.inputs[0]);
+          continue;
+        }
+        // A QDQ model's weights: DequantizeLinear of an integer initializer is a constant that
+        // lies on that grid (a Conv or Gemm reading it declares the grid, Node::quant).
+        if (on.op_type == "DequantizeLinear" && on.record < 0 && Const(on, 0)) {
+          FoldDequantize(on);
           continue;
         }
         Node n = on.record >= 0 ? RecordedNode(on) : Convert(on);
+        RefuseIntegerArithmetic(on, n);
+        NoteIntegerType(n);
         // Defaults are left out, as in fusefuzz's own files: export -> import gives the same JSON.
         DropDefaultAttrs(n.op, n.attrs);
         std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
@@ -179,8 +165,15 @@ class Importer {
         }
         t.ints.assign(p.int64_data().begin(), p.int64_data().end());
       }
+    } else if (QuantTypeOfOnnx(t.type)) {
+      try {
+        DecodeIntegerTensor(p, n, &t);
+      } catch (const InputError& e) {
+        Fail(what + ": " + e.problem());
+      }
     } else {
-      Fail(what + ": data type " + std::to_string(t.type) + " (only FLOAT and INT64 constants)");
+      Fail(what + ": data type " + OnnxTypeName(t.type) +
+           " (fusefuzz reads float, int64, and the uint8, int8 and int32 of quantized models)");
     }
     return t;
   }
@@ -191,7 +184,12 @@ class Importer {
     if (!p.type().has_tensor_type()) return v;
     const onnx::TypeProto::Tensor& tensor = p.type().tensor_type();
     if (tensor.has_elem_type() && tensor.elem_type() != onnx::TensorProto::FLOAT) {
-      Fail("value '" + v.name + "' is not float32");
+      const std::optional<QuantType> q = QuantTypeOfOnnx(tensor.elem_type());
+      if (!q || *q == QuantType::kInt32) {
+        Fail("value '" + v.name + "' is " + OnnxTypeName(tensor.elem_type()) +
+             ": fusefuzz's graph inputs are float32, or the uint8/int8 of a quantized model");
+      }
+      v.type = *q;
     }
     if (!tensor.has_shape()) return v;
     for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
@@ -235,9 +233,17 @@ class Importer {
     }
     for (const onnx::NodeProto& n : g.node()) nodes_.push_back(DecodeNode(n));
     for (const onnx::TensorProto& t : g.initializer()) {
-      consts_[t.name()] = DecodeTensor(t, "initializer '" + t.name() + "'");
+      try {
+        consts_[t.name()] = DecodeTensor(t, "initializer '" + t.name() + "'");
+      } catch (const InputError& e) {
+        // Refused when a node reads it, naming the node (and in --cut, only that node is cut).
+        bad_consts_[t.name()] = e.problem();
+      }
     }
-    for (const onnx::ValueInfoProto& v : g.input()) inputs_.push_back(DecodeValueInfo(v));
+    for (const onnx::ValueInfoProto& v : g.input()) {
+      inputs_.push_back(DecodeValueInfo(v));
+      if (inputs_.back().type) types_[v.name()] = *inputs_.back().type;
+    }
     for (const onnx::ValueInfoProto& v : g.output()) outputs_.push_back(v.name());
   }
 
@@ -404,6 +410,9 @@ class Importer {
 
   const OTensor* Const(const ONode& n, size_t i) const {
     if (i >= n.inputs.size() || n.inputs[i].empty()) return nullptr;
+    if (auto bad = bad_consts_.find(n.inputs[i]); bad != bad_consts_.end()) {
+      FailNode(n, bad->second);
+    }
     auto it = consts_.find(n.inputs[i]);
     return it == consts_.end() ? nullptr : &it->second;
   }
@@ -533,7 +542,10 @@ class Importer {
   Node RecordedNode(const ONode& on) {
     auto floats_of = [&](const std::string& name) -> const std::vector<float>* {
       auto it = consts_.find(name);
-      if (it == consts_.end() || it->second.type != onnx::TensorProto::FLOAT) return nullptr;
+      // QLinearConv's W and B are integer initializers holding the param's values.
+      if (it == consts_.end()) return nullptr;
+      const int t = it->second.type;
+      if (t != onnx::TensorProto::FLOAT && !QuantTypeOfOnnx(t)) return nullptr;
       return &it->second.floats;
     };
     auto shape_of = [&](const std::string& v) { return ShapeOf(v, on); };
@@ -541,8 +553,156 @@ class Importer {
                           limits_);
   }
 
+  // The quantization parameters of node `on` from its constant inputs scale (i) and zero point
+  // (i + 1); `x` the tensor they apply to (for the axis and the integer type).
+  // `dequantized`: x holds the integers (its type must match the zero point's).
+  QuantParams QuantOf(const ONode& on, size_t i, const std::string& x, const char* what,
+                      bool axis_attr, bool dequantized) {
+    const OTensor* scale = Const(on, i);
+    const bool has_zero = i + 1 < on.inputs.size() && !on.inputs[i + 1].empty();
+    const OTensor* zero = has_zero ? Const(on, i + 1) : nullptr;
+    if (!scale)
+      FailQ(on, std::string(what) + " scale (input " + std::to_string(i) +
+                    ") is not a constant; fusefuzz models constant scales only");
+    if (has_zero && !zero) {
+      FailQ(on, std::string(what) + " zero point (input " + std::to_string(i + 1) +
+                    ") is not a constant; fusefuzz models constant zero points only");
+    }
+    std::optional<QuantType> type;
+    if (auto it = types_.find(x); dequantized && it != types_.end()) type = it->second;
+    if (const OTensor* c = consts_.count(x) ? &consts_.at(x) : nullptr; dequantized && c) {
+      type = QuantTypeOfOnnx(c->type);
+    }
+    const int64_t rank = consts_.count(x) ? static_cast<int64_t>(consts_.at(x).dims.size())
+                                          : static_cast<int64_t>(ShapeOf(x, on).size());
+    int64_t axis = axis_attr ? AttrI(on, "axis", 1) : 0;
+    if (axis < 0) axis += rank;
+    try {
+      return QuantFromOnnx(*scale, zero, type, axis, what);
+    } catch (const InputError& e) {
+      FailQ(on, e.problem());
+    }
+  }
+  [[noreturn]] void FailQ(const ONode& on, const std::string& what) const {
+    FailNode(on, "the model is quantized, and " + what);
+  }
+  // Attributes of QuantizeLinear/DequantizeLinear newer than fusefuzz's model of them.
+  void RefuseNewQuantAttrs(const ONode& on, std::optional<QuantType> type) const {
+    if (AttrI(on, "block_size", 0) != 0) {
+      FailQ(on, "it uses blocked quantization (block_size " +
+                    std::to_string(AttrI(on, "block_size", 0)) +
+                    "), which fusefuzz does not model");
+    }
+    if (AttrI(on, "saturate", 1) != 1) {
+      FailQ(on, "it sets saturate=0 (float8 without saturation), which fusefuzz does not model");
+    }
+    if (on.attrs.count("output_dtype")) {
+      const int t = static_cast<int>(AttrI(on, "output_dtype", 0));
+      if (t != 0 && QuantTypeOfOnnx(t) != type) {
+        FailQ(on, "its output_dtype " + OnnxTypeName(t) + " is not its zero point's type " +
+                      (type ? std::string(QuantTypeName(*type)) : std::string("uint8")));
+      }
+    }
+  }
+
+  void FoldDequantize(const ONode& on) {
+    if (on.outputs.size() != 1) FailNode(on, "expected one output");
+    const OTensor& x = *Const(on, 0);
+    if (!QuantTypeOfOnnx(x.type)) {
+      FailQ(on, "it dequantizes a constant of type " + OnnxTypeName(x.type) +
+                    " (fusefuzz models uint8, int8 and int32)");
+    }
+    QuantParams q = QuantOf(on, 1, on.inputs[0], "x", true, true);
+    RefuseNewQuantAttrs(on, q.type);
+    try {
+      ValidateFor(q, x.dims.empty() ? Shape{1} : x.dims, true, "x");
+    } catch (const InputError& e) {
+      FailQ(on, std::string(e.what()));
+    }
+    consts_[on.outputs[0]] =
+        OTensor{x.dims, onnx::TensorProto::FLOAT, DequantizeConstant(x, q), {}};
+    grids_[on.outputs[0]] = q;
+  }
+
+  // Integer types flow from QuantizeLinear and the QLinear ops through the type-generic ops.
+  void NoteIntegerType(const Node& n) {
+    if (ProducesQuantized(n.op)) {
+      types_[n.output] = n.quant.at("y").type;
+    } else if ((n.op == Op::MaxPool || n.op == Op::Identity || n.op == Op::Reshape ||
+                n.op == Op::Flatten || n.op == Op::Concat) &&
+               !n.inputs.empty() && types_.count(n.inputs[0])) {
+      types_[n.output] = types_.at(n.inputs[0]);
+    }
+  }
+  // ONNX computes on integer tensors in integer arithmetic (a uint8 Add wraps around); fusefuzz
+  // holds them as floats, so only the ops that are exact on them may read one: the quantized
+  // ops and the type-generic ones.
+  void RefuseIntegerArithmetic(const ONode& on, const Node& n) const {
+    switch (n.op) {
+      case Op::DequantizeLinear:
+      case Op::QLinearConv:
+      case Op::QLinearAdd:
+      case Op::MaxPool:
+      case Op::Identity:
+      case Op::Reshape:
+      case Op::Flatten:
+      case Op::Concat:
+        return;
+      case Op::Conv:
+      case Op::FusedConv:
+      case Op::BatchNorm:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::Relu:
+      case Op::Relu6:
+      case Op::Clip:
+      case Op::LeakyRelu:
+      case Op::PRelu:
+      case Op::Elu:
+      case Op::Sigmoid:
+      case Op::HardSigmoid:
+      case Op::Tanh:
+      case Op::Silu:
+      case Op::HardSwish:
+      case Op::Gelu:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Pad:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+      case Op::Gemm:
+      case Op::MatMul:
+      case Op::QuantizeLinear:
+        break;
+    }
+    if (on.record >= 0) return;  // proven by re-exporting it
+    for (const std::string& v : n.inputs) {
+      if (on.float_views.count(v)) continue;
+      if (auto it = types_.find(v); it != types_.end()) {
+        FailNode(on, "reads '" + v + "', an integer tensor (" +
+                         std::string(QuantTypeName(it->second)) +
+                         "): fusefuzz models integer tensors only as quantized values "
+                         "(read by DequantizeLinear, QLinearConv, QLinearAdd, or moved by "
+                         "MaxPool, Identity, Reshape, Flatten, Concat)");
+      }
+    }
+  }
+  // A Conv or Gemm param read from a dequantized constant declares that grid.
+  void DeclareGrid(const ONode& on, size_t i, const char* role, Node* n) const {
+    if (i >= on.inputs.size()) return;
+    auto it = grids_.find(on.inputs[i]);
+    if (it != grids_.end()) n->quant[role] = it->second;
+  }
+
   Node Convert(const ONode& on) {
-    if (!on.domain.empty() && on.domain != "ai.onnx") {
+    if (std::string why = QuantizedOpNotModeled(on.op_type, on.domain); !why.empty()) {
+      FailQ(on, "it is " + why);
+    }
+    if (!on.domain.empty() && on.domain != "ai.onnx" &&
+        !(on.domain == "com.microsoft" && on.op_type == "QLinearAdd")) {
       FailNode(on, "domain \"" + on.domain + "\" is not in fusefuzz's vocabulary");
     }
     size_t real_outputs = 0;
@@ -568,6 +728,8 @@ class Importer {
       value_input(0);
       n.params["W"] = FloatParam(on, 1, "W");
       if (Const(on, 2)) n.params["B"] = FloatParam(on, 2, "B");
+      DeclareGrid(on, 1, "W", &n);
+      DeclareGrid(on, 2, "B", &n);
       const Shape& w = n.params["W"].shape;
       if (w.size() != 4) FailNode(on, "only 2-D convolutions (rank-4 W)");
       auto s = AttrInts(on, "strides", {1, 1});
@@ -718,14 +880,70 @@ class Importer {
       unary(Op::Gemm);
       n.params["B"] = FloatParam(on, 1, "B");
       if (on.inputs.size() > 2 && !on.inputs[2].empty()) n.params["C"] = FloatParam(on, 2, "C");
+      DeclareGrid(on, 1, "B", &n);
+      DeclareGrid(on, 2, "C", &n);
       n.attrs["alpha"] = AttrF(on, "alpha", 1.0f);
       n.attrs["beta"] = AttrF(on, "beta", 1.0f);
       n.attrs["transA"] = AttrI(on, "transA", 0);
       n.attrs["transB"] = AttrI(on, "transB", 0);
+    } else if (t == "QuantizeLinear") {
+      unary(Op::QuantizeLinear);
+      n.quant["y"] = QuantOf(on, 1, on.inputs[0], "y", true, false);
+      RefuseNewQuantAttrs(on, n.quant["y"].type);
+      if (n.quant["y"].type == QuantType::kInt32) FailQ(on, "it quantizes to int32");
+      if (n.quant["y"].PerAxis() && n.quant["y"].axis < 0) FailQ(on, "its axis is out of range");
+    } else if (t == "DequantizeLinear") {
+      unary(Op::DequantizeLinear);
+      if (!types_.count(on.inputs[0])) {
+        FailQ(on, "it dequantizes '" + on.inputs[0] +
+                      "', which is not a uint8/int8 value of the model (from QuantizeLinear or "
+                      "a graph input)");
+      }
+      n.quant["x"] = QuantOf(on, 1, on.inputs[0], "x", true, true);
+      RefuseNewQuantAttrs(on, n.quant["x"].type);
+    } else if (t == "QLinearConv") {
+      ConvertQLinearConv(on, &n);
+    } else if (t == "QLinearAdd") {  // com.microsoft: what ORT's QDQ Add fusion writes
+      n.op = Op::QLinearAdd;
+      value_input(0);
+      value_input(3);
+      n.quant["a"] = QuantOf(on, 1, on.inputs[0], "A", false, true);
+      n.quant["b"] = QuantOf(on, 4, on.inputs[3], "B", false, true);
+      n.quant["y"] = QuantOf(on, 6, on.inputs[0], "C", false, false);
     } else {
       FailNode(on, "not in fusefuzz's vocabulary (see `fusefuzz list ops`)");
     }
     return n;
+  }
+
+  // ONNX's QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+  // y_zero_point, B. fusefuzz's takes int8 symmetric weights (zero point 0).
+  void ConvertQLinearConv(const ONode& on, Node* n) {
+    n->op = Op::QLinearConv;
+    if (on.inputs.empty() || consts_.count(on.inputs[0])) FailNode(on, "x must be a value");
+    n->inputs.push_back(on.inputs[0]);
+    n->quant["x"] = QuantOf(on, 1, on.inputs[0], "x", false, true);
+    const OTensor& w = NeedConst(on, 3, "w");
+    if (w.type != onnx::TensorProto::INT8) {
+      FailQ(on, "its weights are " + OnnxTypeName(w.type) +
+                    ": fusefuzz's QLinearConv takes int8 weights with zero point 0");
+    }
+    if (w.dims.size() != 4) FailNode(on, "only 2-D convolutions (rank-4 w)");
+    n->quant["w"] = QuantOf(on, 4, on.inputs[3], "w", false, true);
+    n->quant["y"] = QuantOf(on, 6, on.inputs[0], "y", false, false);
+    n->params["W"] = Tensor(w.dims, w.floats);
+    if (const OTensor* b = Const(on, 8)) {
+      if (b->type != onnx::TensorProto::INT32) FailQ(on, "its bias is not int32");
+      n->params["B"] = Tensor(b->dims, b->floats);
+    } else if (on.inputs.size() > 8 && !on.inputs[8].empty()) {
+      FailQ(on, "its bias (input 8) is not a constant");
+    }
+    auto s = AttrInts(on, "strides", {1, 1});
+    auto d = AttrInts(on, "dilations", {1, 1});
+    n->attrs["strides"] = s;
+    n->attrs["dilations"] = d;
+    n->attrs["pads"] = Pads(on, ShapeOf(on.inputs[0], on), {w.dims[2], w.dims[3]}, s, d);
+    n->attrs["group"] = AttrI(on, "group", 1);
   }
 
   std::string src_;
@@ -734,6 +952,9 @@ class Importer {
   std::vector<OValue> inputs_;
   std::vector<std::string> outputs_;
   std::map<std::string, OTensor> consts_;
+  std::map<std::string, std::string> bad_consts_;  // initializers that did not decode: why
+  std::map<std::string, QuantType> types_;         // values of integer type
+  std::map<std::string, QuantParams> grids_;       // constants dequantized from integers
   std::map<std::string, std::string> metadata_;
   std::map<std::string, Shape> shapes_;
   bool cut_mode_ = false;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "oracles/grid.h"
 
 namespace fusefuzz {
 namespace {
@@ -31,6 +32,7 @@ struct Judge {
   double Apply(double r, double m, double e, float c, double* ratio, bool* pass) const {
     double diff = std::fabs(static_cast<double>(c) - r);
     switch (kind) {
+      case OracleKind::kGrid:  // float outputs under the grid oracle: the bound (Compare)
       case OracleKind::kSigma: {
         // The final rounding of r to float32 moves it by up to u|r|/2 whatever sigma says.
         // The reference's sigma is in units of float32's u; a coarser format scales it.
@@ -86,13 +88,15 @@ std::string_view OracleKindName(OracleKind k) {
       return "ulp";
     case OracleKind::kSigma:
       return "sigma";
+    case OracleKind::kGrid:
+      return "grid";
   }
   return "?";
 }
 
 std::optional<OracleKind> OracleKindFromName(std::string_view name) {
-  for (OracleKind k :
-       {OracleKind::kBound, OracleKind::kAllclose, OracleKind::kUlp, OracleKind::kSigma})
+  for (OracleKind k : {OracleKind::kBound, OracleKind::kAllclose, OracleKind::kUlp,
+                       OracleKind::kSigma, OracleKind::kGrid})
     if (OracleKindName(k) == name) return k;
   return std::nullopt;
 }
@@ -110,6 +114,9 @@ std::string OracleDescription(const OracleOptions& o) {
       return name + " (rtol " + Num(o.rtol) + ", atol " + Num(o.atol) + ")";
     case OracleKind::kUlp:
       return name + " (at most " + std::to_string(o.max_ulp) + " ulps)";
+    case OracleKind::kGrid:
+      return name + " (an integer element fails beyond 0.5 + E steps of its grid position; " +
+             "float outputs: the bound oracle)";
   }
   return name;
 }
@@ -157,8 +164,11 @@ int64_t UlpDistance(float a, float b) {
 OracleResult Compare(const Graph& original, const RefTensorMap& reference,
                      const TensorMap& candidate, const OracleOptions& opts) {
   OracleResult res;
+  // The kind that judges the float outputs; integer-valued ones are judged on the grid always.
+  const OracleKind kind_f = opts.kind == OracleKind::kGrid ? OracleKind::kBound : opts.kind;
+  GridTally grid;
   std::map<std::string, double> factors;
-  if (opts.kind == OracleKind::kBound && !(opts.k > 0)) factors = DeriveBoundFactors(original);
+  if (kind_f == OracleKind::kBound && !(opts.k > 0)) factors = DeriveBoundFactors(original);
   const FormatFacts format = FactsOf(opts.precision);
   const double leaves = LeafRoundings(original, opts.precision);
   bool have_worst = false;
@@ -196,17 +206,21 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
       }
       continue;
     }
+    if (!ref.grid_t.empty()) {
+      JudgeGridOutput(out, ref, cand, &grid);
+      continue;
+    }
     double k = opts.k > 0 ? opts.k : 1;
-    if (!(opts.k > 0) && opts.kind == OracleKind::kBound) k = factors.at(out) + leaves;
-    if (!(opts.k > 0) && opts.kind == OracleKind::kSigma) k = kSigmaFactor;
-    if (opts.kind == OracleKind::kSigma && ref.sigma.size() != ref.value.size()) {
+    if (!(opts.k > 0) && kind_f == OracleKind::kBound) k = factors.at(out) + leaves;
+    if (!(opts.k > 0) && kind_f == OracleKind::kSigma) k = kSigmaFactor;
+    if (kind_f == OracleKind::kSigma && ref.sigma.size() != ref.value.size()) {
       throw InputError("oracle", "reference for output '" + out + "' has no error scales");
     }
     res.k = std::max(res.k, k);
-    Judge judge{opts.kind, k, opts, format};
+    Judge judge{kind_f, k, opts, format};
     for (size_t i = 0; i < ref.value.size(); ++i) {
       const double r = ref.value[i], m = ref.mag[i];
-      const double e = opts.kind == OracleKind::kSigma ? ref.sigma[i] : 0;
+      const double e = kind_f == OracleKind::kSigma ? ref.sigma[i] : 0;
       const float c = cand.data[i];
       double ratio = 0, bound = 0;
       bool pass = true;
@@ -219,7 +233,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
         }
         ratio = kInf;
       } else if (std::fabs(r) > format.max || !(m <= format.max) ||
-                 (opts.kind == OracleKind::kSigma && !(e <= FLT_MAX))) {
+                 (kind_f == OracleKind::kSigma && !(e <= FLT_MAX))) {
         ++res.overflowed;  // the computation in its format may legitimately overflow here
         continue;
       } else if (!std::isfinite(c)) {
@@ -242,36 +256,74 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
       }
     }
   }
-  std::string kind(OracleKindName(opts.kind));
+  // Merge the grid judgement: counts, and the worst element by its normalized score (> 1 fails).
+  const int64_t float_failed = res.failed, float_compared = res.compared;
+  const int64_t float_informative = res.informative;
+  res.grid = grid.s;
+  res.compared += grid.s.compared;
+  res.failed += grid.s.failed;
+  res.informative += grid.s.informative;
+  const double threshold = kind_f == OracleKind::kUlp ? std::max<double>(1, double(opts.max_ulp))
+                           : kind_f == OracleKind::kAllclose ? 1.0
+                                                             : std::max(res.k, 1e-300);
+  const bool float_judged = have_worst;
+  const WorstElement float_worst = res.worst;
+  if (grid.have_worst && (!have_worst || grid.worst_score > res.worst.ratio / threshold)) {
+    res.worst = grid.worst;
+    have_worst = true;
+  }
+  std::string kind(OracleKindName(kind_f));
   const WorstElement& w = res.worst;
   std::string where = "output '" + w.output + "' element " + std::to_string(w.index);
+  const bool k_kind = kind_f == OracleKind::kBound || kind_f == OracleKind::kSigma;
+  std::string float_detail;
+  if (float_judged && float_failed > 0) {
+    float_detail = kind + ": " + std::to_string(float_failed) + " of " +
+                   std::to_string(float_compared + res.nonfinite + nonfinite_failed) +
+                   " elements fail";
+  } else if (float_judged) {
+    float_detail = kind + ": " + std::to_string(float_compared) + " elements pass (" +
+                   std::to_string(float_informative) + " informative)";
+  }
+  auto join = [](const std::string& a, const std::string& b) {
+    return a.empty() ? b : b.empty() ? a : a + "; " + b;
+  };
+  const std::string grid_detail = grid.s.compared > 0 ? GridDetail(grid) : "";
   if (!structural.empty()) {
     res.verdict = structural_verdict;
     res.detail = structural;
     if (res.failed > 0) res.detail += "; also " + std::to_string(res.failed) + " elements differ";
   } else if (res.failed > 0) {
     res.verdict = Verdict::kMismatch;
-    res.detail =
-        kind + ": " + std::to_string(res.failed) + " of " +
-        std::to_string(res.compared + res.nonfinite + nonfinite_failed) + " elements fail; worst " +
-        where + ": reference " + Num(w.reference) + ", candidate " + Num(w.candidate) + ", bound " +
-        Num(w.bound) + ", ratio " + Num(w.ratio) +
-        (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma ? " > k " + Num(res.k)
-                                                                            : "");
-  } else if (res.compared < opts.min_compared || res.informative < opts.min_informative) {
+    if (w.on_grid) {
+      res.detail = join(float_detail, grid_detail);
+    } else {
+      res.detail = join(float_detail + "; worst " + where + ": reference " + Num(w.reference) +
+                            ", candidate " + Num(w.candidate) + ", bound " + Num(w.bound) +
+                            ", ratio " + Num(w.ratio) + (k_kind ? " > k " + Num(res.k) : ""),
+                        grid.s.failed > 0 ? grid_detail : "");
+    }
+  } else if (res.compared < opts.min_compared || res.informative < opts.min_informative ||
+             (grid.s.compared > 0 && grid.s.informative == 0)) {
     res.verdict = Verdict::kMistrusted;
     res.detail = kind + ": the data cannot tell: " + std::to_string(res.compared) +
                  " judged elements, " + std::to_string(res.informative) +
-                 " informative (|r| > 2*bound), " + std::to_string(res.overflowed) +
-                 " overflowed, " + std::to_string(res.nonfinite) + " non-finite";
+                 " informative (|r| > 2*bound" +
+                 (grid.s.compared > 0 ? "; on the grid: not saturated and E <= 1 step" : "") +
+                 "), " + std::to_string(res.overflowed) + " overflowed, " +
+                 std::to_string(res.nonfinite) + " non-finite" +
+                 (grid.s.compared > 0
+                      ? ", " + std::to_string(grid.s.saturated) + " integer elements saturated"
+                      : "");
   } else {
     res.verdict = Verdict::kPass;
-    res.detail =
-        kind + ": " + std::to_string(res.compared) + " elements pass (" +
-        std::to_string(res.informative) + " informative), worst ratio " + Num(w.ratio) + " at " +
-        where +
-        (opts.kind == OracleKind::kBound || opts.kind == OracleKind::kSigma ? ", k " + Num(res.k)
-                                                                            : "");
+    std::string f;
+    if (float_judged) {
+      f = float_detail + ", worst ratio " + Num(float_worst.ratio) + " at output '" +
+          float_worst.output + "' element " + std::to_string(float_worst.index) +
+          (k_kind ? ", k " + Num(res.k) : "");
+    }
+    res.detail = join(f, grid_detail);
   }
   return res;
 }

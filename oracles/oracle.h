@@ -22,8 +22,13 @@ enum class OracleKind {
   kAllclose,  // |c - r| <= atol + rtol*|r|
   kUlp,       // float32 ulp distance between c and float(r) <= max_ulp
   kSigma,     // |c - r| <= k*max(sigma, u*|r|) + tiny: the statistical error scale (deep models)
+  // The integer-grid oracle (docs/oracle.md): |c - t| <= 0.5 + E steps on integer-valued
+  // outputs; float outputs are judged by the bound oracle. Integer-valued outputs are judged on
+  // the grid under every kind (a float oracle cannot judge an integer grid); naming it keeps the
+  // float outputs on the bound oracle.
+  kGrid,
 };
-std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp", "sigma"
+std::string_view OracleKindName(OracleKind k);  // "bound", "allclose", "ulp", "sigma", "grid"
 struct OracleOptions;
 // One line for a human: the oracle and what makes an element fail, e.g. "sigma (an element fails
 // beyond 8 error scales)".
@@ -55,6 +60,23 @@ struct WorstElement {
   // sigma: |c - r| / (max(sigma, u|r|) + tiny/k), in sigmas, fails when > k;
   // allclose: |c - r| / bound; ulp: the ulp distance. +inf for a NaN/Inf disagreement.
   double ratio = 0;
+  // An integer-valued element (the grid oracle): reference = the reference's integer, bound =
+  // 0.5 + E (steps), ratio = |c - t| / (0.5 + E) when it passes, 1 + excess when it fails.
+  bool on_grid = false;
+};
+
+// The integer-grid oracle over the integer-valued outputs of one comparison.
+struct GridSummary {
+  int64_t compared = 0;     // integer-valued elements judged (NaN positions are not)
+  int64_t saturated = 0;    // t beyond the range by more than 0.5 + E: must equal the limit
+  int64_t informative = 0;  // not saturated and E <= 1 step
+  int64_t failed = 0;
+  // The worst integer element: its t, E, admitted integers [lo, hi] and the excess in steps,
+  // |c - t| - 0.5 - E (saturated: |c - limit|; > 0 fails, <= 0 the margin left).
+  double t = 0, e = 0, lo = 0, hi = 0, excess = 0;
+  // Where the failing elements are, per output: "one channel (3) of output 'y': ...", "the
+  // border of ...", "everywhere in ...", "n scattered elements of ...".
+  std::string where;
 };
 
 struct OracleResult {
@@ -67,6 +89,7 @@ struct OracleResult {
   int64_t failed = 0;       // elements outside their bound (incl. NaN/Inf disagreements)
   int64_t informative = 0;  // judged elements with |r| > 2 * bound
   double k = 0;             // bound factor used (largest over the outputs)
+  GridSummary grid;         // integer-valued outputs (counted in compared/failed/informative too)
 };
 
 // Compares every output of `original` (the graph the reference ran). Throws InputError when

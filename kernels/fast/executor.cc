@@ -9,6 +9,7 @@
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "kernels/fast/fast_ops.h"
+#include "kernels/fast/quant_op.h"
 
 namespace fusefuzz {
 namespace {
@@ -57,7 +58,7 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
   const Tensor& x = *inputs[0];
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
-      if (n.op == Op::QLinearConv) break;
+      if (n.op == Op::QLinearConv) return fast::QuantOp(n, inputs, y);
       return k.conv(n, inputs, threads, y);
     case OpFamily::kNorm:
       return k.norm(n, x, threads, y);
@@ -78,10 +79,9 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
     case OpFamily::kGemm:
       return k.gemm(n, x, threads, y);
     case OpFamily::kQuant:
-      break;
+      return fast::QuantOp(n, inputs, y);
   }
-  throw InputError("node '" + n.name + "'",
-                   std::string(OpName(n.op)) + " is not supported by the embedded engine yet");
+  throw InputError("node '" + n.name + "'", "unknown op");
 }
 
 }  // namespace

@@ -20,6 +20,18 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
   out_shape[ax] = 0;
   for (const RefTensor* t : in) out_shape[ax] += t->shape[ax];
   RefTensor y = Zeros(out_shape);
+  // Integers of one type stay integer-valued (and judged on the grid).
+  bool grid = true;
+  for (const RefTensor* t : in) {
+    grid &=
+        !t->grid_t.empty() && t->grid_qmin == in[0]->grid_qmin && t->grid_qmax == in[0]->grid_qmax;
+  }
+  if (grid) {
+    y.grid_t.resize(y.value.size());
+    y.grid_e.resize(y.value.size());
+    y.grid_qmin = in[0]->grid_qmin;
+    y.grid_qmax = in[0]->grid_qmax;
+  }
   // Each input contributes one contiguous block of dim(axis) * inner elements per outer index.
   int64_t outer = 1;
   for (size_t d = 0; d < ax; ++d) outer *= out_shape[d];
@@ -33,6 +45,10 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
         y.value[o] = t->value[begin + k];
         y.mag[o] = t->mag[begin + k];
         y.sigma[o] = t->sigma[begin + k];
+        if (grid) {
+          y.grid_t[o] = t->grid_t[begin + k];
+          y.grid_e[o] = t->grid_e[begin + k];
+        }
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ir/verifier.h"
+#include "kernels/reference/quant_ref.h"
 #include "kernels/reference/ref_ops.h"
 
 namespace fusefuzz::ref {
@@ -90,6 +91,7 @@ void ScaleShift(const EpilogueStep& s, RefTensor* y) {
 
 RefTensor RunConv(const Node& n, const Inputs& in) {
   RefTensor y = Convolve(n, *in[0]);
+  AdmitBiasRounding(n, *in[0], &y);  // quantized models only (a weight grid and a DQ input)
   const std::string where = NodeWhere(n);
   for (size_t k = 0; k < n.epilogue.size(); ++k) {
     const EpilogueStep& s = n.epilogue[k];

@@ -6,6 +6,7 @@
 
 #include "ir/error.h"
 #include "ir/verifier.h"
+#include "kernels/reference/quant_ref.h"
 #include "kernels/reference/ref_ops.h"
 
 namespace fusefuzz {
@@ -20,7 +21,7 @@ namespace {
 RefTensor RunNode(const Node& n, const Inputs& in) {
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
-      if (n.op == Op::QLinearConv) break;
+      if (n.op == Op::QLinearConv) return RunQLinearConv(n, in);
       return RunConv(n, in);
     case OpFamily::kNorm:
       return RunNorm(n, in);
@@ -39,10 +40,9 @@ RefTensor RunNode(const Node& n, const Inputs& in) {
     case OpFamily::kGemm:
       return RunGemm(n, in);
     case OpFamily::kQuant:
-      break;
+      return RunQuant(n, in);
   }
-  throw InputError(NodeWhere(n),
-                   std::string(OpName(n.op)) + " is not supported by the reference yet");
+  throw std::logic_error("RunReference: unknown op family");
 }
 
 }  // namespace
@@ -81,6 +81,8 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     RefTensor out = ref::RunNode(n, in);
     if (out.shape != shapes.at(n.output) || out.value.size() != out.mag.size() ||
         out.value.size() != out.sigma.size() ||
+        (!out.grid_t.empty() &&
+         (out.grid_t.size() != out.value.size() || out.grid_e.size() != out.value.size())) ||
         static_cast<int64_t>(out.value.size()) != NumElements(out.shape)) {
       throw std::logic_error("RunReference: " + ref::NodeWhere(n) + " produced shape " +
                              ShapeToString(out.shape) + ", shape inference says " +

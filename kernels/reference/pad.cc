@@ -44,6 +44,7 @@ RefTensor RunPad(const Node& n, const Inputs& in) {
   const double fill = AttrFloat(n, "value");
   const int64_t h = x.shape[2], w = x.shape[3];
   RefTensor y = Zeros({x.shape[0], x.shape[1], h + p[0] + p[2], w + p[1] + p[3]});
+  y.grid_scale = x.grid_scale;  // a padded DQ output: its conv may still fuse (bias rounding)
   for (int64_t nb = 0; nb < y.shape[0]; ++nb) {
     for (int64_t c = 0; c < y.shape[1]; ++c) {
       for (int64_t oh = 0; oh < y.shape[2]; ++oh) {

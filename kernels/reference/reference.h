@@ -6,8 +6,12 @@
 // Op semantics and the magnitude rule of each op, with the reasoning: docs/reference.md.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -25,7 +29,27 @@ struct RefTensor {
   // so that its partial sums carry the addend (docs/oracle.md, "The sigma oracle"). 0 when no
   // sum can absorb an addend (after an activation, a pool, a norm, ...).
   double open_sum = 0;
+  // Integer-valued tensors (the outputs of QuantizeLinear, QLinearConv and QLinearAdd, and
+  // Identity/Reshape/Flatten/Concat of them; docs/quantization.md): `value` is the integer the
+  // ONNX rounding gives, and per element grid_t is the unrounded grid position t = v / s + z
+  // (fp64, from the fp64 value v before the rounding) and grid_e the admitted extra half-width
+  // E >= 0 in steps: a correct engine's integer c satisfies |c - t| <= 0.5 + E, within
+  // [grid_qmin, grid_qmax] (AdmittedRange). Empty for float tensors. `mag` and `sigma` of such a
+  // tensor carry the admitted spread (in steps) for the float ops that consume it.
+  std::vector<double> grid_t = {};
+  std::vector<double> grid_e = {};
+  int64_t grid_qmin = 0, grid_qmax = 0;
+  // A per-tensor DequantizeLinear's output lies on s * (q - z): its s (else 0). A Conv with a
+  // weight grid fed by it admits its bias' rounding to the int32 grid s_x * s_w.
+  double grid_scale = 0;
 };
+
+// The integers a correct engine may produce at grid position t with admitted half-width e:
+// [ceil(t - 0.5 - e), floor(t + 0.5 + e)] clamped to [qmin, qmax] (only the limit beyond it).
+inline std::pair<double, double> AdmittedRange(double t, double e, int64_t qmin, int64_t qmax) {
+  const double mn = static_cast<double>(qmin), mx = static_cast<double>(qmax);
+  return {std::clamp(std::ceil(t - 0.5 - e), mn, mx), std::clamp(std::floor(t + 0.5 + e), mn, mx)};
+}
 
 // How far (in sigmas) a nonlinear op looks around x to see how an input error moves its output
 // (kinks, clamps, steep slopes); the sigma oracle's default factor is the same number.

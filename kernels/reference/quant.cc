@@ -1,0 +1,226 @@
+// Reference QuantizeLinear, DequantizeLinear and QLinearAdd (ONNX semantics, fp64), with the
+// integer-grid facts of every quantized output: the unrounded grid position t and the admitted
+// extra half-width E in steps (docs/quantization.md, docs/oracle.md "The integer-grid oracle").
+#include <algorithm>
+#include <cmath>
+
+#include "ir/error.h"
+#include "kernels/reference/quant_ref.h"
+#include "kernels/reference/ref_ops.h"
+
+namespace fusefuzz::ref {
+namespace {
+
+// ONNX's rounding of a grid position: round half to even of x / s, plus z, saturated.
+double OnnxRound(double x_over_s, int64_t z, int64_t qmin, int64_t qmax) {
+  const double v = std::nearbyint(x_over_s) + static_cast<double>(z);
+  return std::clamp(v, static_cast<double>(qmin), static_cast<double>(qmax));
+}
+
+RefTensor Quantize(const Node& n, const RefTensor& x) {
+  const QuantParams& q = n.quant.at("y");
+  RefTensor y = Zeros(x.shape);
+  y.grid_t.resize(x.value.size());
+  y.grid_e.resize(x.value.size());
+  y.grid_qmin = q.qmin();
+  y.grid_qmax = q.qmax();
+  for (size_t i = 0; i < x.value.size(); ++i) {
+    const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
+    const double s = q.Scale(c);
+    const int64_t z = q.ZeroPoint(c);
+    const double r = x.value[i];
+    if (std::isnan(r)) {
+      // ONNX leaves NaN undefined; both engines give the zero point, and the oracle does not
+      // judge the element (its t is NaN).
+      y.value[i] = static_cast<double>(z);
+      y.grid_t[i] = r;
+      y.grid_e[i] = 0;
+      continue;
+    }
+    const bool exact = x.mag[i] == std::fabs(r) && x.sigma[i] == 0 &&
+                       static_cast<double>(static_cast<float>(r)) == r;
+    if (exact) {
+      // A given float (a graph input): ONNX defines the integer exactly, x / s in float32 and
+      // ties to even, so E = 0 and t is the float32 quotient (a tie admits both neighbours for
+      // this output, but the rounding is defined, so no spread is carried forward).
+      const float quotient = static_cast<float>(r) / static_cast<float>(s);
+      y.value[i] = OnnxRound(quotient, z, q.qmin(), q.qmax());
+      y.grid_t[i] = static_cast<double>(quotient) + static_cast<double>(z);
+      y.grid_e[i] = 0;
+    } else {
+      y.value[i] = OnnxRound(r / s, z, q.qmin(), q.qmax());
+      y.grid_t[i] = r / s + static_cast<double>(z);
+      // The float path's own error before the rounding (its bound and its sigma; the spread of
+      // an earlier quantized tensor is in both), and the float32 division x / s.
+      y.grid_e[i] = FloatDeviation(x, i) / std::fabs(s) + 2 * kU * std::fabs(r / s);
+    }
+    if (!std::isfinite(y.grid_t[i])) y.grid_t[i] = y.grid_t[i] > 0 ? 1e300 : -1e300;
+    if (!std::isfinite(y.grid_e[i])) y.grid_e[i] = 0;  // t is infinite: saturated either way
+  }
+  SetGridMagnitudes(&y);
+  return y;
+}
+
+RefTensor Dequantize(const Node& n, const RefTensor& x) {
+  const QuantParams& q = n.quant.at("x");
+  CheckIntegers(n, 0, x, q.type);
+  RefTensor y = Zeros(x.shape);
+  for (size_t i = 0; i < x.value.size(); ++i) {
+    const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
+    const double s = q.Scale(c);
+    y.value[i] = (x.value[i] - static_cast<double>(q.ZeroPoint(c))) * s;
+    // The integers a correct engine may hold here, as a value deviation.
+    const double dev = IntegerSpread(x, i) * std::fabs(s);
+    y.mag[i] = std::fabs(y.value[i]);
+    y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
+    AddDeviation(&y, i, dev);
+  }
+  if (!q.PerAxis()) y.grid_scale = q.scale[0];
+  return y;
+}
+
+RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
+  const QuantParams &qa = n.quant.at("a"), &qb = n.quant.at("b"), &qy = n.quant.at("y");
+  CheckIntegers(n, 0, a, qa.type);
+  CheckIntegers(n, 1, b, qb.type);
+  const bool relu = AttrString(n, "activation") == "relu";
+  const double sa = qa.scale[0], sb = qb.scale[0], sy = qy.scale[0];
+  const double za = static_cast<double>(qa.zero_point[0]);
+  const double zb = static_cast<double>(qb.zero_point[0]);
+  const int64_t zy = qy.zero_point[0];
+  RefTensor y = Zeros(a.shape);
+  y.grid_t.resize(a.value.size());
+  y.grid_e.resize(a.value.size());
+  y.grid_qmin = qy.qmin();
+  y.grid_qmax = qy.qmax();
+  for (size_t i = 0; i < a.value.size(); ++i) {
+    const double ta = (a.value[i] - za) * sa, tb = (b.value[i] - zb) * sb;
+    double v = ta + tb;
+    if (relu) v = std::max(v, 0.0);
+    y.grid_t[i] = v / sy + static_cast<double>(zy);
+    y.value[i] = OnnxRound(v / sy, zy, qy.qmin(), qy.qmax());
+    // Spread of the inputs, and the integer kernel's float32 requantization: each multiplier
+    // s/s_y rounded, each product and the sum rounded (kernels/fast/int8/qconv.h).
+    y.grid_e[i] = (IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb) / sy +
+                  4 * kU * (std::fabs(ta) + std::fabs(tb)) / sy;
+  }
+  SetGridMagnitudes(&y);
+  return y;
+}
+
+}  // namespace
+
+double IntegerSpread(const RefTensor& x, size_t i) {
+  if (!x.grid_t.empty()) {
+    // E = 0: the integer is defined exactly (ties broken as ONNX breaks them); no spread.
+    if (!(x.grid_e[i] > 0)) return 0;
+    const auto [lo, hi] = AdmittedRange(x.grid_t[i], x.grid_e[i], x.grid_qmin, x.grid_qmax);
+    return std::max(x.value[i] - lo, hi - x.value[i]);
+  }
+  // Integers moved by other ops (MaxPool, Pad, Concat of quantized values) carry the spread in
+  // their magnitude and sigma (AddDeviation); a given integer has none.
+  return std::max(kU * (x.mag[i] - std::fabs(x.value[i])), kSigmaProbe * x.sigma[i]);
+}
+
+double FloatDeviation(const RefTensor& x, size_t i) {
+  return std::max(kU * x.mag[i], kSigmaProbe * x.sigma[i]);
+}
+
+void AddDeviation(RefTensor* y, size_t i, double dev) {
+  if (!(dev > 0)) return;
+  y->mag[i] += dev / kU;
+  y->sigma[i] = Quadrature(y->sigma[i], dev / kSigmaProbe);
+}
+
+void SetGridMagnitudes(RefTensor* y) {
+  for (size_t i = 0; i < y->value.size(); ++i) {
+    y->mag[i] = std::fabs(y->value[i]);
+    y->sigma[i] = 0;
+    if (!std::isnan(y->grid_t[i])) AddDeviation(y, i, IntegerSpread(*y, i));
+  }
+}
+
+void CheckIntegers(const Node& n, size_t input, const RefTensor& x, QuantType type) {
+  const double lo = static_cast<double>(type == QuantType::kInt32 ? -kMaxExactInt : QMin(type));
+  const double hi = static_cast<double>(type == QuantType::kInt32 ? kMaxExactInt : QMax(type));
+  for (size_t i = 0; i < x.value.size(); ++i) {
+    const double v = x.value[i];
+    if (!(v == std::nearbyint(v) && v >= lo && v <= hi)) {
+      throw InputError(NodeWhere(n),
+                       "input " + std::to_string(input) + " must hold " +
+                           std::string(QuantTypeName(type)) + " integers, but element " +
+                           std::to_string(i) + " is " + std::to_string(v) +
+                           " (feed it from a QuantizeLinear, or give integer inputs)");
+    }
+  }
+}
+
+RefTensor RunQuant(const Node& n, const Inputs& in) {
+  switch (n.op) {
+    case Op::QuantizeLinear:
+      return Quantize(n, *in[0]);
+    case Op::DequantizeLinear:
+      return Dequantize(n, *in[0]);
+    case Op::QLinearAdd:
+      return QAdd(n, *in[0], *in[1]);
+    case Op::QLinearConv:
+      return RunQLinearConv(n, in);
+    case Op::Conv:
+    case Op::FusedConv:
+    case Op::BatchNorm:
+    case Op::LayerNorm:
+    case Op::GroupNorm:
+    case Op::InstanceNorm:
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Clip:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::HardSigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Gelu:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pad:
+    case Op::MaxPool:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Identity:
+    case Op::Flatten:
+    case Op::Reshape:
+    case Op::Gemm:
+    case Op::MatMul:
+      break;
+  }
+  throw std::logic_error("RunQuant: not a quantized op: " + std::string(OpName(n.op)));
+}
+
+void AdmitBiasRounding(const Node& n, const RefTensor& x, RefTensor* y) {
+  auto w = n.quant.find("W");
+  auto b = n.params.find("B");
+  if (w == n.quant.end() || b == n.params.end() || !(x.grid_scale > 0)) return;
+  // A QDQ Conv fused into an integer conv rounds its bias to int32 at s_x * s_w (onednn), or
+  // keeps it in float (qnnpack): the difference is the bias' distance to that grid.
+  const int64_t channels = y->shape[1], inner = InnerSize(y->shape, 2);
+  const Shape& ws = n.params.at("W").shape;
+  for (int64_t m = 0; m < channels; ++m) {
+    const double sb =
+        x.grid_scale * w->second.Scale(QuantChannel(w->second, ws, m * ws[1] * ws[2] * ws[3]));
+    const double bias = b->second.data[static_cast<size_t>(m)];
+    const double dev = std::fabs(bias - sb * std::nearbyint(bias / sb));
+    if (!(dev > 0)) continue;
+    for (int64_t nb = 0; nb < y->shape[0]; ++nb) {
+      const size_t begin = static_cast<size_t>((nb * channels + m) * inner);
+      for (size_t i = begin; i < begin + static_cast<size_t>(inner); ++i) AddDeviation(y, i, dev);
+    }
+  }
+}
+
+}  // namespace fusefuzz::ref

@@ -1,0 +1,296 @@
+// Quantized graphs through ONNX (docs/onnx.md, "Quantization"): export as QDQ passes libonnx's
+// checker and strict shape inference; import gives back the same graph (QuantizeLinear,
+// DequantizeLinear, weight and bias grids, QLinearConv and QLinearAdd through their records, and
+// without records the QDQ form); what fusefuzz does not model is refused naming the node.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <string>
+
+#include "ir/error.h"
+#include "ir/json_io.h"
+#include "onnx/export.h"
+#include "onnx/import.h"
+#include "onnx/validate.h"
+
+namespace fusefuzz {
+namespace {
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+Graph G(const std::string& nodes, const std::string& outputs = R"(["y"])") {
+  return ParseGraph(R"({"format": "fusefuzz-graph", "version": 2,
+    "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}], "nodes": [)" +
+                    nodes + R"(], "outputs": )" + outputs + "}");
+}
+
+// x -> Q(u8) -> DQ -> Conv (W per-channel int8 grid, B int32 grid) -> Relu -> Q(i8) -> DQ.
+const char* kQdqConv = R"(
+  {"name": "q1", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+   "quant": {"y": {"type": "uint8", "scale": [0.0625], "zero_point": [128]}}},
+  {"name": "d1", "op": "DequantizeLinear", "inputs": ["xq"], "outputs": ["xd"],
+   "quant": {"x": {"type": "uint8", "scale": [0.0625], "zero_point": [128]}}},
+  {"name": "c", "op": "Conv", "inputs": ["xd"], "outputs": ["c"],
+   "params": {"W": {"shape": [2, 2, 1, 1], "data": [0.5, -1, 0.25, 0.75]},
+              "B": {"shape": [2], "data": [0.0625, -0.015625]}},
+   "quant": {"W": {"type": "int8", "scale": [0.5, 0.25], "zero_point": [0, 0], "axis": 0},
+             "B": {"type": "int32", "scale": [0.03125, 0.015625], "zero_point": [0, 0],
+                   "axis": 0}}},
+  {"name": "r", "op": "Relu", "inputs": ["c"], "outputs": ["r"]},
+  {"name": "q2", "op": "QuantizeLinear", "inputs": ["r"], "outputs": ["rq"],
+   "quant": {"y": {"type": "int8", "scale": [0.1], "zero_point": [-3]}}},
+  {"name": "d2", "op": "DequantizeLinear", "inputs": ["rq"], "outputs": ["y"],
+   "quant": {"x": {"type": "int8", "scale": [0.1], "zero_point": [-3]}}})";
+
+// x -> Q -> QLinearConv (residual, Relu6) -> QLinearAdd(relu) -> y, an integer output; the
+// second output xq is the quantized input itself.
+const char* kQLinear = R"(
+  {"name": "q1", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+   "quant": {"y": {"type": "uint8", "scale": [0.0625], "zero_point": [128]}}},
+  {"name": "qc", "op": "QLinearConv", "inputs": ["xq", "xq"], "outputs": ["qc"],
+   "params": {"W": {"shape": [2, 2, 1, 1], "data": [1, -2, 3, 4]},
+              "B": {"shape": [2], "data": [5, -7]}},
+   "epilogue": [{"kind": "add", "input": 1}, {"kind": "activation", "op": "Relu6"}],
+   "quant": {"x": {"type": "uint8", "scale": [0.0625], "zero_point": [128]},
+             "w": {"type": "int8", "scale": [0.5, 0.25], "zero_point": [0, 0], "axis": 0},
+             "r": {"type": "uint8", "scale": [0.0625], "zero_point": [128]},
+             "y": {"type": "int8", "scale": [0.05], "zero_point": [-128]}}},
+  {"name": "qa", "op": "QLinearAdd", "inputs": ["qc", "qc"], "outputs": ["y"],
+   "attrs": {"activation": "relu"},
+   "quant": {"a": {"type": "int8", "scale": [0.05], "zero_point": [-128]},
+             "b": {"type": "int8", "scale": [0.05], "zero_point": [-128]},
+             "y": {"type": "uint8", "scale": [0.1], "zero_point": [0]}}})";
+
+// A DequantizeLinear of a graph input (per axis): the model casts the input to int8.
+const char* kDqInput = R"(
+  {"name": "d", "op": "DequantizeLinear", "inputs": ["x"], "outputs": ["y"],
+   "quant": {"x": {"type": "int8", "scale": [0.5, 0.25], "zero_point": [1, -2], "axis": 1}}})";
+
+void ExpectRoundTrip(const Graph& g, int64_t records) {
+  OnnxModel m = ExportOnnx(g);
+  EXPECT_EQ(CheckOnnxModel(m.bytes), "");
+  OnnxImportInfo info;
+  Graph back = ImportOnnx(m.bytes, "m.onnx", {}, &info);
+  EXPECT_EQ(info.not_refused, "");
+  EXPECT_EQ(info.refused, records);
+  EXPECT_EQ(WriteGraph(back), WriteGraph(g));
+  // Export is a fixpoint: the imported graph exports to the same bytes.
+  EXPECT_EQ(ExportOnnx(back).bytes, m.bytes);
+}
+
+TEST(QuantOnnx, QdqGraphsComeBackAsTheSameGraph) {
+  ExpectRoundTrip(G(kQdqConv), 0);
+  // A float op reading integers (the model casts them to float) and an integer MaxPool.
+  ExpectRoundTrip(G(R"(
+    {"name": "q", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+     "quant": {"y": {"type": "int8", "scale": [0.5], "zero_point": [3]}}},
+    {"name": "p", "op": "MaxPool", "inputs": ["xq"], "outputs": ["p"],
+     "attrs": {"kernel_shape": [2, 2]}},
+    {"name": "r", "op": "Relu", "inputs": ["p"], "outputs": ["y"]})",
+                    R"(["y", "p"])"),
+                  0);
+  ExpectRoundTrip(G(kQLinear, R"(["y", "xq"])"), 2);
+  ExpectRoundTrip(G(kDqInput), 0);
+}
+
+TEST(QuantOnnx, ExportIsStandardQdq) {
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(ExportOnnx(G(kQdqConv)).bytes));
+  std::map<std::string, int> types;
+  for (const onnx::TensorProto& t : m.graph().initializer()) types[t.name()] = t.data_type();
+  EXPECT_EQ(types.at("c.W"), onnx::TensorProto::INT8);
+  EXPECT_EQ(types.at("c.B"), onnx::TensorProto::INT32);
+  EXPECT_EQ(types.at("q1/y_zero_point"), onnx::TensorProto::UINT8);
+  EXPECT_EQ(types.at("q2/y_zero_point"), onnx::TensorProto::INT8);
+  std::string ops;
+  for (const onnx::NodeProto& n : m.graph().node()) ops += n.op_type() + " ";
+  EXPECT_EQ(ops,
+            "QuantizeLinear DequantizeLinear DequantizeLinear DequantizeLinear Conv Relu "
+            "QuantizeLinear DequantizeLinear ");
+  // The interface stays float32: an integer output is cast back under its own name.
+  ASSERT_TRUE(m.ParseFromString(ExportOnnx(G(kQLinear, R"(["y", "xq"])")).bytes));
+  EXPECT_EQ(m.graph().node(m.graph().node_size() - 1).op_type(), "Cast");
+  EXPECT_EQ(m.graph().output(0).type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+}
+
+TEST(QuantOnnx, WithoutRecordsQLinearOpsComeBackInQdqForm) {
+  OnnxExportOptions opts;
+  opts.record_nodes = false;
+  Graph back = ImportOnnx(ExportOnnx(G(kQLinear), opts).bytes, "m.onnx");
+  std::string ops;
+  for (const Node& n : back.nodes) ops += std::string(OpName(n.op)) + " ";
+  EXPECT_EQ(ops,
+            "QuantizeLinear DequantizeLinear Conv DequantizeLinear Add Clip QuantizeLinear "
+            "DequantizeLinear DequantizeLinear Add Relu QuantizeLinear ");
+  EXPECT_EQ(back.nodes[2].quant.count("W"), 1u);
+  EXPECT_EQ(back.nodes[2].quant.count("B"), 1u);
+}
+
+// Edits the exported model of kQdqConv.
+std::string Edited(const std::function<void(onnx::GraphProto*)>& edit) {
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(ExportOnnx(G(kQdqConv)).bytes));
+  edit(m.mutable_graph());
+  return m.SerializeAsString();
+}
+
+onnx::NodeProto* NodeNamed(onnx::GraphProto* g, const std::string& name) {
+  for (onnx::NodeProto& n : *g->mutable_node()) {
+    if (n.name() == name) return &n;
+  }
+  ADD_FAILURE() << "no node " << name;
+  return g->mutable_node(0);
+}
+
+TEST(QuantOnnx, WhatIsNotModeledIsRefusedNamingTheNode) {
+  auto attr = [](onnx::NodeProto* n, const std::string& name, int64_t v) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  };
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(
+                  Edited([&](onnx::GraphProto* g) { attr(NodeNamed(g, "q2"), "block_size", 32); }),
+                  "m.onnx");
+            }),
+            "m.onnx: node 'q2' (op type QuantizeLinear): the model is quantized, and it uses "
+            "blocked quantization (block_size 32), which fusefuzz does not model");
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(
+                  Edited([&](onnx::GraphProto* g) { attr(NodeNamed(g, "q1"), "saturate", 0); }),
+                  "m.onnx");
+            }),
+            "m.onnx: node 'q1' (op type QuantizeLinear): the model is quantized, and it sets "
+            "saturate=0 (float8 without saturation), which fusefuzz does not model");
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           attr(NodeNamed(g, "q1"), "output_dtype", onnx::TensorProto::INT8);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'q1' (op type QuantizeLinear): the model is quantized, and its "
+            "output_dtype int8 is not its zero point's type uint8");
+  // An int16 zero point: the initializer is refused where the node reads it.
+  std::string int16 = Edited([&](onnx::GraphProto* g) {
+    for (onnx::TensorProto& t : *g->mutable_initializer()) {
+      if (t.name() == "q2/y_zero_point") {
+        t.set_data_type(onnx::TensorProto::INT16);
+        t.set_raw_data(std::string(2, '\0'));
+      }
+    }
+  });
+  EXPECT_EQ(ErrorOf([&] { ImportOnnx(int16, "m.onnx"); }),
+            "m.onnx: node 'q2' (op type QuantizeLinear): initializer 'q2/y_zero_point': data "
+            "type int16 (fusefuzz reads float, int64, and the uint8, int8 and int32 of quantized "
+            "models)");
+  // A scale computed by the model (here: a graph input).
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(
+                  Edited([&](onnx::GraphProto* g) { NodeNamed(g, "d2")->set_input(1, "x"); }),
+                  "m.onnx");
+            }),
+            "m.onnx: node 'd2' (op type DequantizeLinear): the model is quantized, and x scale "
+            "(input 1) is not a constant; fusefuzz models constant scales only");
+  // ONNX's integer arithmetic (a uint8 Add wraps around) is not fusefuzz's float op.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           NodeNamed(g, "d2")->set_op_type("Relu");
+                           NodeNamed(g, "d2")->mutable_input()->DeleteSubrange(1, 2);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'd2' (op type Relu): reads 'rq', an integer tensor (int8): fusefuzz "
+            "models integer tensors only as quantized values (read by DequantizeLinear, "
+            "QLinearConv, QLinearAdd, or moved by MaxPool, Identity, Reshape, Flatten, Concat)");
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           NodeNamed(g, "q1")->set_op_type("DynamicQuantizeLinear");
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'q1' (op type DynamicQuantizeLinear): the model is quantized, and it "
+            "is a quantized op that fusefuzz does not model (it models QuantizeLinear, "
+            "DequantizeLinear, QLinearConv and QLinearAdd)");
+}
+
+TEST(QuantOnnx, HostileIntegerTensorsAreClearErrorsBeforeAllocating) {
+  auto with_weights = [&](const std::function<void(onnx::TensorProto*)>& edit) {
+    return Edited([&](onnx::GraphProto* g) {
+      for (onnx::TensorProto& t : *g->mutable_initializer()) {
+        if (t.name() == "c.W") edit(&t);
+      }
+    });
+  };
+  // raw_data shorter than the dims say.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) { t->set_raw_data("ab"); }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': "
+            "raw_data size does not match the dims");
+  // A scale declaring 2^40 elements: refused by the limits, nothing allocated.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) {
+                           t->clear_dims();
+                           for (int i = 0; i < 4; ++i) t->add_dims(int64_t{1} << 10);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': more "
+            "elements than the limit");
+  // int32_data out of the int8 range.
+  EXPECT_EQ(ErrorOf([&] {
+              ImportOnnx(with_weights([](onnx::TensorProto* t) {
+                           t->clear_raw_data();
+                           for (int i = 0; i < 4; ++i) t->add_int32_data(i == 2 ? 300 : 1);
+                         }),
+                         "m.onnx");
+            }),
+            "m.onnx: node 'c/W/dequantize' (op type DequantizeLinear): initializer 'c.W': "
+            "int32_data element 2 = 300 is out of range for int8");
+  // A per-channel scale whose length is not the channel count.
+  EXPECT_NE(ErrorOf([&] {
+              ImportOnnx(Edited([&](onnx::GraphProto* g) {
+                           for (onnx::TensorProto& t : *g->mutable_initializer()) {
+                             if (t.name() == "c/W_scale" || t.name() == "c/W_zero_point") {
+                               t.set_dims(0, 3);
+                               t.set_raw_data(t.raw_data() +
+                                              t.raw_data().substr(0, t.raw_data().size() / 2));
+                             }
+                           }
+                         }),
+                         "m.onnx");
+            }).find("node 'c/W/dequantize' (op type DequantizeLinear): the model is quantized"),
+            std::string::npos);
+}
+
+TEST(QuantOnnx, CutNeverDropsAQuantizeLinearSilently) {
+  // Importable: --cut keeps every Q/DQ and the grids.
+  CutImport all = ImportOnnxCut(ExportOnnx(G(kQdqConv)).bytes, "m.onnx");
+  EXPECT_TRUE(all.dropped.empty());
+  EXPECT_EQ(WriteGraph(all.graph), WriteGraph(G(kQdqConv)));
+  // Not importable (blocked): the node is cut off, and says why.
+  CutImport part = ImportOnnxCut(Edited([&](onnx::GraphProto* g) {
+                                   onnx::AttributeProto* a = NodeNamed(g, "q2")->add_attribute();
+                                   a->set_name("block_size");
+                                   a->set_type(onnx::AttributeProto::INT);
+                                   a->set_i(4);
+                                 }),
+                                 "m.onnx");
+  ASSERT_FALSE(part.dropped.empty());
+  EXPECT_NE(part.dropped[0].find("node 'q2' (op type QuantizeLinear): the model is quantized"),
+            std::string::npos)
+      << part.dropped[0];
+}
+
+}  // namespace
+}  // namespace fusefuzz
