@@ -44,7 +44,7 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
       if (r.blame.known()) {
         s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + MdCode(r.blame.rule);
         for (size_t i = 0; i < r.blame.nodes.size(); ++i)
-          s += (i ? "," : " at ") + MdCode(r.blame.nodes[i]);
+          s += (i ? "," : " at ") + MdText(r.blame.nodes[i]);
       } else {
         s = "the optimized run (no rewrite blamed)";
       }

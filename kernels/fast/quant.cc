@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "kernels/fast/int8/qconv.h"
+#include "kernels/fast/int8/qconv_fast.h"
 #include "kernels/fast/quant_op.h"
 
 namespace fusefuzz::fast {
@@ -113,7 +114,7 @@ void QLinearConv(const Node& n, const std::vector<const Tensor*>& in, Tensor& y)
   }
   std::vector<uint8_t> yq(y.data.size());
   p.y = yq.data();
-  int8::QConvLoops(p);
+  int8::QConv(p);  // the fast copy for this CPU, bit-exact with QConvLoops (qconv_test.cc)
   Unpack8(yq, p.y_type, y);
 }
 
@@ -133,7 +134,7 @@ void QLinearAdd(const Node& n, const std::vector<const Tensor*>& in, Tensor& y) 
   p.y_min = AttrString(n, "activation") == "relu" ? QBound(0, qy) : static_cast<int32_t>(qy.qmin());
   p.y_max = static_cast<int32_t>(qy.qmax());
   p.a = aq.data(), p.b = bq.data(), p.y = yq.data();
-  int8::QAddLoops(p);
+  int8::QAdd(p);
   Unpack8(yq, p.y_type, y);
 }
 

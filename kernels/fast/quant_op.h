@@ -1,6 +1,6 @@
 // The embedded engine's quantized ops (kernels/fast/quant.cc): QuantizeLinear, DequantizeLinear
-// (float32, ONNX) and QLinearConv, QLinearAdd (integer arithmetic, kernels/fast/int8/qconv.h).
-// ISA-independent, compiled once; `y` is shaped and sized by the caller.
+// (float32, ONNX) and QLinearConv, QLinearAdd (integer arithmetic: the fast int8 kernels of
+// kernels/fast/int8). ISA-independent, compiled once; `y` is shaped and sized by the caller.
 #pragma once
 
 #include <vector>

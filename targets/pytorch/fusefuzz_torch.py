@@ -25,7 +25,13 @@ OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm
        "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm", "MatMul"]
 # Ops of ir/ops.def this adapter leaves out of its hello (so fusefuzz never sends them), with
 # the reason; test_translate.py checks that OPS and these cover ops.def exactly.
-NOT_TRANSLATED = {}
+# Quantized graphs need the quantization flows of issue 26 (prepare/convert), not yet built.
+NOT_TRANSLATED = {
+    "QuantizeLinear": "quantized graphs: the PyTorch quantization flows are not built yet",
+    "DequantizeLinear": "quantized graphs: the PyTorch quantization flows are not built yet",
+    "QLinearConv": "quantized graphs: the PyTorch quantization flows are not built yet",
+    "QLinearAdd": "quantized graphs: the PyTorch quantization flows are not built yet",
+}
 MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 
 
