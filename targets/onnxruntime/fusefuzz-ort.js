@@ -18,7 +18,9 @@ const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
   'Relu6', 'Clip', 'LeakyRelu', 'PRelu', 'Elu', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Silu',
   'HardSwish', 'Gelu', 'Add', 'Sub', 'Mul', 'Div', 'Pad', 'MaxPool', 'AvgPool', 'GlobalAvgPool',
-  'Concat', 'Identity', 'Flatten', 'Reshape', 'Gemm', 'MatMul'];
+  'Concat', 'Identity', 'Flatten', 'Reshape', 'Gemm', 'MatMul',
+  // Quantized graphs reach ORT as standard QDQ models (docs/onnx.md, "Quantization").
+  'QuantizeLinear', 'DequantizeLinear', 'QLinearConv', 'QLinearAdd'];
 
 // The names options.disable takes (hello "rules"), as ORT 1.30 spells them. TRANSFORMERS: every
 // graph transformer that session creation at level all logs as "GraphTransformer <name>
