@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "campaign/campaign.h"
-#include "report/campaign_summary.h"
 #include "harness/repro.h"
+#include "report/campaign_summary.h"
 
 namespace fusefuzz::campaign_internal {
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "generators/coverage.h"
 #include "generators/generator.h"
-#include "campaign/campaign.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

@@ -2,10 +2,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.h"
-#include "generators/gen_config.h"
 #include "campaign/campaign.h"
 #include "campaign/finding_filing.h"
+#include "cli/cli.h"
+#include "generators/gen_config.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

@@ -3,9 +3,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "generators/generator.h"
-#include "campaign/campaign.h"
 #include "ir/json_io.h"
 
 namespace fusefuzz {

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "cli/cli.h"
-#include "report/finding_writer.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "report/finding_writer.h"
 
 namespace fusefuzz {
 namespace {

@@ -58,7 +58,8 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
     case FindingKind::kTargetError:
     case FindingKind::kCrash:
     case FindingKind::kTimeout:
-      s = "the " + (r.failing_run.empty() ? std::string("target's") : MdText(r.failing_run)) + " run " +
+      s = "the " + (r.failing_run.empty() ? std::string("target's") : MdText(r.failing_run)) +
+          " run " +
           (r.kind == FindingKind::kCrash     ? "crashed"
            : r.kind == FindingKind::kTimeout ? "timed out"
                                              : "failed") +

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "harness/repro.h"
+#include "ir/json_io.h"
 #include "report/campaign_summary.h"
 #include "report/finding_report.h"
 #include "report/html_report.h"
-#include "harness/repro.h"
-#include "ir/json_io.h"
 
 namespace fusefuzz {
 namespace {

@@ -42,8 +42,8 @@ struct QConvProblem {
   int32_t x_zero_point = 0;
   const uint8_t* x = nullptr;
   const int8_t* weights = nullptr;
-  const int32_t* bias = nullptr;     // [m], or null for none
-  const float* multiplier = nullptr; // [m]: s_x * s_w[m] / s_y, as float32
+  const int32_t* bias = nullptr;      // [m], or null for none
+  const float* multiplier = nullptr;  // [m]: s_x * s_w[m] / s_y, as float32
   // Optional residual r: [n, m, oh, ow], added after the conv's requantization multiply.
   const uint8_t* residual = nullptr;
   QStorage residual_type = QStorage::kUint8;
@@ -51,7 +51,8 @@ struct QConvProblem {
   float residual_multiplier = 0;  // s_r / s_y
   QStorage y_type = QStorage::kUint8;
   int32_t y_zero_point = 0;
-  int32_t y_min = 0, y_max = 255;  // within [QMin(y_type), QMax(y_type)]; ReLU: y_min = y_zero_point
+  int32_t y_min = 0,
+          y_max = 255;  // within [QMin(y_type), QMax(y_type)]; ReLU: y_min = y_zero_point
   uint8_t* y = nullptr;
   // Optional (an extension for unfused pipelines, ONNX ConvInteger): when set, the conv writes
   // the int32 accumulator acc (bias included) to y_int32 [n, m, oh, ow] instead of y, and reads

@@ -9,7 +9,8 @@ int32_t Requantize(float v, int32_t zero_point, int32_t lo, int32_t hi) {
   // Any |v| beyond 2^20 saturates for 8-bit outputs; the clamp keeps the conversion defined.
   const float limit = 1048576.0f;
   v = std::fmin(std::fmax(v, -limit), limit);
-  const int32_t q = static_cast<int32_t>(std::nearbyint(v)) + zero_point;  // FE_TONEAREST: ties to even
+  const int32_t q =
+      static_cast<int32_t>(std::nearbyint(v)) + zero_point;  // FE_TONEAREST: ties to even
   return q < lo ? lo : (q > hi ? hi : q);
 }
 
