@@ -16,6 +16,7 @@ struct FuzzOptions {
   std::string oracle;
   std::string config;
   bool no_minimize = false;
+  bool quant = false;
   bool quiet = false;
   bool no_kernel_check = false;
   bool no_sensitivity_check = false;
@@ -53,6 +54,9 @@ void RegisterFuzz(Cli& cli) {
   AddOracleOptions(*cmd, o->c.check.oracle, o->oracle);
   cmd->add_option("--config", o->config,
                   "generator config JSON (see `fusefuzz gen --dump-config`)");
+  cmd->add_flag("--quant", o->quant,
+                "quantized (QDQ) graphs: the quantized generator (docs/generator.md); the same "
+                "as \"quant\": {\"enabled\": true} in --config");
   cmd->add_option("-o,--out", o->c.out_dir, "output folder")->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "do not minimize new findings");
   cmd->add_option("--minimize-budget", o->c.minimize_budget, "seconds per finding")
@@ -82,6 +86,7 @@ void RegisterFuzz(Cli& cli) {
     CampaignOptions c = o->c;
     ResolveOracleKind(c.check.oracle, o->oracle);
     if (!o->config.empty()) c.gen = ConfigFromJson(ReadJsonFile(o->config), o->config);
+    if (o->quant) c.gen.quant.enabled = true;
     c.minimize = !o->no_minimize;
     c.check.kernel_check = !o->no_kernel_check;
     c.sensitivity_check = !o->no_sensitivity_check;

@@ -1,4 +1,4 @@
-// `fusefuzz gen --seed S [--config FILE] [--inputs OUT.json] [--dump-config]`
+// `fusefuzz gen --seed S [--quant] [--config FILE] [--inputs OUT.json] [--dump-config]`
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ struct GenOptions {
   uint64_t seed = 1;
   int64_t case_index = -1;
   std::string config, inputs;
-  bool dump_config = false, plain = false;
+  bool dump_config = false, plain = false, quant = false;
 };
 
 }  // namespace
@@ -28,11 +28,14 @@ void RegisterGen(Cli& cli) {
                   "with --seed S: case I of a campaign run with base seed S");
   cmd->add_option("--config", o->config, "generator config JSON");
   cmd->add_option("--inputs", o->inputs, "also write the generated inputs to this file");
+  cmd->add_flag("--quant", o->quant,
+                "a quantized (QDQ) graph: the quantized generator (docs/generator.md)");
   cmd->add_flag("--plain", o->plain, "data arrays instead of base64");
   cmd->add_flag("--dump-config", o->dump_config, "print the (default or given) config and exit");
   cmd->callback([o] {
     GenConfig cfg;
     if (!o->config.empty()) cfg = ConfigFromJson(ReadJsonFile(o->config), o->config);
+    if (o->quant) cfg.quant.enabled = true;
     if (o->dump_config) {
       std::cout << ConfigToJson(cfg).dump(1) << "\n";
       return;

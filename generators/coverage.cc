@@ -59,6 +59,10 @@ constexpr KeyDef kMotifs[] = {
 #define FF_COV_MOTIF(name, doc) {#name, doc},
 #include "generators/coverage.def"
 };
+constexpr KeyDef kQuantClasses[] = {
+#define FF_COV_QUANT(name, doc) {#name, doc},
+#include "generators/coverage.def"
+};
 
 // "Act*" stands for every activation op, one class each.
 std::vector<std::string> ExpandKey(const std::string& key) {
@@ -459,6 +463,7 @@ const std::vector<CoverageClass>& AllCoverageClasses() {
       }
     }
     for (const auto& m : kMotifs) add(std::string("motif/") + m.key, "motif", m.doc);
+    for (const auto& q : kQuantClasses) add(std::string("quant/") + q.key, "quant", q.doc);
     return v;
   }();
   return all;
@@ -629,6 +634,7 @@ std::map<std::string, int64_t> ClassifyGraph(const Graph& g) {
       }
     }
   }
+  ClassifyQuantGraph(g, &raw);
   // Only the defined classes count (e.g. pairs nobody listed, or a zero constant divisor from a
   // hand-written graph).
   std::map<std::string, int64_t> out;
@@ -665,7 +671,12 @@ struct Row {
 
 std::vector<Row> Rows(const CoverageTally& t, const CoverageTableOptions& o) {
   std::vector<Row> rows;
+  // The quantized classes only where quantized graphs were classified: a float campaign cannot
+  // reach them, and 50 rows flagged low would bury its real gaps.
+  bool quant = false;
+  for (const auto& [id, n] : t.graphs_with) quant |= n > 0 && id.rfind("quant/", 0) == 0;
   for (const auto& c : AllCoverageClasses()) {
+    if (c.group == "quant" && !quant) continue;
     auto oc = t.occurrences.find(c.id);
     auto gw = t.graphs_with.find(c.id);
     Row r{&c, oc == t.occurrences.end() ? 0 : oc->second,

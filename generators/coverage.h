@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/tensor.h"
 
 namespace fusefuzz {
 
@@ -27,6 +28,11 @@ const std::vector<CoverageClass>& AllCoverageClasses();
 // Occurrences of each class in `g` (only classes with a positive count; every key is an id of
 // AllCoverageClasses()). Throws InputError when `g` does not verify.
 std::map<std::string, int64_t> ClassifyGraph(const Graph& g);
+
+// The "quant/" classes of a graph (coverage_quant.cc), added to *counts; ClassifyGraph calls it.
+void ClassifyQuantGraph(const Graph& g, std::map<std::string, int64_t>* counts);
+// The value-dependent "quant/" classes ("quant/saturated"): runs the reference on the case.
+std::map<std::string, int64_t> ClassifyQuantValues(const Graph& g, const TensorMap& inputs);
 
 // Class counts over a set of graphs.
 struct CoverageTally {

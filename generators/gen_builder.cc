@@ -1,8 +1,10 @@
 #include "generators/gen_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 
 #include "ir/verifier.h"
 
@@ -52,6 +54,35 @@ std::string Builder::AddNode(Op op, std::vector<std::string> ins, AttrMap attrs,
   std::string out = n.output;
   g_.nodes.push_back(std::move(n));
   return out;
+}
+
+void Builder::RemoveNodesFrom(size_t first) {
+  while (g_.nodes.size() > first) {
+    const std::string v = g_.nodes.back().output;
+    shapes_.erase(v);
+    values_.erase(std::remove(values_.begin(), values_.end(), v), values_.end());
+    g_.nodes.pop_back();
+  }
+}
+
+void Builder::PruneDeadNodes() {
+  std::set<std::string> live(g_.outputs.begin(), g_.outputs.end());
+  std::vector<bool> keep(g_.nodes.size(), false);
+  for (size_t i = g_.nodes.size(); i-- > 0;) {
+    if (!live.count(g_.nodes[i].output)) continue;
+    keep[i] = true;
+    for (const auto& in : g_.nodes[i].inputs) live.insert(in);
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    if (keep[i]) {
+      kept.push_back(std::move(g_.nodes[i]));
+    } else {
+      shapes_.erase(g_.nodes[i].output);
+      values_.erase(std::remove(values_.begin(), values_.end(), g_.nodes[i].output), values_.end());
+    }
+  }
+  g_.nodes = std::move(kept);
 }
 
 Tensor Builder::UniformTensor(const Shape& s, double lo, double hi) {

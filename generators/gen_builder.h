@@ -41,6 +41,12 @@ class Builder {
   std::string AddNode(Op op, std::vector<std::string> ins, AttrMap attrs = {}, ParamMap params = {},
                       std::vector<EpilogueStep> epilogue = {});
 
+  // Removes nodes [first, end) and their values (a block that is rewritten before anything reads
+  // it: the quantized generator's scratch chains).
+  void RemoveNodesFrom(size_t first);
+  // Removes nodes whose output no graph output depends on (after g.outputs is set).
+  void PruneDeadNodes();
+
   // Value samplers (float32-exact results).
   float Float(double lo, double hi) { return static_cast<float>(src_.Uniform(lo, hi)); }
   float Sign() { return src_.Bool(0.5) ? -1.0f : 1.0f; }

@@ -175,6 +175,44 @@ constexpr ValueField kValueFields[] = {
     {"nan_inf", &GenValues::nan_inf},
 };
 
+using QuantField = std::pair<const char*, double GenQuant::*>;
+constexpr QuantField kQuantProbFields[] = {
+    {"int8_activations", &GenQuant::int8_activations},
+    {"per_axis_activation", &GenQuant::per_axis_activation},
+    {"power_of_two_scale", &GenQuant::power_of_two_scale},
+    {"near_power_of_two", &GenQuant::near_power_of_two},
+    {"edge_zero_point", &GenQuant::edge_zero_point},
+    {"saturate", &GenQuant::saturate},
+    {"calibrate_after_act", &GenQuant::calibrate_after_act},
+    {"clip_near_edge", &GenQuant::clip_near_edge},
+    {"relu6_short_range", &GenQuant::relu6_short_range},
+    {"per_channel_weights", &GenQuant::per_channel_weights},
+    {"weight_zero_point", &GenQuant::weight_zero_point},
+    {"bias_grid_off", &GenQuant::bias_grid_off},
+    {"bias_zero_point", &GenQuant::bias_zero_point},
+    {"bn", &GenQuant::bn},
+    {"activation", &GenQuant::activation},
+    {"pad", &GenQuant::pad},
+    {"pad_zero_point", &GenQuant::pad_zero_point},
+    {"pad_zero", &GenQuant::pad_zero},
+    {"pad_off_grid", &GenQuant::pad_off_grid},
+    {"qlinear", &GenQuant::qlinear},
+    {"share_dq", &GenQuant::share_dq},
+    {"reuse_value", &GenQuant::reuse_value},
+    {"intermediate_output", &GenQuant::intermediate_output},
+    {"float_output", &GenQuant::float_output},
+};
+constexpr QuantField kQuantWeightFields[] = {
+    {"conv_weight", &GenQuant::conv_weight},       {"add_weight", &GenQuant::add_weight},
+    {"maxpool_weight", &GenQuant::maxpool_weight}, {"act_weight", &GenQuant::act_weight},
+    {"requant_weight", &GenQuant::requant_weight}, {"twin_weight", &GenQuant::twin_weight},
+};
+using QuantFlag = std::pair<const char*, bool GenQuant::*>;
+constexpr QuantFlag kQuantFlags[] = {
+    {"enabled", &GenQuant::enabled},
+    {"allow_negative_scale", &GenQuant::allow_negative_scale},
+};
+
 [[noreturn]] void Bad(const std::string& source, const std::string& ptr, const std::string& what) {
   throw InputError(source + ": " + ptr, what);
 }
@@ -272,6 +310,20 @@ void ValidateConfig(const GenConfig& c, const std::string& source) {
           "weight must be finite and >= 0");
     }
   }
+  for (const auto& [name, field] : kQuantProbFields) {
+    CheckProb(c.quant.*field, source, std::string("/quant/") + name);
+  }
+  for (const auto& [name, field] : kQuantWeightFields) {
+    const double w = c.quant.*field;
+    if (!(w >= 0 && std::isfinite(w))) {
+      Bad(source, std::string("/quant/") + name, "weight must be finite and >= 0");
+    }
+  }
+  if (c.quant.enabled &&
+      !(c.quant.conv_weight + c.quant.act_weight + c.quant.requant_weight + c.quant.maxpool_weight >
+        0)) {
+    Bad(source, "/quant", "conv, act, requant and maxpool weights are all 0: no block can start");
+  }
   if (c.allowed_ops.empty()) Bad(source, "/allowed_ops", "no op allowed");
   double op_total = 0;
   for (Op op : c.allowed_ops) {
@@ -364,6 +416,31 @@ GenConfig ConfigFromJson(const nlohmann::json& j, const std::string& source) {
         }
         if (!found) Bad(source, p, "unknown key");
       }
+    } else if (key == "quant") {
+      ExpectObject(v, source, ptr);
+      for (const auto& [name, x] : v.items()) {
+        const std::string p = ptr + "/" + name;
+        bool found = false;
+        for (const auto& [fname, field] : kQuantFlags) {
+          if (name != fname) continue;
+          if (!x.is_boolean()) Bad(source, p, "expected true or false");
+          c.quant.*field = x.get<bool>();
+          found = true;
+        }
+        for (const auto& [fname, field] : kQuantProbFields) {
+          if (name == fname) {
+            c.quant.*field = GetNumber(x, source, p);
+            found = true;
+          }
+        }
+        for (const auto& [fname, field] : kQuantWeightFields) {
+          if (name == fname) {
+            c.quant.*field = GetNumber(x, source, p);
+            found = true;
+          }
+        }
+        if (!found) Bad(source, p, "unknown key");
+      }
     } else if (key == "allow_nan_inf") {
       if (!v.is_boolean()) Bad(source, ptr, "expected true or false");
       c.allow_nan_inf = v.get<bool>();
@@ -399,6 +476,14 @@ nlohmann::json ConfigToJson(const GenConfig& c) {
   for (const auto& [name, field] : kValueFields) va[name] = c.values.*field;
   j["values"] = va;
   j["allow_nan_inf"] = c.allow_nan_inf;
+  // Only when enabled: the provenance of a float campaign stays what it was before --quant.
+  if (c.quant.enabled) {
+    nlohmann::json q = nlohmann::json::object();
+    for (const auto& [name, field] : kQuantFlags) q[name] = c.quant.*field;
+    for (const auto& [name, field] : kQuantProbFields) q[name] = c.quant.*field;
+    for (const auto& [name, field] : kQuantWeightFields) q[name] = c.quant.*field;
+    j["quant"] = q;
+  }
   return j;
 }
 

@@ -158,6 +158,46 @@ struct GenValues {
   bool operator==(const GenValues&) const = default;
 };
 
+// The quantized generator (`--quant`, generators/gen_quant.cc, docs/generator.md "Quantized
+// graphs"): QDQ graphs calibrated like a post-training quantization flow, then pushed toward the
+// preconditions of the real int8 fusion bugs (issue 24). Probabilities are in [0, 1]; block
+// weights >= 0.
+struct GenQuant {
+  bool enabled = false;
+  bool allow_negative_scale = false;  // DQ -> MaxPool -> Q with a negative scale may appear
+  // Tensor parameters.
+  double int8_activations = 0.4;     // a quantized activation tensor is int8 (else uint8)
+  double per_axis_activation = 0.1;  // a requantize / MaxPool Q is per channel (axis 1)
+  double power_of_two_scale = 0.2;   // scale rounded to a power of two (ties)
+  double near_power_of_two = 0.12;   // ... else a few float32 ulps off one
+  double edge_zero_point = 0.35;     // zero point from {qmin, qmin+1, mid, qmax-1, qmax}
+  double saturate = 0.25;            // range shrunk until 5-20% of the elements saturate
+  double calibrate_after_act = 0.5;  // range of act(u) (Relu: z = qmin), else of u
+  double clip_near_edge = 0.6;       // a Clip's bounds within a step of the range's edges
+  double relu6_short_range = 0.35;   // Relu6 -> Q with s (qmax - z) < 6 (else beyond 6)
+  // Conv blocks.
+  double per_channel_weights = 0.6;
+  double weight_zero_point = 0.04;  // a weight grid with a zero point (not fusable)
+  double bias_grid_off = 0.12;      // the bias grid's scale is not s_x * s_w
+  double bias_zero_point = 0.06;    // the bias grid has a zero point
+  double bn = 0.35;                 // a BatchNorm after the conv (before the activation)
+  double activation = 0.65;         // Relu / Relu6 / Clip before the Q
+  double pad = 0.2;                 // a Pad on the integers before the DQ
+  double pad_zero_point = 0.4;      // its value is the zero point (else 0, or another integer)
+  double pad_zero = 0.3;
+  double pad_off_grid = 0.1;  // else a float Pad after the DQ: 0, on the grid or off it
+  double qlinear = 0.15;      // the block is written as QLinearConv / QLinearAdd directly
+  // Structure.
+  double share_dq = 0.2;              // a block reads an existing DQ (its output fans out)
+  double reuse_value = 0.25;          // a block reads an older quantized value (fan-out of a Q)
+  double intermediate_output = 0.15;  // a quantized intermediate is also a graph output
+  double float_output = 0.4;          // the last value is dequantized to a float output
+  // Block weights.
+  double conv_weight = 4, add_weight = 2, maxpool_weight = 1, act_weight = 1.5, requant_weight = 1,
+         twin_weight = 0.7;
+  bool operator==(const GenQuant&) const = default;
+};
+
 struct GenConfig {
   std::map<Op, double> op_weights;  // weight of each op in the "single" pattern
   std::map<Pattern, double> pattern_weights;
@@ -166,6 +206,7 @@ struct GenConfig {
   GenProbabilities probabilities;
   GenValues values;
   bool allow_nan_inf = false;
+  GenQuant quant;
 
   GenConfig();  // the defaults documented in docs/generator.md
   bool operator==(const GenConfig&) const = default;

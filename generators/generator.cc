@@ -6,6 +6,7 @@
 
 #include "generators/gen_builder.h"
 #include "generators/gen_patterns.h"
+#include "generators/gen_quant.h"
 
 namespace fusefuzz {
 namespace {
@@ -67,6 +68,7 @@ Shape PickInputShape(ChoiceSource& src, const GenLimits& l, const GenProbabiliti
 
 GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   ValidateConfig(cfg);
+  if (cfg.quant.enabled) return gen::GenerateQuantized(source, cfg);
   gen::Builder b(source, cfg);
   const GenLimits& lim = cfg.limits;
   std::string current = b.AddInput(PickInputShape(source, lim, cfg.probabilities));

@@ -3,6 +3,7 @@
 // variance in double).
 #include <cmath>
 
+#include "kernels/reference/quant_ref.h"
 #include "kernels/reference/ref_ops.h"
 
 namespace fusefuzz::ref {
@@ -33,6 +34,19 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
                            (std::fabs(s * x.value[i]) + std::fabs(s * mean.value[c]) + bias.mag[c] +
                             std::fabs(y.value[i])) +
                        FoldedAddendSigma(x.open_sum, std::fabs(bias.value[c] - s * mean.value[c])));
+  }
+  if (!x.bias_grid.empty()) {
+    // Folded into a conv on a weight grid (qdq-conv-bn-fold, a QAT convert), the shift
+    // b * s + t may be re-rounded onto the folded int32 grid fl(s_x * fl(s_w * |s|)): half of
+    // that step, (1 + u)^2 above the exact product (docs/oracle.md).
+    y.bias_grid.resize(x.bias_grid.size());
+    for (size_t c = 0; c < x.bias_grid.size(); ++c) {
+      y.bias_grid[c] = x.bias_grid[c] * std::fabs(scale.value[c] / std::sqrt(var.value[c] + eps));
+    }
+    for (size_t i = 0; i < x.value.size(); ++i) {
+      const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+      AddDeviation(&y, i, 0.5 * y.bias_grid[c] * (1 + 4 * kU));
+    }
   }
   return y;
 }

@@ -204,15 +204,20 @@ RefTensor RunQuant(const Node& n, const Inputs& in) {
 
 void AdmitBiasRounding(const Node& n, const RefTensor& x, RefTensor* y) {
   auto w = n.quant.find("W");
-  auto b = n.params.find("B");
-  if (w == n.quant.end() || b == n.params.end() || !(x.grid_scale > 0)) return;
-  // A QDQ Conv fused into an integer conv rounds its bias to int32 at s_x * s_w (onednn), or
-  // keeps it in float (qnnpack): the difference is the bias' distance to that grid.
+  if (w == n.quant.end() || !(x.grid_scale > 0)) return;
   const int64_t channels = y->shape[1], inner = InnerSize(y->shape, 2);
   const Shape& ws = n.params.at("W").shape;
+  y->bias_grid.assign(static_cast<size_t>(channels), 0.0);
   for (int64_t m = 0; m < channels; ++m) {
-    const double sb =
+    y->bias_grid[static_cast<size_t>(m)] =
         x.grid_scale * w->second.Scale(QuantChannel(w->second, ws, m * ws[1] * ws[2] * ws[3]));
+  }
+  auto b = n.params.find("B");
+  if (b == n.params.end()) return;
+  // A QDQ Conv fused into an integer conv rounds its bias to int32 at s_x * s_w (onednn), or
+  // keeps it in float (qnnpack): the difference is the bias' distance to that grid.
+  for (int64_t m = 0; m < channels; ++m) {
+    const double sb = y->bias_grid[static_cast<size_t>(m)];
     const double bias = b->second.data[static_cast<size_t>(m)];
     const double dev = std::fabs(bias - sb * std::nearbyint(bias / sb));
     if (!(dev > 0)) continue;

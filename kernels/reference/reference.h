@@ -42,6 +42,10 @@ struct RefTensor {
   // A per-tensor DequantizeLinear's output lies on s * (q - z): its s (else 0). A Conv with a
   // weight grid fed by it admits its bias' rounding to the int32 grid s_x * s_w.
   double grid_scale = 0;
+  // Per channel, the int32 grid s_x * s_w[m] of a conv with a declared weight grid fed by a
+  // per-tensor DequantizeLinear (empty otherwise): a BatchNorm folded into that conv may have its
+  // shift rounded onto the folded grid (docs/oracle.md, "Folded biases on the int32 grid").
+  std::vector<double> bias_grid = {};
 };
 
 // The integers a correct engine may produce at grid position t with admitted half-width e:
