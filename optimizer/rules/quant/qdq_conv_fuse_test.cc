@@ -145,12 +145,16 @@ TEST(QdqConvFuse, RefusesAnActivationOutputThatIsAGraphOutput) {
   ExpectNoFire(g, kRule);
 }
 
-TEST(QdqConvFuse, RefusesADequantizeOfAGraphInput) {
+// A graph input read by the DQ holds integers in every run that computes (both the reference
+// and the engine check it first), so the chain fuses: what a minimized case starts from.
+TEST(QdqConvFuse, FusesADequantizeOfAGraphInput) {
   Rng rng(14);
   Graph g = QConvGraph(rng, QConvSpec{});
   g.nodes.erase(g.nodes.begin());  // DQ reads "xq", now a graph input
   g.inputs = {In("xq", {1, 2, 5, 5})};
-  ExpectNoFire(g, kRule);
+  OptimizeResult r = ExpectFiresOnce(g, kRule);
+  EXPECT_EQ(CountOp(r.graph, Op::QLinearConv), 1);
+  EXPECT_EQ(r.graph.nodes[0].inputs, std::vector<std::string>{"xq"});
 }
 
 TEST(QdqConvFuse, RefusesAnInfiniteClipBound) {

@@ -19,9 +19,10 @@ namespace fusefuzz {
 const QuantParams& QuantOf(const Node& n, const std::string& role);
 
 // "" when input `input` of `n` holds integers of `type`: it is produced by a QuantizeLinear,
-// QLinearConv or QLinearAdd whose "y" has that type. A DequantizeLinear reading a graph input
-// may see any float, so Q(DQ(v)) == v does not hold there. Looks through a constant Pad whose
-// value is an integer of the type.
+// QLinearConv or QLinearAdd whose "y" has that type, or it is a graph input (every run checks
+// that an input read as integers holds integers of the reader's type: the reference and the
+// engine refuse anything else). Looks through a constant Pad whose value is an integer of the
+// type.
 std::string QuantizedInputProblem(const Graph& g, const Node& n, size_t input, QuantType type);
 
 // "" when every scale of q is > 0 (Q is then monotone non-decreasing in x).
