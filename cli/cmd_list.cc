@@ -83,7 +83,8 @@ void RegisterList(Cli& cli) {
     }
     const auto& infos = *what == "rules" ? ListRules() : ListFaults();
     for (const auto& r : infos) {
-      std::cout << std::left << std::setw(26) << r.name << r.summary << "\n";
+      // At least one space: scripts split the name off the first column (`awk '{print $1}'`).
+      std::cout << std::left << std::setw(26) << r.name + " " << r.summary << "\n";
     }
   });
 }

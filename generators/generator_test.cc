@@ -147,7 +147,8 @@ TEST(Generator, EveryOpAppearsOverTwoThousandSeeds) {
     for (const auto& n : GenerateFromSeed(seed, cfg).graph.nodes) ++counts[n.op];
   }
   for (Op op : AllOps()) {
-    // The quantized ops come from the quantized generator (`--quant`, issue 24), not this one.
+    // The quantized ops come from the quantized generator (`--quant`), not this one:
+    // QuantGenerator.GraphsVerifyWithinLimitsAndUseTheQuantizedOps asserts them.
     if (FamilyOf(op) == OpFamily::kQuant || op == Op::QLinearConv) continue;
     EXPECT_GT(counts[op], 0) << OpName(op);
   }

@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
 #include "report/diagnosis.h"
+#include "report/integers_section.h"
 #include "report/markdown.h"
 
 namespace fusefuzz {
@@ -278,7 +279,11 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     md << ", injected faults:";
     for (const auto& f : r.opt.inject) md << " " << MdCode(f);
   }
-  md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`\n";
+  md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`"
+     << (r.worst.on_grid && r.oracle.kind != OracleKind::kGrid
+             ? " (integer outputs: `grid`, automatically)"
+             : "")
+     << "\n";
   if (!r.detail.empty()) md << "- detail: " << MdText(r.detail) << "\n";
   md << "\n**Diagnosis:** " << Diagnosis(r, where) << "\n";
 
@@ -294,7 +299,14 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
     md << "The target failed to produce outputs (" << FindingKindName(r.kind) << ").";
   }
   md << "\n\n";
-  if (!r.worst.output.empty()) {
+  if (!r.worst.output.empty() && r.worst.on_grid) {
+    // An integer element (the grid oracle): admitted integers and the excess, in steps.
+    md << "Worst element: output " << where << ": reference integer " << Fmt(r.worst.reference)
+       << ", target " << Fmt(r.worst.candidate)
+       << "; the oracle admits |c - t| <= " << Fmt(r.worst.bound)
+       << " steps (0.5 + E, t the unrounded grid position); see "
+       << "\"Integers\" below.\n\n";
+  } else if (!r.worst.output.empty()) {
     md << "Worst element: output " << where << ": reference " << Fmt(r.worst.reference)
        << ", target " << Fmt(r.worst.candidate)
        << "; the oracle allows |target - reference| <= " << Fmt(r.worst.bound) << ", this is "
@@ -367,6 +379,8 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
          << " (all rewrites, float32 kernels): " << Fmt(r.worst.candidate) << ".\n\n";
     }
   }
+
+  md << IntegersSection(r, has_after ? &after : nullptr);
 
   if (small) {
     md << "## Input values\n\n";

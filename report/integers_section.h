@@ -1,0 +1,19 @@
+// The "Integers" section of a finding's report.md (issue 24): for an integer-valued output (the
+// grid oracle's), per output channel, the reference's unrounded grid position t, the admitted
+// integers, the integers after the blamed rewrite, and the excess in steps. Says where a
+// quantized fusion went wrong in the terms its bug is told in: one channel (bias, zero point),
+// the border (padding), everything (scale, activation, saturation limit).
+#pragma once
+
+#include <string>
+
+#include "harness/repro.h"
+
+namespace fusefuzz {
+
+// "" when the worst output is not integer-valued or the values cannot be recomputed; else the
+// markdown section, "## Integers of ..." and its table. `after` is the graph right after the
+// blamed rewrite (null: none, then the section shows the reference only).
+std::string IntegersSection(const Repro& r, const Graph* after);
+
+}  // namespace fusefuzz

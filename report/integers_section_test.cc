@@ -1,0 +1,49 @@
+#include "report/integers_section.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/json_io.h"
+
+namespace fusefuzz {
+namespace {
+
+// x[1,2,1,2] -> QuantizeLinear(s = 0.5, z = 10) -> y; "after" quantizes with z = 12 (a wrong
+// zero point: every element 2 steps off).
+Graph QGraph(int64_t z) {
+  return ParseGraph(R"({"format":"fusefuzz-graph","version":1,
+    "inputs":[{"name":"x","shape":[1,2,1,2]}],
+    "nodes":[{"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["y"],
+      "quant":{"y":{"type":"uint8","scale":[0.5],"zero_point":[)" +
+                    std::to_string(z) + R"(]}}}],
+    "outputs":["y"]})");
+}
+
+TEST(IntegersSection, ShowsTAdmittedAfterAndExcessPerChannel) {
+  Repro r;
+  r.graph = QGraph(10);
+  r.inputs["x"] = Tensor({1, 2, 1, 2}, {1.0f, 2.0f, -1.0f, 0.25f});
+  r.worst.output = "y";
+  r.worst.on_grid = true;
+  const Graph after = QGraph(12);
+  const std::string md = IntegersSection(r, &after);
+  EXPECT_NE(md.find("## Integers of `y`"), std::string::npos) << md;
+  // Channel 0: x = 1, 2 -> t = 12, 14; after 14, 16: both 2 steps off (the first is shown).
+  EXPECT_NE(md.find("| 0 | 2 | 2 | (0, 0, 0, 0) | 12 | 0 | 12 | 14 | 2 |"), std::string::npos)
+      << md;
+  // Channel 1: x = -1, 0.25 -> t = 8, 10.5; after 10, 12.
+  EXPECT_NE(md.find("| 1 | 2 | 2 | (0, 1, 0, 0) | 8 | 0 | 8 | 10 | 2 |"), std::string::npos) << md;
+  // Without the after graph: the reference only.
+  EXPECT_EQ(IntegersSection(r, nullptr).find("after rewrite |"), std::string::npos);
+}
+
+TEST(IntegersSection, NothingForAFloatOutput) {
+  Repro r;
+  r.graph = QGraph(10);
+  r.inputs["x"] = Tensor({1, 2, 1, 2}, {1.0f, 2.0f, -1.0f, 0.25f});
+  r.worst.output = "y";
+  r.worst.on_grid = false;
+  EXPECT_EQ(IntegersSection(r, nullptr), "");
+}
+
+}  // namespace
+}  // namespace fusefuzz
