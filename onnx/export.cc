@@ -582,7 +582,12 @@ class Exporter {
     std::string mode = AttrString(n, "mode");
     NodeBuilder b("Pad", n.name);
     b.In(n.inputs[0]).In(Int64Initializer(n.name + "/pads", {0, 0, p[0], p[1], 0, 0, p[2], p[3]}));
-    if (mode == "constant") b.In(Scalar(n, "value", AttrFloat(n, "value")));
+    if (mode == "constant") {
+      // A Pad of integers writes its value in the data's integer type (onnx/export_quant.h).
+      const std::optional<QuantType> t = quant_.IntegerPadType(n);
+      b.In(t ? quant_.IntScalar(n.name + "/value", AttrFloat(n, "value"), *t)
+             : Scalar(n, "value", AttrFloat(n, "value")));
+    }
     Add(b.Out(n.output).AttrS("mode", mode));
   }
 

@@ -21,10 +21,17 @@ onnx::TensorProto::DataType OnnxType(QuantType t) {
   return onnx::TensorProto::UNDEFINED;
 }
 
-// Ops that ONNX runs on uint8/int8 tensors as they are (type-generic, exact on integers).
-bool PassesIntegers(Op op) {
-  return op == Op::Identity || op == Op::Reshape || op == Op::Flatten || op == Op::MaxPool ||
-         op == Op::Concat;
+// Ops that ONNX runs on uint8/int8 tensors as they are (type-generic, exact on integers). A
+// constant Pad only with a value that is an integer of the type (ONNX's constant_value has the
+// data's type); other modes copy elements.
+bool PassesIntegers(const Node& n, QuantType t) {
+  if (n.op == Op::Pad) {
+    if (AttrString(n, "mode") != "constant") return true;
+    const double v = AttrFloat(n, "value");
+    return v == std::nearbyint(v) && v >= double(QMin(t)) && v <= double(QMax(t));
+  }
+  return n.op == Op::Identity || n.op == Op::Reshape || n.op == Op::Flatten ||
+         n.op == Op::MaxPool || n.op == Op::Concat;
 }
 
 }  // namespace
@@ -41,7 +48,8 @@ QuantExport::QuantExport(const Graph& g, onnx::GraphProto* graph,
   for (const Node& n : g.nodes) {
     if (ProducesQuantized(n.op)) {
       type_[n.output] = n.quant.at("y").type;
-    } else if (PassesIntegers(n.op) && !n.inputs.empty()) {
+    } else if (!n.inputs.empty() && type_.count(n.inputs[0]) &&
+               PassesIntegers(n, type_.at(n.inputs[0]))) {
       auto first = type_.find(n.inputs[0]);
       bool same = first != type_.end();
       for (const std::string& in : n.inputs) {
@@ -117,7 +125,8 @@ Node QuantExport::MapNames(const Node& n) {
     if (n.op == Op::QLinearAdd) return i == 0 ? "a" : "b";
     return nullptr;
   };
-  const bool pass = PassesIntegers(n.op) && TypeOf(n.output);
+  // A pass-through op on integers (Identity, Reshape, Flatten, MaxPool, Concat, Pad).
+  const bool pass = !ProducesQuantized(n.op) && TypeOf(n.output).has_value();
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const std::string& v = n.inputs[i];
     if (const char* role = int_role(i)) {
@@ -142,6 +151,19 @@ void QuantExport::AfterNode(const Node& n) {
                             .Out(n.output)
                             .AttrI("to", onnx::TensorProto::FLOAT)
                             .node();
+}
+
+std::optional<QuantType> QuantExport::IntegerPadType(const Node& n) const {
+  if (n.op != Op::Pad || n.inputs.empty()) return std::nullopt;
+  // n is mapped (MapNames): find the original by name.
+  for (const Node& o : g_.nodes) {
+    if (o.name == n.name) return TypeOf(o.output);
+  }
+  return std::nullopt;
+}
+
+std::string QuantExport::IntScalar(const std::string& name, double v, QuantType type) {
+  return IntInitializer(name, {}, {static_cast<int64_t>(v)}, type);
 }
 
 std::string QuantExport::IntInitializer(const std::string& name, const Shape& dims,

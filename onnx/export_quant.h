@@ -53,6 +53,11 @@ class QuantExport {
   void EmitQLinearConv(const Node& n);
   void EmitQLinearAdd(const Node& n);
 
+  // The integer type a Pad node (mapped or not) pads, nullopt for a float Pad; and a scalar
+  // initializer of that type (its constant_value).
+  std::optional<QuantType> IntegerPadType(const Node& n) const;
+  std::string IntScalar(const std::string& name, double v, QuantType type);
+
   // A param of node n declared on grid `q` (n.quant[param]): its integers as an initializer of
   // q's type, then a DequantizeLinear; returns the float value the op reads.
   std::string GridParam(const Node& n, const std::string& param, const Tensor& t,

@@ -51,20 +51,41 @@ for c in "${cases[@]}"; do
 done
 dirs=()
 for c in "${cases[@]}"; do dirs+=("$work/$c"); done
-failed=0 passed=0
+# Level "disabled" runs ONNX's own semantics (float ops between DQ and Q): any disagreement is
+# fusefuzz's (export, reference or oracle) and fails the test. Level "all" runs ORT's QDQ
+# fusions, whose real bugs the campaign files (`fusefuzz fuzz --quant --target onnxruntime:all`,
+# docs/upstream-bugs.md): here they are counted by class, not failed on.
+failed=0 passed=0 mistrusted=0 upstream=0 upstream_errors=0
 for level in disabled all; do
-  (cd "$ort_dir" && node run-model.js --level "$level" "${dirs[@]}") >"$work/ort-$level.log"
+  (cd "$ort_dir" && node run-model.js --level "$level" "${dirs[@]}") >"$work/ort-$level.log" 2>&1 || true
   for c in "${cases[@]}"; do
     set_dir=$work/$c/test_data_set_0
+    if [ ! -d "$set_dir/ort_$level" ]; then
+      # ORT refused or failed the model at this level (its message is in ort-LEVEL.log).
+      if [ "$level" = disabled ]; then
+        failed=$((failed + 1))
+        echo "ORT ERROR (disabled): $c: $(grep -F "$work/$c: " "$work/ort-$level.log" | head -1)"
+      else
+        upstream_errors=$((upstream_errors + 1))
+        echo "ORT ERROR (all, upstream class): $c: $(grep -F "$work/$c: " "$work/ort-$level.log" | head -1 | cut -c1-300)"
+      fi
+      continue
+    fi
     if out=$("$fusefuzz" compare "$work/$c/graph.json" --inputs-pb "$set_dir" \
                --outputs "$set_dir/ort_$level" 2>&1); then
       passed=$((passed + 1))
-    else
+    elif grep -q "MISTRUSTED" <<<"$out"; then
+      mistrusted=$((mistrusted + 1))  # too few informative elements: not a verdict
+    elif [ "$level" = disabled ]; then
       failed=$((failed + 1))
-      echo "MISMATCH ($level): $c: ${out:0:800}"
+      echo "MISMATCH (disabled): $c: ${out:0:800}"
+    else
+      upstream=$((upstream + 1))
+      echo "MISMATCH (all, upstream class): $c: ${out:0:300}"
     fi
   done
 done
 echo "onnx_quant_ort: ${#cases[@]} quantized graphs through ONNX Runtime at levels disabled and" \
-  "all: $passed runs pass, $failed mismatch"
+  "all: $passed runs pass, $mistrusted MISTRUSTED, $failed fail at disabled;" \
+  "at all (ORT's QDQ fusions): $upstream mismatches, $upstream_errors errors"
 [ "$failed" -eq 0 ]
