@@ -69,47 +69,60 @@ def observed_values(tr, prepared):
     return out
 
 
-def node_forms(tr, split, converted):
-    """Graph node -> "quantized" (an int8 kernel), "reference" (dequantize, float op,
-    quantize) or "float", read off the converted module; the graph nodes fused into a module
-    take its form."""
-    import torch.ao.nn.quantized as nnq
+class FormRecorder(torch.fx.Interpreter):
+    """Runs the converted module and records, per fx node, whether its output is quantized."""
+
+    def __init__(self, module):
+        super().__init__(module)
+        self.quantized = {}
+
+    def run_node(self, n):
+        out = super().run_node(n)
+        first = out[0] if isinstance(out, (tuple, list)) and out else out
+        self.quantized[n.name] = isinstance(first, torch.Tensor) and first.is_quantized
+        return out
+
+
+def node_forms(tr, split, converted, inputs):
+    """Graph node -> "quantized" (int8 kernels, or an op run on the int8 tensor), "reference"
+    (a reference module: dequantize, float op, quantize) or "float", from a run of the
+    converted module; graph nodes fused into a module take its form."""
     try:
         import torch.ao.nn.quantized.reference as nnqr
-        reference = tuple(getattr(nnqr, k) for k in dir(nnqr) if isinstance(getattr(nnqr, k),
-                                                                             type))
+        reference = tuple(v for v in vars(nnqr).values() if isinstance(v, type))
     except ImportError:
         reference = ()
+    rec = FormRecorder(converted)
+    with torch.no_grad():
+        rec.run(*inputs)
     mods = dict(converted.named_modules())
     kept = {n.target for n in converted.graph.nodes if n.op == "call_module"}
+    origin_of = {name: split.origin[node] for name, node, _ in tr.modules}
     forms = {}
-    by_node = {}
-    for name, node, module in tr.modules:
-        by_node[name] = node
-    for n in tr.module.graph.nodes:
-        if n.op != "call_module":
-            continue
-        origin = split.origin.get(by_node.get(n.target), by_node.get(n.target))
-        if n.target in kept:
+    for n in converted.graph.nodes:
+        if n.op == "call_module" and n.target in origin_of:
             m = mods[n.target]
-            qmod = type(m).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized",
-                                                  "torch.ao.nn.intrinsic.quantized",
-                                                  "torch.nn.intrinsic.quantized"))
-            form = "reference" if isinstance(m, reference) else \
-                "quantized" if qmod or isinstance(m, nnq.Quantize) else "float"
-            forms[origin] = form
-            end = absorbed_chain_end(tr.module.graph, n, kept)
-            cur = n
+            forms[origin_of[n.target]] = "reference" if isinstance(m, reference) else \
+                "quantized" if rec.quantized.get(n.name) else "float"
+    for n in tr.module.graph.nodes:  # modules absorbed by a fusion take its form
+        if n.op == "call_module" and n.target in kept and n.target in origin_of:
+            end, cur = absorbed_chain_end(tr.module.graph, n, kept), n
             while cur is not end:
                 cur = next(iter(cur.users))
-                forms[split.origin.get(by_node.get(cur.target), by_node.get(cur.target))] = form
+                forms.setdefault(origin_of.get(cur.target), forms.get(origin_of[n.target]))
     adds = [n for n in converted.graph.nodes if n.op == "call_function" and
-            "add" in getattr(n.target, "__name__", str(n.target))]
-    graph_adds = [origin for name, origin in split.origin.items()
-                  if name.endswith("__sum") or any(nd["name"] == name and nd["op"] == "Add"
-                                                   for nd in split.nodes)]
+            getattr(n.target, "__name__", str(n.target)) in ("add", "add_relu", "iadd")]
+    graph_adds = [split.origin[nd["name"]] for nd in split.nodes if nd["op"] == "Add"]
     for origin, n in zip(graph_adds, adds):
-        forms.setdefault(origin, "quantized" if "quantized" in str(n.target) else "float")
+        forms.setdefault(origin, "quantized" if rec.quantized.get(n.name) else "float")
+    # A ReLU lowered into its add (quantized::add_relu) takes the add's form.
+    tr_adds = [n for n in tr.module.graph.nodes if n.op == "call_function" and
+               getattr(n.target, "__name__", "") == "add"]
+    add_origin = dict(zip(tr_adds, graph_adds))
+    for n in tr.module.graph.nodes:
+        if n.op == "call_module" and n.target not in kept and n.args and n.args[0] in add_origin:
+            forms.setdefault(origin_of.get(n.target), forms.get(add_origin[n.args[0]]))
+    forms.pop(None, None)
     return forms
 
 
@@ -153,7 +166,7 @@ def run(tr, split, inputs, mode, state):
         with torch.no_grad():
             prepared(*example)  # calibration
     converted = convert_fx(prepared, backend_config=config)
-    return converted, rewrites, node_forms(tr, split, converted)
+    return converted, rewrites, node_forms(tr, split, converted, example)
 
 
 def fused_rewrites(tr, split, prepared, mode):
