@@ -111,6 +111,13 @@ def main():
         q("q2", "r", "rq", qp("uint8", f32(0.035), 0)),
         op("p", "MaxPool", ["rq"], "y", kernel_shape=[2, 2], strides=[2, 2])], ["y"],
         "Conv -> Relu -> Q -> integer MaxPool: integers")
+    g["conv-bn-bn"] = graph([1, 3, 6, 6], [
+        q("q1", "x", "xq", px), dq("d1", "xq", "xd", px),
+        conv("c", "xd", "c", 4, 3, 3, px["scale"][0], pads=[1, 1, 1, 1]),
+        bn("bn1", "c", "b1", 4), bn("bn2", "b1", "b2", 4),
+        q("q2", "b2", "y", qp("uint8", f32(0.04), 100))], ["y"],
+        "Conv -> BN -> BN -> Q (the prepare_fx report): convert_fx leaves a reference conv and "
+        "a float BN (node_forms)")
     w_int = [rnd(-127, 127) for _ in range(4 * 4 * 9)]
     s_w = [f32(0.004 * (1 + i / 4)) for i in range(4)]
     py = qp("uint8", f32(0.06), 255)
