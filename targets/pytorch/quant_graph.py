@@ -256,11 +256,11 @@ class Split:
 
     def commuting_successor(self, value):
         """The output of the only consumer of `value` when that consumer commutes with a
-        quantization (Q(op(v)) = op(Q(v)) for s > 0: ReLU since Q(0) = z, max pooling, shape
-        ops); else None."""
+        quantization (Q(op(v)) = op(Q(v)) for s > 0: ReLU since Q(0) = z, ReLU6 and Clip as
+        the clamp at Q(lo), Q(hi), max pooling, shape ops); else None."""
         users = [n for n in self.nodes if value in n["inputs"]]
-        if len(users) != 1 or users[0]["op"] not in ("Relu", "MaxPool", "Identity", "Reshape",
-                                                     "Flatten"):
+        if len(users) != 1 or users[0]["op"] not in ("Relu", "Relu6", "Clip", "MaxPool",
+                                                     "Identity", "Reshape", "Flatten"):
             return None
         return users[0]["outputs"][0]
 

@@ -207,6 +207,17 @@ class Flows(unittest.TestCase):
         self.assertTrue(np.all(out["y"] == 255))  # relu on the grid z = 255: every element
 
 
+    def test_qnnpack_clamp_scrambles_the_convs_channels_last_output_upstream(self):
+        g = load("conv-relu6")
+        ref, _ = run(g, "ptq_fx", optimize=False)
+        onednn, _ = run(g, "ptq_fx")
+        qnnpack, resp = run(g, "ptq_fx_qnnpack")
+        self.assertLessEqual(np.abs(onednn["y"] - ref["y"]).max(), 1)
+        self.assertGreater(np.abs(qnnpack["y"] - ref["y"]).max(), 10)
+        # The same multiset of integers, at other positions: a permutation, not arithmetic.
+        self.assertEqual(resp["node_forms"], {"c": "quantized", "h": "quantized"})
+
+
 class Protocol(unittest.TestCase):
     def test_quant_mode_hello_and_response(self):
         g = load("conv-bn-relu")

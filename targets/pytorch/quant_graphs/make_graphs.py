@@ -135,6 +135,13 @@ def main():
          "quant": {"a": qp("uint8", f32(0.05), 0), "b": px, "y": py}}], ["y"],
         "QLinearConv(Relu) -> QLinearAdd(relu) with output zero point 255 (qnnpack's add_relu "
         "asserts: docs/upstream-bugs.md)")
+    g["conv-relu6"] = graph([1, 3, 6, 6], [
+        q("q1", "x", "xq", px), dq("d1", "xq", "xd", px),
+        conv("c", "xd", "c", 4, 3, 1, px["scale"][0]),
+        op("h", "Relu6", ["c"], "h"),
+        q("q2", "h", "y", qp("uint8", f32(6 / 255), 0))], ["y"],
+        "Conv 1x1 -> Relu6 -> Q: qnnpack's quantized clamp scrambles the conv's channels_last "
+        "output (docs/upstream-bugs.md)")
     for name, gr in g.items():
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump(gr, f, indent=1)
