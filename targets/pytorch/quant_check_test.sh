@@ -3,7 +3,8 @@
 #   quant_check_test.sh FUSEFUZZ MODE
 # Each graph is checked (`fusefuzz check`, 2 input samples, no minimization); it must PASS,
 # or give exactly the finding quant_graphs/expected.txt lists for the mode and graph (or be
-# answered unsupported where it says so).
+# answered unsupported where it says so). "KIND|pass" is a known false alarm of fusefuzz that a
+# fix in progress removes: that finding or a PASS.
 set -u
 bin=$1 mode=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,8 +21,14 @@ for g in "$here"/quant_graphs/*.json; do
     -o "$out/$name" >"$out/$name.log" 2>&1
   status=$?
   found=$(ls "$out/$name/findings" 2>/dev/null | head -1)
-  if [ -z "$want" ] && [ "$status" -eq 0 ] && ! grep -q "NOT CHECKED" "$out/$name.log"; then
+  passed=0
+  [ "$status" -eq 0 ] && ! grep -q "NOT CHECKED" "$out/$name.log" && passed=1
+  if [ -z "$want" ] && [ "$passed" -eq 1 ]; then
     echo "PASS     $mode $name"
+  elif [[ "$want" == *"|pass" ]] && [ "$passed" -eq 1 ]; then
+    echo "PASS     $mode $name (listed as a known false alarm: fixed)"
+  elif [[ "$want" == *"|pass" ]] && [ "$status" -eq 1 ] && [[ "$found" == "${want%|pass}"-* ]]; then
+    echo "EXPECTED $mode $name: $found (known false alarm)"
   elif [ "$want" = unsupported ] && [ "$status" -eq 2 ] &&
        grep -q "NOT CHECKED: UNSUPPORTED" "$out/$name.log"; then
     echo "EXPECTED $mode $name: unsupported"

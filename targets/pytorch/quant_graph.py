@@ -23,6 +23,9 @@ import numpy as np
 from translate import Unsupported, tensor_from_json
 
 ACT_TYPES = {"uint8": (0, 255), "int8": (-128, 127)}
+# Ops that commute with a quantization for s > 0 (Q(op(v)) = op(Q(v))): ReLU since Q(0) = z,
+# ReLU6 and Clip as the clamp at Q(lo), Q(hi), max pooling, shape ops.
+COMMUTING = ("Relu", "Relu6", "Clip", "MaxPool", "Identity", "Reshape", "Flatten")
 
 
 class QParams:
@@ -254,13 +257,25 @@ class Split:
                 return self.origin[n["name"]]
         return None
 
+    def same_grid_source(self, value):
+        """The point `value` is computed from on its own grid: the input of an order-preserving
+        op (COMMUTING) whose input is a point with the same parameters; else None. PyTorch runs
+        such ops on the quantized tensor as it is (its params shared), so no observer sits at
+        `value` and none is needed: Q(op(v)) = op(Q(v))."""
+        for n in self.nodes:
+            if n["outputs"][0] == value:
+                if n["op"] in COMMUTING and n["inputs"] and n["inputs"][0] in self.points and \
+                        self.points[n["inputs"][0]] == self.points.get(value):
+                    return n["inputs"][0]
+                return None
+        return None
+
     def commuting_successor(self, value):
         """The output of the only consumer of `value` when that consumer commutes with a
         quantization (Q(op(v)) = op(Q(v)) for s > 0: ReLU since Q(0) = z, ReLU6 and Clip as
         the clamp at Q(lo), Q(hi), max pooling, shape ops); else None."""
         users = [n for n in self.nodes if value in n["inputs"]]
-        if len(users) != 1 or users[0]["op"] not in ("Relu", "Relu6", "Clip", "MaxPool",
-                                                     "Identity", "Reshape", "Flatten"):
+        if len(users) != 1 or users[0]["op"] not in COMMUTING:
             return None
         return users[0]["outputs"][0]
 

@@ -105,6 +105,10 @@ def assign_observers(split, observed, flow, allow_missing=False):
         covered.add(v)
         if v != value:
             covered.add(value)
+    for v in split.points:  # in graph order: a point computed on a covered point's grid
+        src = split.same_grid_source(v)
+        if v not in covered and src is not None and src in covered:
+            covered.add(v)
     missing = [v for v in split.points if v not in covered and v not in split.shared]
     if missing and not allow_missing:
         raise Unsupported("the graph quantizes %s, which %s keeps in float (no observer: inside "

@@ -142,6 +142,16 @@ def main():
         q("q2", "h", "y", qp("uint8", f32(6 / 255), 0))], ["y"],
         "Conv 1x1 -> Relu6 -> Q: qnnpack's quantized clamp scrambles the conv's channels_last "
         "output (docs/upstream-bugs.md)")
+    pa = qp("uint8", f32(0.04), 0)
+    g["blocks-relu-maxpool-relu6"] = graph([1, 3, 6, 6], [
+        q("q1", "x", "xq", px), dq("d1", "xq", "xd", px),
+        conv("c", "xd", "c", 4, 3, 3, px["scale"][0], pads=[1, 1, 1, 1]),
+        op("r", "Relu", ["c"], "r"), q("q2", "r", "rq", pa), dq("d2", "rq", "rd", pa),
+        op("p", "MaxPool", ["rd"], "p", kernel_shape=[2, 2], strides=[2, 2]),
+        q("q3", "p", "pq", pa), dq("d3", "pq", "pd", pa),
+        op("a", "Relu6", ["pd"], "a"), q("q4", "a", "y", pa)], ["y"],
+        "the generator's maxpool and act blocks: DQ -> MaxPool / Relu6 -> Q on the input's "
+        "grid (PyTorch runs them on the int8 tensor, no observer)")
     for name, gr in g.items():
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump(gr, f, indent=1)
