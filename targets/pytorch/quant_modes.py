@@ -95,12 +95,18 @@ def assign_observers(split, observed, flow, allow_missing=False):
     float a tensor the graph quantizes (a fused pattern has no quantization point inside);
     `allow_missing`: a wrong fusion (ptq_eager) moved the points, run it anyway."""
     covered = set()
+    given = {}  # id(observer) -> (params, value): ops on the int8 tensor share one instance
     for obs, value in observed:
         v = value
         while v is not None and v not in split.points:
             v = split.commuting_successor(v)
         if v is None:
             raise Unsupported("%s quantizes %s, which the graph keeps in float" % (flow, value))
+        before = given.setdefault(id(obs), (split.points[v], v))
+        if before[0] != split.points[v]:
+            raise Unsupported("%s shares one observer between %s (%r) and %s (%r): it runs the "
+                              "op between them on the int8 tensor, the graph requantizes" %
+                              (flow, before[1], before[0], v, split.points[v]))
         obs.assign(split.points[v], v)
         covered.add(v)
         if v != value:

@@ -189,7 +189,7 @@ class Flows(unittest.TestCase):
         for n in g["nodes"]:  # a requantization at the MaxPool, which PyTorch cannot do
             if n["name"] in ("q3", "d3"):
                 next(iter(n["quant"].values()))["zero_point"] = [1]
-        with self.assertRaisesRegex(translate.Unsupported, "the graph quantizes p, which"):
+        with self.assertRaisesRegex(translate.Unsupported, "shares one observer between r"):
             run(g, "ptq_fx")
 
     def test_flows_refuse_int8_activations(self):
