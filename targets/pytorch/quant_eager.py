@@ -103,7 +103,8 @@ def run(tr, split, inputs, limit, state):
     for name, node, _ in tr.modules:
         mod = model.get_submodule(name)
         obs = getattr(mod, "activation_post_process", None)
-        if obs is None or isinstance(mod, nn.Identity):
+        # nnq.ReLU6 ignores its observer (it runs on the input's grid): not a quantization.
+        if obs is None or isinstance(mod, (nn.Identity, nn.ReLU6)):
             continue
         value = ends.get(name, value_of_module[name])
         if name in chained and not chained[name]:

@@ -191,6 +191,8 @@ class Flows(unittest.TestCase):
                 next(iter(n["quant"].values()))["zero_point"] = [1]
         with self.assertRaisesRegex(translate.Unsupported, "shares one observer between r"):
             run(g, "ptq_fx")
+        with self.assertRaisesRegex(translate.Unsupported, "the graph quantizes a, p, which"):
+            run(g, "ptq_eager")
 
     def test_flows_refuse_int8_activations(self):
         g = load("conv-bn-relu")
