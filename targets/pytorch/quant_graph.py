@@ -283,8 +283,13 @@ class Split:
         """The float graph for translate.py: inputs real, outputs the quantized values' floats."""
         outputs = []
         for o in self.graph["outputs"]:
-            outputs.append(self.int_values[o][0] if o in self.int_values else
-                           self.alias.get(o, o))
+            if o in self.int_values:
+                outputs.append(self.int_values[o][0])
+                continue
+            v = self.alias.get(o, o)
+            if v in self.points and o not in self.dequantized:
+                raise Unsupported("graph output %s is read in float and also quantized" % o)
+            outputs.append(v)
         if len(set(outputs)) != len(outputs):
             raise Unsupported("two graph outputs are one value of the float model")
         return {"format": "fusefuzz-graph", "version": self.graph.get("version", 2),
