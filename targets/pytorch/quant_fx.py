@@ -14,6 +14,9 @@ import quant_observers
 from translate import Unsupported
 
 QAT_STEPS = 3
+# Graph ops that translate.py writes as functions, and the functions convert_fx calls for them.
+FUNCTION_OPS = {("Add",): ("add", "add_relu", "iadd"), ("Clip",): ("clamp",),
+                ("Reshape", "Flatten"): ("reshape",), ("Concat",): ("cat",)}
 
 
 def backend_config(mode):
@@ -45,6 +48,13 @@ def absorbed_chain_end(orig, node, kept):
         cur = nxt[0]
 
 
+def is_zero_pad(node):
+    import torch.nn.functional as F
+    return (node.op == "call_function" and node.target is F.pad and
+            node.kwargs.get("mode", "constant") == "constant" and
+            not node.kwargs.get("value", 0.0) and len(node.args) == 2)
+
+
 def observed_values(tr, prepared):
     """[(observer, float value)] for every activation observer (or fake quantize) of the
     prepared model."""
@@ -63,6 +73,10 @@ def observed_values(tr, prepared):
             raise Unsupported("prepare_fx observes %s, not a node of the float model" % src.name)
         if src.op == "call_module":
             o = absorbed_chain_end(tr.module.graph, o, kept)
+        while o.name not in value_of and is_zero_pad(o):
+            # translate.py pads asymmetric conv pads with F.pad (zeros) before the conv: the
+            # conv's input observer sees the padded tensor, on its input's grid (Q(0) = z).
+            o = o.args[0]
         if o.name not in value_of:
             raise Unsupported("prepare_fx observes %s, which is no graph value" % o.name)
         out.append((obs, value_of[o.name]))
@@ -110,11 +124,15 @@ def node_forms(tr, split, converted, inputs):
             while cur is not end:
                 cur = next(iter(cur.users))
                 forms.setdefault(origin_of.get(cur.target), forms.get(origin_of[n.target]))
-    adds = [n for n in converted.graph.nodes if n.op == "call_function" and
-            getattr(n.target, "__name__", str(n.target)) in ("add", "add_relu", "iadd")]
+    # Function ops, matched in order: the i-th graph node of the op is the i-th call of its
+    # functions in the converted graph (convert keeps the order).
+    for ops, names in FUNCTION_OPS.items():
+        calls = [n for n in converted.graph.nodes if n.op == "call_function" and
+                 getattr(n.target, "__name__", str(n.target)) in names]
+        graph_nodes = [split.origin[nd["name"]] for nd in split.nodes if nd["op"] in ops]
+        for origin, n in zip(graph_nodes, calls):
+            forms.setdefault(origin, "quantized" if rec.quantized.get(n.name) else "float")
     graph_adds = [split.origin[nd["name"]] for nd in split.nodes if nd["op"] == "Add"]
-    for origin, n in zip(graph_adds, adds):
-        forms.setdefault(origin, "quantized" if rec.quantized.get(n.name) else "float")
     # A ReLU lowered into its add (quantized::add_relu) takes the add's form.
     tr_adds = [n for n in tr.module.graph.nodes if n.op == "call_function" and
                getattr(n.target, "__name__", "") == "add"]
