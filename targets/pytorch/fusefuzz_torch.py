@@ -35,7 +35,7 @@ NOT_TRANSLATED = {
 # The quantization modes: the quantized ops and the float ops a quantized model is made of
 # (between DequantizeLinear and QuantizeLinear) that PyTorch's flows quantize.
 QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", "Conv",
-             "BatchNorm", "Relu", "Relu6", "HardSwish", "Add", "MaxPool", "AvgPool",
+             "BatchNorm", "Relu", "Relu6", "Clip", "HardSwish", "Add", "MaxPool", "AvgPool",
              "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape"]
 FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "qat_fx"]

@@ -66,9 +66,10 @@ class GraphActObserver(ObserverBase):
 
 
 class GraphWeightObserver(ObserverBase):
-    def __init__(self, grid=None, dtype=torch.qint8, **kwargs):
+    def __init__(self, grid=None, dtype=torch.qint8, per_channel_only=False, **kwargs):
         super().__init__(dtype=dtype)
         self.grid = grid
+        self.per_channel_only = per_channel_only  # QAT: its FakeQuantize is per channel
         self.qscheme = torch.per_channel_symmetric
         self.ch_axis = 0
         self.quant_min, self.quant_max = -128, 127
@@ -77,6 +78,11 @@ class GraphWeightObserver(ObserverBase):
 
     def forward(self, w):
         self.weight = w.detach().clone()
+        # The scheme is read before calculate_qparams (FX's reference modules), so it is
+        # decided here, when the weight is seen.
+        _, own = self.scales()
+        per_tensor = own and not self.grid.per_channel and not self.per_channel_only
+        self.qscheme = torch.per_tensor_symmetric if per_tensor else torch.per_channel_symmetric
         return w
 
     def scales(self):
@@ -100,11 +106,9 @@ class GraphWeightObserver(ObserverBase):
 
     @torch.jit.export
     def calculate_qparams(self):
-        s, own = self.scales()
-        if own and not self.grid.per_channel:
-            self.qscheme = torch.per_tensor_symmetric
+        s, _ = self.scales()
+        if self.qscheme == torch.per_tensor_symmetric:
             return torch.tensor([s[0]], dtype=torch.float), torch.tensor([0], dtype=torch.int)
-        self.qscheme = torch.per_channel_symmetric
         return (torch.tensor(s, dtype=torch.double),
                 torch.zeros(len(s), dtype=torch.int64))
 
@@ -114,7 +118,7 @@ def qconfig(grid=None, qat=False):
     from torch.ao.quantization import QConfig
     from torch.ao.quantization.fake_quantize import FakeQuantize
     act = GraphActObserver
-    weight = GraphWeightObserver.with_args(grid=grid)
+    weight = GraphWeightObserver.with_args(grid=grid, per_channel_only=qat)
     if qat:
         return QConfig(activation=FakeQuantize.with_args(observer=act),
                        weight=FakeQuantize.with_args(observer=weight, quant_min=-128,
