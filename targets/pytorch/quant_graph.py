@@ -56,14 +56,6 @@ class QParams:
         """ONNX DequantizeLinear in float32: (q - z) * s."""
         return (q.astype(np.float32) - np.float32(self.zero_point)) * np.float32(self.scale)
 
-    def integers(self, real):
-        """The integers of a dequantized tensor on this grid: exact for values that are
-        (q - z) * s; a value off the grid (an engine that used other parameters) stays
-        fractional so that the oracle sees how far it is."""
-        t = real.astype(np.float64) / self.scale + self.zero_point
-        near = np.rint(t)
-        return np.where(np.abs(t - near) <= 1e-3, near, t).astype(np.float32)
-
 
 class WeightGrid:
     """A conv weight's integers and its scales per output channel (per tensor: one repeated)."""

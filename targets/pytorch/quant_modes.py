@@ -73,7 +73,13 @@ def answer_outputs(split, outputs):
         if t.is_quantized:
             t = t.dequantize()
         if name in split.int_outputs:
-            t = torch.from_numpy(split.int_outputs[name][1].integers(t.detach().numpy()))
+            # The graph's QuantizeLinear of what the model answers: exact for a tensor the flow
+            # quantized on this grid (FX dequantizes its outputs); a graph output that is the
+            # quantization of a model input is never quantized by the flow (FX returns the
+            # float placeholder), and is what a user's script quantizes itself.
+            p = split.int_outputs[name][1]
+            t = torch.quantize_per_tensor(t.detach().float().contiguous(), p.scale,
+                                          p.zero_point, TORCH_DTYPE[p.type]).int_repr().float()
         resp[name] = translate.tensor_to_json(t)
     return resp
 
