@@ -83,6 +83,7 @@ class Split:
         self.points = {}  # float value -> QParams: the values the graph quantizes
         self.int_inputs = {}  # graph input -> QParams (fed dequantized)
         self.int_outputs = {}  # graph output -> (float value, QParams)
+        self.dq_outputs = {}  # graph output that dequantizes a point -> its QParams
         self.weights = {}  # float conv node name -> WeightGrid
         self.origin = {}  # float node name -> graph node name (QLinear* expand to several)
         self.alias = {}  # graph value -> float value it reads (after Q/DQ removal)
@@ -281,6 +282,8 @@ class Split:
             v = self.alias.get(o, o)
             if v in self.points and o not in self.dequantized:
                 raise Unsupported("graph output %s is read in float and also quantized" % o)
+            if v in self.points:
+                self.dq_outputs[o] = self.points[v]  # a DequantizeLinear output
             outputs.append(v)
         if len(set(outputs)) != len(outputs):
             raise Unsupported("two graph outputs are one value of the float model")

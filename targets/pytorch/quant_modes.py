@@ -72,6 +72,12 @@ def answer_outputs(split, outputs):
     for name, t in zip(split.graph["outputs"], outputs):
         if t.is_quantized:
             t = t.dequantize()
+        if name in split.dq_outputs:
+            # DQ(Q(v)) of a value the flow may answer unquantized (a model input): the graph's
+            # quantization of it, as for integer outputs below.
+            p = split.dq_outputs[name]
+            t = fake_quant(t.detach().float().contiguous(), p.scale, p.zero_point,
+                           TORCH_DTYPE[p.type])
         if name in split.int_outputs:
             # The graph's QuantizeLinear of what the model answers: exact for a tensor the flow
             # quantized on this grid (FX dequantizes its outputs); a graph output that is the
