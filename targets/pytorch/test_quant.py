@@ -18,7 +18,6 @@ sys.path.insert(0, HERE)
 
 import fusefuzz_torch  # noqa: E402
 import quant_graph  # noqa: E402
-import quant_modes  # noqa: E402
 import quant_observers  # noqa: E402
 import translate  # noqa: E402
 
