@@ -25,14 +25,21 @@ OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm
        "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm", "MatMul"]
 # Ops of ir/ops.def this adapter leaves out of its hello (so fusefuzz never sends them), with
 # the reason; test_translate.py checks that OPS and these cover ops.def exactly.
-# Quantized graphs need the quantization flows of issue 26 (prepare/convert), not yet built.
+# The float modes leave the quantized ops to the quantization modes (quant_modes.py).
 NOT_TRANSLATED = {
-    "QuantizeLinear": "quantized graphs: the PyTorch quantization flows are not built yet",
-    "DequantizeLinear": "quantized graphs: the PyTorch quantization flows are not built yet",
-    "QLinearConv": "quantized graphs: the PyTorch quantization flows are not built yet",
-    "QLinearAdd": "quantized graphs: the PyTorch quantization flows are not built yet",
+    "QuantizeLinear": "quantized graphs: run by the quantization modes (ptq_fx, ...) only",
+    "DequantizeLinear": "quantized graphs: run by the quantization modes (ptq_fx, ...) only",
+    "QLinearConv": "quantized graphs: run by the quantization modes (ptq_fx, ...) only",
+    "QLinearAdd": "quantized graphs: run by the quantization modes (ptq_fx, ...) only",
 }
-MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
+# The quantization modes: the quantized ops and the float ops a quantized model is made of
+# (between DequantizeLinear and QuantizeLinear) that PyTorch's flows quantize.
+QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", "Conv",
+             "BatchNorm", "Relu", "Relu6", "Clip", "HardSwish", "Add", "MaxPool", "AvgPool",
+             "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape"]
+FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
+QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "qat_fx"]
+MODES = FLOAT_MODES + QUANT_MODES
 
 
 def engine_version():
@@ -46,8 +53,10 @@ def engine_version():
 def capabilities(mode):
     # fuse_modules takes the module groups from us, so applying only the first N is exact;
     # the other passes are opaque, so they cannot be cut short (no bisect_limit).
-    if mode == "fuse_modules":
+    if mode in ("fuse_modules", "ptq_eager"):
         return ["bisect_limit", "rewrites", "bench"]
+    if mode in QUANT_MODES:
+        return ["rewrites", "bench"]
     if mode in ("fx", "fuse_fx"):
         return ["rewrites", "bench"]  # rewrites read off the module tree before and after
     return ["bench"]
@@ -175,6 +184,8 @@ def handle(req, mode, state=None):
     import torch
     state = {} if state is None else state
     import translate
+    if mode in QUANT_MODES:
+        return handle_quant(req, mode, state)
     tr = translate.translate(req["graph"])
     options = req.get("options") or {}
     inputs = [translate.tensor_from_json(req["inputs"][name]) for name in tr.input_names]
@@ -199,6 +210,25 @@ def handle(req, mode, state=None):
     return resp
 
 
+def handle_quant(req, mode, state):
+    """A quantization mode's request: the flow, or (optimize false) the graph's quantization
+    simulated by PyTorch in float (quant_modes.py). The response carries, beside the outputs,
+    how each graph node ran: "node_forms" (quantized kernel, reference module, float)."""
+    import quant_modes
+    options = req.get("options") or {}
+    limit = options.get("bisect_limit", -1)
+    counts = bench_counts(req)
+    outputs, rewrites, forms, timings = quant_modes.handle(
+        req, mode, options.get("optimize", True), -1 if limit is None else int(limit), state,
+        counts, time_runs)
+    resp = {"outputs": outputs, "node_forms": forms}
+    if timings:
+        resp["timings"] = timings
+    if rewrites is not None:
+        resp["rewrites"] = rewrites
+    return resp
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="eager")
@@ -214,7 +244,7 @@ def main():
 
     send({"protocol": "fusefuzz-target", "version": 1,
           "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
-          "ops": OPS,
+          "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
           "capabilities": capabilities(args.mode)})
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
