@@ -33,7 +33,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 void RegisterCheck(Cli& cli) {
   auto o = std::make_shared<CheckCliOptions>();
-  o->m.out_dir = "out/check";
+  o->m.out_dir = DefaultOut("check");
   auto* cmd = cli.app.add_subcommand(
       "check",
       "Check a whole model (ONNX or graph JSON) on a target; shrink a failure to its culprit");

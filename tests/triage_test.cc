@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "tests/cli_util.h"
@@ -90,8 +90,8 @@ TEST(Triage, OneCauseGivesAtMostTwoFoldersBlackBox) {
        {"multi-consumer", "activation-before-add", "relu6-unbounded", "bn-before-padded-conv"}) {
     fs::path dir = TempDir(std::string("one-form-") + fault);
     CmdResult r = Fusefuzz("fuzz --graphs 300 --seed 11 -j 2 -q --target " +
-                           Example(std::string("--no-capabilities --inject ") + fault) +
-                           " --out " + dir.string());
+                           Example(std::string("--no-capabilities --inject ") + fault) + " --out " +
+                           dir.string());
     ASSERT_EQ(r.status, 1) << fault << "\n" << r.out;
     json s = ReadJson(dir / "summary.json");
     EXPECT_GE(s["findings"].get<int>(), 5) << fault;
