@@ -27,7 +27,7 @@ struct CampaignOptions {
   TargetSettings target_settings;
   CheckOptions check;
   GenConfig gen;
-  std::string out_dir = "fusefuzz-out";
+  std::string out_dir = "out/fuzz";  // cli DefaultOut("fuzz")
   bool minimize = true;
   double minimize_budget = 10;  // seconds per finding
   // Before filing a fusion finding, rerun the unoptimized target on inputs within rounding of the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -43,9 +44,12 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   c.output = out;
   Graph one = g;
   one.outputs = {out};
-  OracleResult r = Compare(one, ref, got, oracle);
+  OracleOptions with_stats = oracle;
+  with_stats.element_stats = true;
+  OracleResult r = Compare(one, ref, got, with_stats);
   c.verdict = r.verdict;
   c.worst = r.worst;
+  if (auto st = r.stats.find(out); st != r.stats.end()) c.stats = st->second;
   auto cand = got.find(out);
   auto rt = ref.find(out);
   if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
@@ -82,15 +86,20 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     std::fflush(stderr);
   };
   ModelCheckResult result;
+  result.oracle_kind = o.check.oracle.kind;
   const int samples = inputs.empty() ? std::max(1, o.samples) : 1;
   Repro first;  // the first finding
   for (int i = 0; i < samples; ++i) {
     SampleCheck s;
     s.seed = o.seed + static_cast<uint64_t>(i);
     const TensorMap in = inputs.empty() ? InputsFromSeed(g, s.seed) : inputs;
+    s.inputs = in;
     const std::string which = "sample " + std::to_string(i + 1) + "/" + std::to_string(samples);
     phase(which + ": reference (double precision)");
     const RefTensorMap ref = RunReference(g, in);
+    for (const std::string& out : g.outputs) {
+      if (auto it = ref.find(out); it != ref.end()) s.reference[out] = ToFloatTensor(it->second);
+    }
     phase(which + ": unoptimized run on " + target.caps().name);
     s.plain = RunAndJudge(target, g, in, ref, o.check, false, o.check.opt);
     phase(which + ": unoptimized " + std::string(VerdictName(s.plain.verdict)) + "; optimized run");
@@ -152,6 +161,72 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   return result;
 }
 
+std::string PassingTolerance(const RatioStats& st, OracleKind kind) {
+  if (st.n == 0 || st.max <= st.limit || !std::isfinite(st.max)) return "";
+  char buf[96];
+  switch (kind) {
+    case OracleKind::kBound:
+    case OracleKind::kSigma:
+    case OracleKind::kGrid:
+      std::snprintf(buf, sizeof buf, "--k %.4g", st.max * 1.0001);
+      break;
+    case OracleKind::kAllclose:
+      std::snprintf(buf, sizeof buf, "--rtol and --atol x %.4g", st.max * 1.0001);
+      break;
+    case OracleKind::kUlp:
+      std::snprintf(buf, sizeof buf, "--max-ulp %.0f", std::ceil(st.max));
+      break;
+  }
+  return buf;
+}
+
+nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& target,
+                              const OracleOptions& oracle) {
+  using nlohmann::json;
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(std::to_string(v)); };
+  json samples = json::array();
+  for (const SampleCheck& sc : r.samples) {
+    json outs = json::array();
+    for (const OutputCheck& c : sc.outputs) {
+      json o = {{"output", c.output},
+                {"verdict", VerdictName(c.verdict)},
+                {"worst",
+                 {{"index", c.worst.index},
+                  {"reference", num(c.worst.reference)},
+                  {"target", num(c.worst.candidate)},
+                  {"ratio", num(c.worst.ratio)}}}};
+      if (c.stats.n > 0) {
+        o["error"] = {{"elements", c.stats.n},         {"limit", num(c.stats.limit)},
+                      {"max", num(c.stats.max)},       {"mean", num(c.stats.mean)},
+                      {"median", num(c.stats.median)}, {"p99", num(c.stats.p99)}};
+        const std::string tol = PassingTolerance(c.stats, oracle.kind);
+        if (!tol.empty()) o["error"]["would_pass_with"] = tol;
+      }
+      if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
+      outs.push_back(std::move(o));
+    }
+    samples.push_back({{"seed", sc.seed},
+                       {"unoptimized", VerdictName(sc.plain.verdict)},
+                       {"optimized", VerdictName(sc.optimized.verdict)},
+                       {"rewrites", sc.optimized.run.rewrites.size()},
+                       {"outputs", std::move(outs)}});
+  }
+  json j = {{"target", target},
+            {"oracle", OracleDescription(oracle)},
+            {"samples", std::move(samples)},
+            {"seconds", r.seconds}};
+  j["result"] = !r.unsupported.empty() ? "unsupported" : r.finding ? "finding" : "pass";
+  if (!r.unsupported.empty()) j["unsupported"] = r.unsupported;
+  if (r.finding) {
+    j["finding"] = {{"kind", r.kind},
+                    {"blamed_rule", r.blamed_rule},
+                    {"folder", r.signature.empty() ? "" : "findings/" + r.signature},
+                    {"nodes_before", r.nodes_before},
+                    {"nodes_after", r.nodes_after}};
+  }
+  return j;
+}
+
 std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir) {
   std::ostringstream s;
   char buf[512];
@@ -173,6 +248,17 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
           << c.rows;
       }
       s << "\n";
+      if (c.stats.n > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "    error over %lld elements, in tolerance units (fails above %.3g): max "
+                      "%.3g, mean %.3g, median %.3g, p99 %.3g",
+                      static_cast<long long>(c.stats.n), c.stats.limit, c.stats.max, c.stats.mean,
+                      c.stats.median, c.stats.p99);
+        s << buf;
+        const std::string tol = PassingTolerance(c.stats, r.oracle_kind);
+        if (!tol.empty()) s << "; would pass with " << tol;
+        s << "\n";
+      }
     }
   }
   int64_t rows = 0, top1 = 0, top5 = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,15 @@ struct OutputCheck {
   // Classifier outputs ([N, K] or [N, K, 1, 1] with K >= 2): rows whose argmax (top-1) agrees
   // with the reference's, and whose reference top-1 is among the target's top 5.
   int64_t rows = 0, top1_agree = 0, top5_agree = 0;
+  // Every judged element's error in the oracle's units (float outputs; n == 0 on an integer
+  // grid or when nothing was judged).
+  RatioStats stats;
 };
 
 struct SampleCheck {
   uint64_t seed = 0;
+  TensorMap inputs;                  // what both runs were given
+  TensorMap reference;               // the reference's outputs, rounded to float32
   CaseOutcome plain, optimized;      // unoptimized and optimized runs
   std::vector<OutputCheck> outputs;  // of the optimized run
 };
@@ -49,6 +55,7 @@ struct ModelCheckResult {
   // not checked. The first such message.
   std::string unsupported;
   double seconds = 0;
+  OracleKind oracle_kind = OracleKind::kSigma;  // what judged it (for PassingTolerance)
 };
 
 // `inputs`: explicit inputs (one sample), or empty to seed `samples` samples.
@@ -57,5 +64,14 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
 
 // The text report printed by `fusefuzz check`.
 std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir);
+
+// The tolerance that would have passed, as the option that sets it: "--k 12.5" (bound, sigma),
+// "--rtol/--atol x 3.2" (allclose), "--max-ulp 17" (ulp); "" when the output passed.
+std::string PassingTolerance(const RatioStats& st, OracleKind kind);
+
+// The result as JSON (`check --json`): per sample and output the verdicts, worst element and
+// statistics, and the finding.
+nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& target,
+                              const OracleOptions& oracle);
 
 }  // namespace fusefuzz

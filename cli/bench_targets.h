@@ -10,7 +10,7 @@ namespace fusefuzz {
 struct TargetBenchArgs {
   std::vector<std::string> targets;  // embedded, exec:CMD or onednn (the in-process peer)
   std::string filter;                // regex searched in BM_Fusion/<pattern>/<layer>/<shape>
-  std::string out = "bench-out";
+  std::string out = "out/bench";
   int repetitions = 5, runs = 10, warmup = 2, threads = 1;
   bool tiny = false;     // layers 16x narrower, 4x smaller: smoke tests
   double timeout = 120;  // seconds per request (a timing request runs warmup + runs times)

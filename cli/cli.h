@@ -40,6 +40,18 @@ void AddOptimizerOptions(CLI::App& cmd, OptimizeOptions& opts);
 void AddOracleOptions(CLI::App& cmd, OracleOptions& o, std::string& kind);
 void ResolveOracleKind(OracleOptions& o, const std::string& kind);
 
+// Where a command that writes a folder writes it when not told: `out/<command>` below the
+// working directory (out/fuzz, out/bench, out/check), created when missing (with out/ itself: a
+// fresh clone has none); git ignores out/. docs/campaign.md, "Output folders".
+std::string DefaultOut(const std::string& command);
+
+// For a command that writes a set of files into --out (bench): creates the folder, and refuses
+// (exit 2, naming the folder and the way out) one that already holds anything unless `force`,
+// as `fuzz` refuses without --resume or --force. `own_input` is a file the command reads that
+// may sit inside the folder (bench --from-json OUT/benchmarks.json re-tabulates its own run).
+void PrepareOutFolder(const std::string& dir, bool force, const std::string& own_input,
+                      const std::string& command);
+
 // Creates the missing parent folders of an output file the user named (`-o out/x.json` in a
 // fresh clone); a failure is left to the write, which names the path.
 void MakeParentFolders(const std::string& path);

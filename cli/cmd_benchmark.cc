@@ -41,7 +41,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 struct BenchArgs {
-  std::string filter, out = "bench-out", from_json;
+  std::string filter, out = DefaultOut("bench"), from_json;
+  bool force = false;
   int threads = 1;
   std::vector<std::string> extra;
 };
@@ -377,7 +378,10 @@ void RegisterBench(Cli& cli) {
                   "BM_Fusion/<pattern>/<layer>/<shape>");
   cmd->add_option("--threads", a->threads, "threads for our kernels and oneDNN (or the targets)")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--out", a->out, "output directory")->capture_default_str();
+  cmd->add_option("--out", a->out, "output folder (refused when not empty, unless --force)")
+      ->capture_default_str();
+  cmd->add_flag("--force", a->force,
+                "write into a non-empty --out, replacing the files a bench writes there");
   auto* from = cmd->add_option("--from-json", a->from_json,
                                "do not run: tabulate an existing fusion_bench JSON output");
   auto* extra =
@@ -401,6 +405,7 @@ void RegisterBench(Cli& cli) {
   cmd->add_flag("--tiny", t->tiny, "with --target: layers 16x narrower and 4x smaller (smoke)");
   cmd->callback([a, t, &cli] {
     ExitOnInterrupt();
+    PrepareOutFolder(a->out, a->force, a->from_json, "bench");
     if (t->targets.empty()) {
       cli.exit_code = Bench(*a);
       return;

@@ -1,11 +1,20 @@
-// `fusefuzz check MODEL.onnx|GRAPH.json [--target T] [--inputs F | --seed S --samples N]
-// [--out DIR]`: a whole model on a target against the reference (campaign/model_check.h).
+// `fusefuzz check MODEL.onnx|GRAPH.json [--target T]... [--inputs F | --seed S --samples N]
+// [--out DIR] [--json FILE] [--save-inputs DIR] [--save-outputs DIR]`: a whole model on a target
+// against the reference (campaign/model_check.h).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "campaign/model_check.h"
 #include "cli/cli.h"
+#include "ir/error.h"
+#include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "onnx/import.h"
 #include "targets/rule_names.h"
@@ -16,7 +25,8 @@ namespace {
 struct CheckCliOptions {
   std::string model;
   std::string inputs;
-  std::string target = "embedded";
+  std::vector<std::string> targets;
+  std::string json_out, save_inputs, save_outputs;
   TargetSettings settings;
   std::string oracle;
   bool no_minimize = false;
@@ -29,17 +39,97 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Each pair of targets on each sample and output: the largest difference of their optimized
+// outputs, absolute and relative to the larger magnitude (Polygraphy's "compare runners").
+std::string CrossTargetText(const std::vector<std::string>& specs,
+                            const std::vector<ModelCheckResult>& results, nlohmann::json* pairs) {
+  std::ostringstream s;
+  char buf[512];
+  s << "between targets (optimized outputs):\n";
+  for (size_t a = 0; a < results.size(); ++a) {
+    for (size_t b = a + 1; b < results.size(); ++b) {
+      nlohmann::json pair = {
+          {"a", specs[a]}, {"b", specs[b]}, {"outputs", nlohmann::json::array()}};
+      const size_t n = std::min(results[a].samples.size(), results[b].samples.size());
+      for (size_t i = 0; i < n; ++i) {
+        const TensorMap& x = results[a].samples[i].optimized.run.outputs;
+        const TensorMap& y = results[b].samples[i].optimized.run.outputs;
+        for (const auto& [name, tx] : x) {
+          auto ty = y.find(name);
+          if (ty == y.end() || ty->second.shape != tx.shape) continue;
+          double max_abs = 0, max_rel = 0;
+          int64_t at = -1;
+          for (size_t k = 0; k < tx.data.size(); ++k) {
+            const double d = std::fabs(double(tx.data[k]) - double(ty->second.data[k]));
+            const double mag =
+                std::max(std::fabs(double(tx.data[k])), std::fabs(double(ty->second.data[k])));
+            if (!(d <= max_abs)) max_abs = d, at = static_cast<int64_t>(k);
+            if (mag > 0) max_rel = std::max(max_rel, d / mag);
+          }
+          std::snprintf(buf, sizeof buf,
+                        "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at [%lld]), max "
+                        "relative %.3g\n",
+                        a + 1, b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
+                        name.c_str(), max_abs, static_cast<long long>(at), max_rel);
+          s << buf;
+          pair["outputs"].push_back({{"seed", results[a].samples[i].seed},
+                                     {"output", name},
+                                     {"max_abs", max_abs},
+                                     {"max_relative", max_rel},
+                                     {"index", at}});
+        }
+      }
+      pairs->push_back(std::move(pair));
+    }
+  }
+  return s.str();
+}
+
+void SaveTensors(const std::string& inputs_dir, const std::string& outputs_dir,
+                 const std::vector<ModelCheckResult>& results) {
+  if (results.empty()) return;
+  for (const SampleCheck& sc : results[0].samples) {
+    const std::string seed = std::to_string(sc.seed);
+    if (!inputs_dir.empty()) {
+      WriteFileInFolder(inputs_dir, "inputs-seed" + seed + ".json", WriteTensors(sc.inputs));
+    }
+    if (!outputs_dir.empty()) {
+      WriteFileInFolder(outputs_dir, "reference-seed" + seed + ".json", WriteTensors(sc.reference));
+    }
+  }
+  if (outputs_dir.empty()) return;
+  for (size_t t = 0; t < results.size(); ++t) {
+    for (const SampleCheck& sc : results[t].samples) {
+      const std::string name =
+          "target" + std::to_string(t + 1) + "-seed" + std::to_string(sc.seed) + ".json";
+      WriteFileInFolder(outputs_dir, name, WriteTensors(sc.optimized.run.outputs));
+      WriteFileInFolder(outputs_dir,
+                        "target" + std::to_string(t + 1) + "-unoptimized-seed" +
+                            std::to_string(sc.seed) + ".json",
+                        WriteTensors(sc.plain.run.outputs));
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterCheck(Cli& cli) {
   auto o = std::make_shared<CheckCliOptions>();
-  o->m.out_dir = "out/check";
+  o->m.out_dir = DefaultOut("check");
   auto* cmd = cli.app.add_subcommand(
       "check",
       "Check a whole model (ONNX or graph JSON) on a target; shrink a failure to its culprit");
   cmd->add_option("model", o->model, "the model: MODEL.onnx (imported) or GRAPH.json")->required();
-  cmd->add_option("--target", o->target, "embedded | pytorch:MODE | onnxruntime:LEVEL | exec:CMD")
-      ->capture_default_str();
+  cmd->add_option("--target", o->targets,
+                  "embedded | pytorch:MODE | onnxruntime:LEVEL | exec:CMD; repeat to check "
+                  "several side by side (each against the reference and against each other)")
+      ->default_str("embedded");
+  cmd->add_option("--json", o->json_out, "also write the result as JSON to this file");
+  cmd->add_option("--save-inputs", o->save_inputs,
+                  "write each sample's inputs to DIR/inputs-seed<S>.json (tensors JSON)");
+  cmd->add_option("--save-outputs", o->save_outputs,
+                  "write the reference's and each target's outputs to "
+                  "DIR/{reference,target<T>}-seed<S>.json");
   // A whole model, not a small generated graph: ResNet-18 (46 MB of weights) takes ONNX Runtime
   // 10-25 s per request on a loaded 2-core machine, so the campaign's 10 s would make a healthy
   // model a TIMEOUT finding.
@@ -81,16 +171,56 @@ void RegisterCheck(Cli& cli) {
       inputs = ReadTensorsFile(o->inputs);
       CheckTensorsForGraph(g, inputs, o->inputs);
     }
-    std::unique_ptr<Target> target = MakeTarget(o->target, o->settings);
-    CheckRuleNames(target->caps(), m.check.opt);
-    std::printf("%s: %zu nodes, target %s, oracle %s\n", o->model.c_str(), g.nodes.size(),
-                target->spec().c_str(), OracleDescription(m.check.oracle).c_str());
-    std::fflush(stdout);  // before minutes of work, also when stdout is a pipe
+    const std::vector<std::string> specs =
+        o->targets.empty() ? std::vector<std::string>{"embedded"} : o->targets;
+    // Every target is made (and its rule names checked) before any runs: a typo in the second
+    // one must not cost the first one's minutes.
+    std::vector<std::unique_ptr<Target>> targets;
+    for (const std::string& spec : specs) {
+      targets.push_back(MakeTarget(spec, o->settings));
+      CheckRuleNames(targets.back()->caps(), m.check.opt);
+    }
+    // Output files are checked before the work, too: a bad path fails at once.
+    if (!o->json_out.empty()) MakeParentFolders(o->json_out);
+    for (const std::string* dir : {&o->save_inputs, &o->save_outputs}) {
+      std::error_code ec;
+      if (!dir->empty()) std::filesystem::create_directories(*dir, ec);
+      if (ec) throw InputError(*dir, "cannot create the folder: " + ec.message());
+    }
     m.progress = !o->quiet;
-    ModelCheckResult r = CheckModel(*target, g, inputs, m);
-    std::printf("%s", ModelCheckText(r, m.out_dir).c_str());
-    // A model the target declined was not checked: like bad input, exit 2.
-    cli.exit_code = r.finding ? 1 : !r.unsupported.empty() ? 2 : 0;
+    std::vector<ModelCheckResult> results;
+    int exit_code = 0;
+    bool any_unsupported = false;
+    for (size_t t = 0; t < targets.size(); ++t) {
+      if (targets.size() > 1) std::printf("== target %zu: %s\n", t + 1, targets[t]->spec().c_str());
+      std::printf("%s: %zu nodes, target %s, oracle %s\n", o->model.c_str(), g.nodes.size(),
+                  targets[t]->spec().c_str(), OracleDescription(m.check.oracle).c_str());
+      std::fflush(stdout);  // before minutes of work, also when stdout is a pipe
+      results.push_back(CheckModel(*targets[t], g, inputs, m));
+      std::printf("%s", ModelCheckText(results.back(), m.out_dir).c_str());
+      std::fflush(stdout);
+      if (results.back().finding) exit_code = 1;
+      any_unsupported |= !results.back().unsupported.empty();
+    }
+    nlohmann::json pairs = nlohmann::json::array();
+    if (targets.size() > 1) {
+      std::printf("%s", CrossTargetText(specs, results, &pairs).c_str());
+    }
+    SaveTensors(o->save_inputs, o->save_outputs, results);
+    if (!o->json_out.empty()) {
+      nlohmann::json j = {{"format", "fusefuzz-check"},
+                          {"version", 1},
+                          {"model", o->model},
+                          {"nodes", g.nodes.size()},
+                          {"targets", nlohmann::json::array()},
+                          {"between_targets", pairs}};
+      for (size_t t = 0; t < targets.size(); ++t) {
+        j["targets"].push_back(ModelCheckJson(results[t], targets[t]->spec(), m.check.oracle));
+      }
+      WriteFileAtomic(o->json_out, j.dump(2) + "\n");
+    }
+    // A model a target declined was not checked: like bad input, exit 2 (unless a finding).
+    cli.exit_code = exit_code == 1 ? 1 : any_unsupported ? 2 : 0;
   });
 }
 

@@ -425,12 +425,23 @@ std::string Signature(const Repro& r) {
     std::snprintf(buf, sizeof buf, "%08x", Fnv1a(CanonicalStructure(r.graph)));
     pattern = std::string("graph") + buf;
   }
+  std::string readable = pattern;
+  if (r.blame.nodes.empty() && !IsErrorKind(r.kind)) {
+    // The folder is named by the minimized graph's op chain (Conv.BatchNorm), not by a hash: the
+    // hash of the structure stays in the key, so two structures with one chain stay apart.
+    readable.clear();
+    for (const Node& n : r.graph.nodes) {
+      const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
+      readable += (readable.empty() ? "" : ".") + std::string(OpName(plain_conv ? Op::Conv : n.op));
+    }
+    if (readable.empty()) readable = pattern;
+  }
   std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;
   // An optimized-run-only error is a fusion-side failure: kept apart from the same error of an
   // unoptimized run.
   std::string kind(FindingKindName(r.kind));
   if (IsErrorKind(r.kind) && r.failing_run == "optimized") kind += "@optimized";
-  return SignatureSlug(std::string(FindingKindName(r.kind)) + "-" + rule + "-" + pattern,
+  return SignatureSlug(std::string(FindingKindName(r.kind)) + "-" + rule + "-" + readable,
                        r.target + "|" + kind + "|" + rule + "|" + pattern);
 }
 

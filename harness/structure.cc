@@ -114,8 +114,12 @@ std::string CanonicalStructure(const Graph& g) {
     for (const auto& f : from) out += f + ",";
     out += ";";
   }
+  // Outputs as a set: their order is whichever the generator or the minimizer left.
+  std::vector<int> outs;
+  for (const std::string& o : g.outputs) outs.push_back(g.ProducerIndex(o));
+  std::sort(outs.begin(), outs.end());
   out += "out:";
-  for (const std::string& o : g.outputs) out += std::to_string(g.ProducerIndex(o)) + ",";
+  for (int o : outs) out += std::to_string(o) + ",";
   return out;
 }
 

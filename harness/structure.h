@@ -17,7 +17,7 @@ namespace fusefuzz {
 std::string NodeClass(const Node& n);
 
 // The canonical structure of a graph: per node its NodeClass and where its inputs come from (a
-// graph input, whichever, or node j; sorted for commutative Add and Mul), then the outputs.
+// graph input, whichever, or node j; sorted for commutative Add and Mul), then the set of outputs.
 std::string CanonicalStructure(const Graph& g);
 
 // Does `g` contain `pattern` as a subgraph: its nodes with the same NodeClass, wired alike (a

@@ -1,10 +1,12 @@
 #include "oracles/oracle.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "ir/error.h"
 #include "oracles/grid.h"
@@ -70,6 +72,24 @@ struct Judge {
     return std::fabs(r) > 2 * bound;
   }
 };
+
+// Max, mean, median and 99th percentile (nearest rank) of the judged elements' ratios.
+RatioStats RatioStatsOf(std::vector<double> ratios, double limit) {
+  RatioStats st;
+  st.limit = limit;
+  st.n = static_cast<int64_t>(ratios.size());
+  if (ratios.empty()) return st;
+  std::sort(ratios.begin(), ratios.end());
+  double sum = 0;
+  for (double r : ratios) sum += r;
+  const size_t n = ratios.size();
+  st.max = ratios.back();
+  st.mean = sum / static_cast<double>(n);
+  st.median = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  const size_t rank = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(n)));
+  st.p99 = ratios[std::max<size_t>(rank, 1) - 1];
+  return st;
+}
 
 bool SameNonFinite(double r, float c) {
   if (std::isnan(r)) return std::isnan(c);
@@ -218,6 +238,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     }
     res.k = std::max(res.k, k);
     Judge judge{kind_f, k, opts, format};
+    std::vector<double> ratios;
     for (size_t i = 0; i < ref.value.size(); ++i) {
       const double r = ref.value[i], m = ref.mag[i];
       const double e = kind_f == OracleKind::kSigma ? ref.sigma[i] : 0;
@@ -247,6 +268,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
         ++res.compared;
         bound = judge.Apply(r, m, e, c, &ratio, &pass);
         if (judge.Informative(r, bound)) ++res.informative;
+        if (opts.element_stats) ratios.push_back(ratio);
       }
       if (!pass) ++res.failed;
       if (!std::isfinite(r)) ++nonfinite_failed;
@@ -254,6 +276,12 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
         res.worst = {out, static_cast<int64_t>(i), r, static_cast<double>(c), bound, ratio};
         have_worst = true;
       }
+    }
+    if (opts.element_stats) {
+      res.stats[out] = RatioStatsOf(std::move(ratios), kind_f == OracleKind::kAllclose ? 1.0
+                                                       : kind_f == OracleKind::kUlp
+                                                           ? static_cast<double>(opts.max_ulp)
+                                                           : k);
     }
   }
   // Merge the grid judgement: counts, and the worst element by its normalized score (> 1 fails).

@@ -49,6 +49,16 @@ struct OracleOptions {
   // least this many are informative (|r| > 2 * bound: a semantic change of about |r| would fail).
   int64_t min_compared = 1;
   int64_t min_informative = 1;
+  // Also fill OracleResult::stats (`fusefuzz check`): costs a copy and a sort of the ratios.
+  bool element_stats = false;
+};
+
+// How the judged elements of one output sit against its tolerance, in the oracle's units (the
+// WorstElement ratio: bound and sigma fail above k, allclose above 1, ulp above max_ulp).
+struct RatioStats {
+  int64_t n = 0;  // judged finite elements
+  double max = 0, mean = 0, median = 0, p99 = 0;
+  double limit = 0;  // the ratio above which an element fails (k, 1 or max_ulp)
 };
 
 struct WorstElement {
@@ -90,6 +100,7 @@ struct OracleResult {
   int64_t informative = 0;  // judged elements with |r| > 2 * bound
   double k = 0;             // bound factor used (largest over the outputs)
   GridSummary grid;         // integer-valued outputs (counted in compared/failed/informative too)
+  std::map<std::string, RatioStats> stats;  // per float output, with element_stats
 };
 
 // Compares every output of `original` (the graph the reference ran). Throws InputError when

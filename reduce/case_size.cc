@@ -54,6 +54,19 @@ int64_t NodeGeometry(const Node& n) {
   return 0;
 }
 
+int64_t StepRank(const EpilogueStep& step) {
+  switch (step.kind) {
+    case EpilogueKind::kActivation:
+      return ActivationRank(step.act);
+    case EpilogueKind::kClamp:
+      return 1;
+    case EpilogueKind::kScaleShift:
+    case EpilogueKind::kAdd:
+      return 3;
+  }
+  return 3;
+}
+
 void AddTensor(const Tensor& t, CaseSize& s) {
   s.elements += t.size();
   for (float v : t.data) s.value_cost += ValueCost(v);
@@ -61,11 +74,26 @@ void AddTensor(const Tensor& t, CaseSize& s) {
 
 }  // namespace
 
+int64_t ActivationRank(Op op) {
+  // A ladder, not a classification: every op not named is "any other".
+  if (op == Op::Relu) return 0;
+  if (op == Op::Clip) return 1;
+  if (op == Op::Relu6) return 2;
+  return 3;
+}
+
+int64_t OpCost(const Node& n) {
+  int64_t cost = IsActivation(n.op) ? ActivationRank(n.op) : 0;
+  for (const EpilogueStep& step : n.epilogue) cost += 4 + StepRank(step);
+  return cost;
+}
+
 CaseSize SizeOf(const ReduceCase& c) {
   CaseSize s;
   s.nodes = static_cast<int64_t>(c.graph.nodes.size());
   s.outputs = static_cast<int64_t>(c.graph.outputs.size());
   for (const Node& n : c.graph.nodes) {
+    s.ops += OpCost(n);
     s.geometry += NodeGeometry(n);
     for (const auto& [name, v] : n.attrs) {
       if (const double* d = std::get_if<double>(&v))

@@ -44,7 +44,7 @@ TEST(ValueLadder, CostsAndSteps) {
 }
 
 TEST(CaseSize, OrderIsLexicographic) {
-  CaseSize a{3, 1, 10, 100, 1000}, b{2, 5, 50, 500, 5000}, c{3, 1, 9, 900, 9000};
+  CaseSize a{3, 1, 0, 10, 100, 1000}, b{2, 5, 0, 50, 500, 5000}, c{3, 1, 0, 9, 900, 9000};
   EXPECT_LT(b, a);  // fewer nodes wins over everything else
   EXPECT_LT(c, a);  // simpler geometry wins over more elements
 }

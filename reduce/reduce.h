@@ -26,19 +26,27 @@ struct ReduceCase {
   TensorMap inputs;
 };
 
-// Lexicographic size: first fewer nodes, then fewer graph outputs, then simpler conv/pool/pad
-// geometry, then fewer input + param elements, then simpler values (zeros, +-1, powers of two,
-// few significant bits). Geometry comes before elements so that group -> 1 (which grows W) counts
-// as a simplification.
+// Lexicographic size: first fewer nodes, then fewer graph outputs, then plainer ops (OpCost:
+// fewer epilogue steps, Relu before Clip before Relu6 before other activations), then simpler
+// conv/pool/pad geometry, then fewer input + param elements, then simpler values (zeros, +-1,
+// powers of two, few significant bits). Geometry comes before elements so that group -> 1 (which
+// grows W) counts as a simplification; ops before values so that Relu6 -> Clip(0, 6) does.
 struct CaseSize {
   int64_t nodes = 0;
   int64_t outputs = 0;
+  int64_t ops = 0;         // sum of OpCost over nodes
   int64_t geometry = 0;    // sum of (kernel-1), (stride-1), (dilation-1), pads, (group-1), ...
   int64_t elements = 0;    // graph input + param elements
   int64_t value_cost = 0;  // sum of ValueCost over input + param elements and float attrs
   auto operator<=>(const CaseSize&) const = default;
 };
 CaseSize SizeOf(const ReduceCase& c);
+// How far a node is from the plainest op of its kind: an activation's rank (Relu 0, Clip 1,
+// Relu6 2, any other 3) plus, per epilogue step, 4 and the step's own rank. What the
+// canonical-ops pass lowers: minimized cases of one bug then agree on the op wherever the bug
+// does not depend on it (docs/minimizer.md).
+int64_t OpCost(const Node& n);
+int64_t ActivationRank(Op op);
 
 // Cost of one value: 0 for +0, small for +-1 and powers of two, growing with significant bits;
 // NaN/Inf are the most expensive. Strictly decreasing along each simplification of `Simplify`.

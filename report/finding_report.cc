@@ -14,6 +14,7 @@
 #include "report/diagnosis.h"
 #include "report/integers_section.h"
 #include "report/markdown.h"
+#include "report/ort_script.h"
 
 namespace fusefuzz {
 namespace {
@@ -477,6 +478,13 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
      << "node targets/onnxruntime/run-model.js --level all " << dir << "\n"
      << "fusefuzz compare " << rq << " --inputs-pb " << dir << "/test_data_set_0 --outputs " << dir
      << "/test_data_set_0/ort_all   # judged by fusefuzz's oracle\n```\n";
+  if (!OrtReproScript(r).empty()) {
+    md << "\nWithout fusefuzz: `reproduce.js` beside `model.onnx` holds the inputs and the "
+          "reference's failing output, runs the model with onnxruntime-node at the finding's "
+          "level and disabled, prints the output next to the reference and exits 1 while the "
+          "bug is there:\n\n```sh\nNODE_PATH=targets/onnxruntime/node_modules node "
+       << dir << "/reproduce.js\n```\n";
+  }
   return md.str();
 }
 

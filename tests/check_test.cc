@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/cli_util.h"
@@ -56,6 +57,47 @@ TEST(CheckCommand, TalksOnStderrPerPhaseAndSample) {
   std::string none;
   std::getline(std::ifstream(err), none, '\0');
   EXPECT_EQ(none.find("check: ["), std::string::npos) << none;
+  fs::remove_all(dir);
+}
+
+// Issue 28 item 6, as Polygraphy users expect: two targets side by side (each against the
+// reference, then against each other), error statistics per output with the tolerance that
+// would have passed, inputs and outputs saved, the result as JSON.
+TEST(CheckCommand, TwoTargetsStatisticsSavedTensorsAndJson) {
+  fs::path dir = TempDir("check-two");
+  const std::string example =
+      std::string("'exec:") + FUSEFUZZ_EXAMPLE_TARGET + " --inject declaration-order'";
+  CmdResult r = Fusefuzz("check " + kBlock + " --samples 2 -q --target embedded --target " +
+                         example + " -o " + (dir / "out").string() + " --json " +
+                         (dir / "r.json").string() + " --save-inputs " + (dir / "t").string() +
+                         " --save-outputs " + (dir / "t").string());
+  EXPECT_EQ(r.status, 1) << r.out;  // the second target has the bug
+  EXPECT_NE(r.out.find("== target 2: exec:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error over "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would pass with --k "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("target 1 vs 2, seed 1"), std::string::npos) << r.out;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "r.json"));
+  EXPECT_EQ(j["format"], "fusefuzz-check");
+  ASSERT_EQ(j["targets"].size(), 2u);
+  EXPECT_EQ(j["targets"][0]["result"], "pass");
+  EXPECT_EQ(j["targets"][1]["result"], "finding");
+  EXPECT_EQ(j["targets"][1]["finding"]["blamed_rule"], "declaration-order");
+  const nlohmann::json& err = j["targets"][1]["samples"][0]["outputs"][0]["error"];
+  EXPECT_GT(err["max"].get<double>(), err["limit"].get<double>()) << err.dump();
+  EXPECT_LE(err["median"].get<double>(), err["p99"].get<double>());
+  EXPECT_LE(err["p99"].get<double>(), err["max"].get<double>());
+  ASSERT_EQ(j["between_targets"].size(), 1u);
+  EXPECT_GT(j["between_targets"][0]["outputs"][0]["max_abs"].get<double>(), 0);
+  for (const char* f :
+       {"inputs-seed1.json", "inputs-seed2.json", "reference-seed1.json", "target1-seed1.json",
+        "target2-seed2.json", "target2-unoptimized-seed1.json"}) {
+    EXPECT_TRUE(fs::exists(dir / "t" / f)) << f;
+  }
+  // The saved inputs are the sample: checking with them gives the same verdict.
+  CmdResult again =
+      Fusefuzz("check " + kBlock + " -q --inputs " + (dir / "t/inputs-seed1.json").string() +
+               " --target " + example + " --no-minimize -o " + (dir / "out2").string());
+  EXPECT_EQ(again.status, 1) << again.out;
   fs::remove_all(dir);
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "tests/cli_util.h"
@@ -78,6 +79,44 @@ TEST(Triage, UnblamedFindingsAreSignedFromTheMinimizedCase) {
     EXPECT_LE(repro["graph"]["nodes"].size(), 6u) << repro["graph"].dump();
     EXPECT_FALSE(u["bucket"].get<std::string>().empty());
   }
+  fs::remove_all(dir);
+}
+
+// The planted bugs that split over 3 to 6 folders black box before the minimizer brought their
+// cases to one form (expose, fold-bn, fold-pad, canonical-ops): at most 2 folders per cause
+// (the measurement: tests/planted_triage.sh).
+TEST(Triage, OneCauseGivesAtMostTwoFoldersBlackBox) {
+  for (const char* fault :
+       {"multi-consumer", "activation-before-add", "relu6-unbounded", "bn-before-padded-conv"}) {
+    fs::path dir = TempDir(std::string("one-form-") + fault);
+    CmdResult r = Fusefuzz("fuzz --graphs 300 --seed 11 -j 2 -q --target " +
+                           Example(std::string("--no-capabilities --inject ") + fault) + " --out " +
+                           dir.string());
+    ASSERT_EQ(r.status, 1) << fault << "\n" << r.out;
+    json s = ReadJson(dir / "summary.json");
+    EXPECT_GE(s["findings"].get<int>(), 5) << fault;
+    EXPECT_LE(s["unique_findings"].size(), 2u) << fault << "\n" << s["unique_findings"].dump(1);
+    fs::remove_all(dir);
+  }
+}
+
+// ... without merging causes: two planted bugs on the same Conv -> BN chain, one campaign.
+TEST(Triage, TwoCausesOnOneChainStayApart) {
+  fs::path dir = TempDir("two-causes");
+  CmdResult r = Fusefuzz("fuzz --graphs 300 --seed 11 -j 2 -q --target " +
+                         Example("--no-capabilities --inject multi-consumer,relu6-unbounded") +
+                         " --out " + dir.string());
+  ASSERT_EQ(r.status, 1) << r.out;
+  json s = ReadJson(dir / "summary.json");
+  std::set<std::string> patterns;
+  for (const auto& u : s["unique_findings"]) {
+    json repro = ReadJson(dir / u["folder"].get<std::string>() / "repro.json");
+    std::string ops;
+    for (const auto& n : repro["graph"]["nodes"]) ops += n["op"].get<std::string>() + ">";
+    patterns.insert(ops);
+  }
+  EXPECT_TRUE(patterns.count("Conv>BatchNorm>")) << s["unique_findings"].dump(1);
+  EXPECT_TRUE(patterns.count("Conv>Clip>")) << s["unique_findings"].dump(1);
   fs::remove_all(dir);
 }
 
