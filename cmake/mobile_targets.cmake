@@ -31,7 +31,8 @@ if(missing)
                  "${missing} (ci/setup installs them); its tests are skipped")
 else()
   fusefuzz_deb_version(libxnnpack0 xnnpack_version)
-  add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc)
+  add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc
+                 targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc)
   target_include_directories(fusefuzz-xnnpack-target SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR}
                              ${PTHREADPOOL_INCLUDE_DIR})
   target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_targets CLI11::CLI11

@@ -27,7 +27,7 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"all", "extended", "basic", "disabled"},
        "ONNX Runtime (npm onnxruntime-node, installed by ci/setup): graphOptimizationLevel"},
       {"xnnpack",
-       {"fp32"},
+       {"fp32", "int8"},
        "XNNPACK (Debian libxnnpack-dev), subgraph API, NHWC: targets/xnnpack/README.md"},
       {"armnn",
        {"fp32", "fp16", "bf16"},
