@@ -83,6 +83,7 @@ class Builder {
   // builder_int8.cc
   void PlanQuantized();  // quant_ and chains_; throws Unsupported
   void FindChains();
+  bool ChainExpressible(const QdqConv& c, const QuantValue& qx, const QuantValue& qy) const;
   void Convert(const Node& n);
   // A quantized convolution: input value `x` read with `qx`, weights `w` (int8 integers, per
   // tensor or per output channel scales `sw`), a float bias rounded to int32 at s_x * s_w or

@@ -130,10 +130,39 @@ void Builder::FindChains() {
     const QuantValue* qx = Quantized(c.dq->inputs[0]);
     const QuantParams& qy = c.q->quant.at("y");
     if (!qx || qy.PerAxis() || qy.type != qx->type) continue;  // runs unfused
+    if (!ChainExpressible(c, *qx, PerTensorValue(qy, Where(*c.q)))) continue;
     chain_of_[c.conv] = chain_of_[c.dq] = chain_of_[c.q] = chains_.size();
     if (c.act) chain_of_[c.act] = chains_.size();
     chains_.push_back(c);
   }
+}
+
+// What XNNPACK's quantized convolution operators refuse at creation (src/operators/
+// convolution-nhwc.c at ae108ef) leaves a chain on its float path: no per-channel qu8, a
+// requantization scale s_x s_w / s_y below 256, and integer bounds output_min < output_max as
+// XNNPACK rounds them (a Relu whose zero point is qmax saturates everything: the float path
+// computes that).
+bool Builder::ChainExpressible(const QdqConv& c, const QuantValue& qx, const QuantValue& qy) const {
+  const QuantParams& qw = c.conv->quant.at("W");
+  const bool per_channel =
+      std::any_of(qw.scale.begin(), qw.scale.end(), [&](double v) { return v != qw.scale[0]; });
+  if (per_channel && qx.type == QuantType::kUint8) return false;
+  for (double sw : qw.scale) {
+    if (!(qx.scale * static_cast<float>(sw) / qy.scale < 256.0f)) return false;
+  }
+  float lo = -kInf, hi = kInf;
+  if (c.act) {
+    if (c.act->op == Op::Clip && !(AttrFloat(*c.act, "min") < AttrFloat(*c.act, "max"))) {
+      return false;
+    }
+    ActivationBounds(c.act->op, c.act->attrs, Where(*c.act), &lo, &hi);
+  }
+  const float qmin = static_cast<float>(QMin(qy.type)), qmax = static_cast<float>(QMax(qy.type));
+  const auto q = [&](float v) {
+    return std::lrintf(
+        std::fmin(std::fmax(v / qy.scale + static_cast<float>(qy.zero_point), qmin), qmax));
+  };
+  return q(lo) < q(hi);
 }
 
 void Builder::Convert(const Node& n) {
