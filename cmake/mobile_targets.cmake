@@ -63,7 +63,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
                    "${missing} (ci/setup installs them); its tests are skipped")
   else()
     fusefuzz_deb_version(libarmnn22 armnn_version)
-    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc)
+    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc
+                   targets/armnn/quant_layers.cc)
     target_include_directories(fusefuzz-armnn-target SYSTEM PRIVATE ${ARMNN_INCLUDE_DIR})
     target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_targets CLI11::CLI11
                           ${ARMNN_LIBRARY})

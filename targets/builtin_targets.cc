@@ -30,7 +30,7 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"fp32", "int8"},
        "XNNPACK (Debian libxnnpack-dev), subgraph API, NHWC: targets/xnnpack/README.md"},
       {"armnn",
-       {"fp32", "fp16", "bf16"},
+       {"fp32", "fp16", "bf16", "int8"},
        "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
        "judged at that precision: targets/armnn/README.md"},
   };
