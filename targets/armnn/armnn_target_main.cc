@@ -402,30 +402,6 @@ class Builder {
   armnn_int8::Storage keep_;
 };
 
-// The bytes of an 8-bit quantized tensor from floats holding its integers, and back.
-std::vector<float> Packed(const Tensor& t, const armnn_int8::QuantValue& q, const std::string& v) {
-  std::vector<float> out(t.data.size() / 4 + 1);
-  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
-  const float lo = q.type == QuantType::kInt8 ? -128 : 0,
-              hi = q.type == QuantType::kInt8 ? 127 : 255;
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    const float x = t.data[i];
-    if (!(x == std::nearbyint(x) && x >= lo && x <= hi)) {
-      throw std::runtime_error("graph input '" + v + "' feeds a quantized tensor but element " +
-                               std::to_string(i) + " is " + std::to_string(x));
-    }
-    bytes[i] = static_cast<unsigned char>(static_cast<int>(x) & 0xff);
-  }
-  return out;
-}
-void Unpack(const std::vector<float>& buf, const armnn_int8::QuantValue& q, Tensor* t) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(buf.data());
-  for (size_t i = 0; i < t->data.size(); ++i) {
-    t->data[i] = q.type == QuantType::kInt8 ? static_cast<float>(static_cast<int8_t>(bytes[i]))
-                                            : static_cast<float>(bytes[i]);
-  }
-}
-
 class Server {
  public:
   explicit Server(Mode m) : mode_(std::move(m)) {
@@ -501,7 +477,8 @@ class Server {
     for (const ValueInfo& in : r.graph.inputs) {
       const float* data = r.inputs.at(in.name).data.data();
       if (auto q = b.plan().find(in.name); q != b.plan().end()) {
-        data = (packed[in.name] = Packed(r.inputs.at(in.name), q->second, in.name)).data();
+        data =
+            (packed[in.name] = armnn_int8::Packed(r.inputs.at(in.name), q->second, in.name)).data();
       }
       inputs.push_back({bind, armnn::ConstTensor(runtime_->GetInputTensorInfo(id, bind), data)});
       ++bind;
@@ -534,7 +511,7 @@ class Server {
     }
     for (const std::string& o : r.graph.outputs) {
       if (auto q = b.plan().find(o); q != b.plan().end())
-        Unpack(packed.at("out:" + o), q->second, &a.outputs[o]);
+        armnn_int8::Unpack(packed.at("out:" + o), q->second, &a.outputs[o]);
     }
     return a;
   }

@@ -2,6 +2,8 @@
 #include "targets/armnn/quant_layers.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "targets/native_server.h"
 
@@ -191,6 +193,30 @@ std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*> AddQLinearAdd(
   armnn::IConnectableLayer* relu = net->AddActivationLayer(d, (n.name + ":relu").c_str());
   add->GetOutputSlot(0).Connect(relu->GetInputSlot(0));
   return {add, relu};
+}
+
+// The bytes of an 8-bit quantized tensor from floats holding its integers, and back.
+std::vector<float> Packed(const Tensor& t, const QuantValue& q, const std::string& v) {
+  std::vector<float> out(t.data.size() / 4 + 1);
+  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+  const float lo = q.type == QuantType::kInt8 ? -128 : 0,
+              hi = q.type == QuantType::kInt8 ? 127 : 255;
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    const float x = t.data[i];
+    if (!(x == std::nearbyint(x) && x >= lo && x <= hi)) {
+      throw std::runtime_error("graph input '" + v + "' feeds a quantized tensor but element " +
+                               std::to_string(i) + " is " + std::to_string(x));
+    }
+    bytes[i] = static_cast<unsigned char>(static_cast<int>(x) & 0xff);
+  }
+  return out;
+}
+void Unpack(const std::vector<float>& buf, const QuantValue& q, Tensor* t) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(buf.data());
+  for (size_t i = 0; i < t->data.size(); ++i) {
+    t->data[i] = q.type == QuantType::kInt8 ? static_cast<float>(static_cast<int8_t>(bytes[i]))
+                                            : static_cast<float>(bytes[i]);
+  }
 }
 
 }  // namespace fusefuzz::armnn_int8

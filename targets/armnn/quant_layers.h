@@ -48,4 +48,9 @@ std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*> AddQLinearConv(
 std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*> AddQLinearAdd(
     armnn::INetwork* net, const Node& n, const Shape& y, const QuantPlan& plan);
 
+// The bytes of an 8-bit quantized tensor (in a float buffer of at least as many bytes) from floats
+// holding its integers (a non-integer or out-of-range value: an error naming input `v`), and back.
+std::vector<float> Packed(const Tensor& t, const QuantValue& q, const std::string& v);
+void Unpack(const std::vector<float>& buf, const QuantValue& q, Tensor* t);
+
 }  // namespace fusefuzz::armnn_int8
