@@ -31,7 +31,8 @@ if(missing)
                  "${missing} (ci/setup installs them); its tests are skipped")
 else()
   fusefuzz_deb_version(libxnnpack0 xnnpack_version)
-  add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc)
+  add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc
+                 targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc)
   target_include_directories(fusefuzz-xnnpack-target SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR}
                              ${PTHREADPOOL_INCLUDE_DIR})
   target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_targets CLI11::CLI11
@@ -62,7 +63,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
                    "${missing} (ci/setup installs them); its tests are skipped")
   else()
     fusefuzz_deb_version(libarmnn22 armnn_version)
-    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc)
+    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc
+                   targets/armnn/quant_layers.cc)
     target_include_directories(fusefuzz-armnn-target SYSTEM PRIVATE ${ARMNN_INCLUDE_DIR})
     target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_targets CLI11::CLI11
                           ${ARMNN_LIBRARY})

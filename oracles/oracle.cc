@@ -188,7 +188,8 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
   const OracleKind kind_f = opts.kind == OracleKind::kGrid ? OracleKind::kBound : opts.kind;
   GridTally grid;
   std::map<std::string, double> factors;
-  if (kind_f == OracleKind::kBound && !(opts.k > 0)) factors = DeriveBoundFactors(original);
+  // The bound's factors also give the range margin of every kind (below).
+  factors = DeriveBoundFactors(original);
   const FormatFacts format = FactsOf(opts.precision);
   const double leaves = LeafRoundings(original, opts.precision);
   bool have_worst = false;
@@ -239,6 +240,13 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     res.k = std::max(res.k, k);
     Judge judge{kind_f, k, opts, format};
     std::vector<double> ratios;
+    // Range inside the graph (docs/oracle.md, "Reduced-precision targets"): the element is not
+    // judged when a value of its computation may exceed the format's largest number. Its
+    // reference peak bounds the exact intermediates; a computed one exceeds its exact value by
+    // at most the relative error the bound admits, (k + L) u_f.
+    const double range_k = kind_f == OracleKind::kBound ? k : factors.at(out) + leaves;
+    const double peak_limit = format.max / (1 + range_k * format.unit_roundoff);
+    const bool has_peak = ref.peak.size() == ref.value.size();
     for (size_t i = 0; i < ref.value.size(); ++i) {
       const double r = ref.value[i], m = ref.mag[i];
       const double e = kind_f == OracleKind::kSigma ? ref.sigma[i] : 0;
@@ -254,6 +262,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
         }
         ratio = kInf;
       } else if (std::fabs(r) > format.max || !(m <= format.max) ||
+                 (has_peak && !(ref.peak[i] <= peak_limit)) ||
                  (kind_f == OracleKind::kSigma && !(e <= FLT_MAX))) {
         ++res.overflowed;  // the computation in its format may legitimately overflow here
         continue;

@@ -93,8 +93,10 @@ struct OracleResult {
   Verdict verdict = Verdict::kPass;
   std::string detail;  // one line for logs and reports
   WorstElement worst;
-  int64_t compared = 0;     // judged finite elements
-  int64_t overflowed = 0;   // |r| or m beyond FLT_MAX: float32 legitimately overflows; not judged
+  int64_t compared = 0;  // judged finite elements
+  // |r|, m, or a value inside the element's computation (RefTensor::peak) beyond the format's
+  // range: the computation may legitimately overflow; not judged.
+  int64_t overflowed = 0;
   int64_t nonfinite = 0;    // reference NaN/Inf matched by the candidate
   int64_t failed = 0;       // elements outside their bound (incl. NaN/Inf disagreements)
   int64_t informative = 0;  // judged elements with |r| > 2 * bound

@@ -2,8 +2,12 @@
 // bf16 is held to its format's unit roundoff plus the rounding of its leaves, not to float32's.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <string>
 
+#include "ir/json_io.h"
+#include "kernels/reference/reference.h"
 #include "oracles/oracle.h"
 
 namespace fusefuzz {
@@ -78,6 +82,88 @@ TEST(PrecisionOracle, Fp16OverflowAbove65504IsNotJudged) {
   // float32 does not overflow there: the same candidate is a mismatch.
   EXPECT_EQ(Compare(ReluGraph(), ref, Cand({inf, 1, 1, 1}), At(Precision::kFloat32)).verdict,
             Verdict::kMismatch);
+}
+
+// Range inside the graph (docs/oracle.md): a leaf or a partial sum beyond 65504 overflows an fp16
+// computation whose result fits. The candidates are what armnn:fp16 returned on the minimized
+// findings of a campaign (inf * 0 = NaN; a sum of two -40000 is -inf in fp16); the rule that
+// looked at the outputs only called them kernel bugs.
+Graph Parse(const std::string& text) { return ParseGraph(text, "precision_test"); }
+
+OracleResult Judge(const Graph& g, const TensorMap& in, std::vector<float> cand, Precision p) {
+  const RefTensorMap ref = RunReference(g, in);
+  const Shape shape = ref.at(g.outputs[0]).shape;
+  return Compare(g, ref, {{g.outputs[0], Tensor(shape, std::move(cand))}}, At(p));
+}
+
+// Conv 1x1 with two output channels, weights 0 and 0.5, of x = [3, 65536].
+const char* kZeroWeightConv = R"({"format": "fusefuzz-graph", "version": 2,
+  "inputs": [{"name": "x", "shape": [1, 1, 1, 2]}],
+  "nodes": [{"name": "c", "op": "Conv", "inputs": ["x"], "outputs": ["y"],
+             "params": {"W": {"shape": [2, 1, 1, 1], "data": [0, 0.5]}}}],
+  "outputs": ["y"]})";
+
+TEST(PrecisionOracle, Fp16LeafBeyondRangeTimesZeroWeightIsNotJudged) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const TensorMap in = {{"x", Tensor({1, 1, 1, 2}, {3, 65536})}};
+  // fp16: 65536 -> inf; 0 * inf = NaN, 0.5 * inf = inf. Reference [0, 0, 1.5, 32768].
+  const OracleResult r = Judge(Parse(kZeroWeightConv), in, {0, nan, 1.5, inf}, Precision::kFloat16);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.detail;
+  EXPECT_EQ(r.overflowed, 2);
+  EXPECT_EQ(r.compared, 2);
+  // Not a wider bound: the elements whose computation fits are judged as before.
+  const OracleResult wrong =
+      Judge(Parse(kZeroWeightConv), in, {0, nan, 1.53f, inf}, Precision::kFloat16);
+  EXPECT_EQ(wrong.verdict, Verdict::kMismatch) << wrong.detail;
+  // float32 holds 65536: there, NaN is a mismatch.
+  EXPECT_EQ(Judge(Parse(kZeroWeightConv), in, {0, nan, 1.5, 32768}, Precision::kFloat32).verdict,
+            Verdict::kMismatch);
+}
+
+TEST(PrecisionOracle, Fp16PartialSumBeyondRangeIsNotJudged) {
+  const Graph g = Parse(R"({"format": "fusefuzz-graph", "version": 2,
+    "inputs": [{"name": "x", "shape": [1, 2, 1, 2]}],
+    "nodes": [{"name": "p", "op": "GlobalAvgPool", "inputs": ["x"], "outputs": ["y"]}],
+    "outputs": ["y"]})");
+  const TensorMap in = {{"x", Tensor({1, 2, 1, 2}, {-40000, -40000, 1, 2})}};
+  // Mean -40000 fits fp16; the sum -80000 does not.
+  const float inf = std::numeric_limits<float>::infinity();
+  const OracleResult r = Judge(g, in, {-inf, 1.5}, Precision::kFloat16);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.detail;
+  EXPECT_EQ(r.overflowed, 1);
+  EXPECT_EQ(Judge(g, in, {-inf, 1.5}, Precision::kFloat32).verdict, Verdict::kMismatch);
+  EXPECT_EQ(Judge(g, in, {-40000, 1.5}, Precision::kFloat32).verdict, Verdict::kPass);
+}
+
+TEST(PrecisionOracle, Fp16ReciprocalBeyondRangeIsNotJudged) {
+  // x / 1e-5 fits for x = 0.3 (30000, magnitude 60000), but x * (1 / 1e-5) holds 1e5: inf in fp16.
+  const Graph g = Parse(R"({"format": "fusefuzz-graph", "version": 2,
+    "inputs": [{"name": "x", "shape": [1, 2, 1, 1]}],
+    "nodes": [{"name": "d", "op": "Div", "inputs": ["x"], "outputs": ["y"],
+               "params": {"B": {"shape": [1, 2, 1, 1], "data": [1e-5, 2]}}}],
+    "outputs": ["y"]})");
+  const TensorMap in = {{"x", Tensor({1, 2, 1, 1}, {0.3f, 3})}};
+  const OracleResult r =
+      Judge(g, in, {std::numeric_limits<float>::infinity(), 1.5}, Precision::kFloat16);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.detail;
+  EXPECT_EQ(r.overflowed, 1);
+}
+
+TEST(PrecisionOracle, Fp16RangeMarginIsTheBoundsRelativeError) {
+  // A computed value exceeds its exact peak by at most the bound's (k + L) u16: the limit is
+  // 65504 / (1 + (k + L) u16), about 64940 here, so a leaf of 65400 (below 65504) is not judged.
+  const Graph g = Parse(R"({"format": "fusefuzz-graph", "version": 2,
+    "inputs": [{"name": "x", "shape": [1, 2, 1, 1]}],
+    "nodes": [{"name": "p", "op": "GlobalAvgPool", "inputs": ["x"], "outputs": ["y"]}],
+    "outputs": ["y"]})");
+  const OracleResult r =
+      Judge(g, {{"x", Tensor({1, 2, 1, 1}, {64000, 65400})}}, {64000, 65400}, Precision::kFloat16);
+  const double limit = 65504 / (1 + r.k * 0x1p-11);
+  EXPECT_GT(limit, 64000);
+  EXPECT_LT(limit, 65400);
+  EXPECT_EQ(r.compared, 1) << r.detail;
+  EXPECT_EQ(r.overflowed, 1);
 }
 
 }  // namespace

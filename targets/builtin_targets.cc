@@ -28,10 +28,10 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"all", "extended", "basic", "disabled"},
        "ONNX Runtime (npm onnxruntime-node, installed by ci/setup): graphOptimizationLevel"},
       {"xnnpack",
-       {"fp32"},
+       {"fp32", "int8"},
        "XNNPACK (Debian libxnnpack-dev), subgraph API, NHWC: targets/xnnpack/README.md"},
       {"armnn",
-       {"fp32", "fp16", "bf16"},
+       {"fp32", "fp16", "bf16", "int8"},
        "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
        "judged at that precision: targets/armnn/README.md"},
   };

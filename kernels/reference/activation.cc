@@ -212,6 +212,9 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
                                             OwnAbsolute(act, x, alpha, beta, lipschitz)));
     t->value[i] = r;
     t->mag[i] = Scaled(lipschitz, t->mag[i]) + std::fabs(r) + cancel;
+    // Its constants are leaves (a slope meets every element in a select-free formulation);
+    // Clip's bounds are not: a bound beyond the format clamps nothing, as it should.
+    t->peak[i] = Peak(Peak(t->peak[i], r, alpha), act == Op::PRelu ? slope.value[c] : beta);
   }
   t->open_sum = 0;  // nothing after an activation folds into the sum before it
 }

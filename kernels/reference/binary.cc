@@ -81,6 +81,9 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
     KeepAtLeastAbs(r, &m);
     y.value[i] = r;
     y.mag[i] = m;
+    // x / c may be computed as x * (1/c): the reciprocal is an intermediate too.
+    y.peak[i] = Peak(std::fmax(a.peak[static_cast<size_t>(ia)], b.peak[static_cast<size_t>(ib)]), r,
+                     op == Op::Div ? 1.0 / vb : 0.0);
     y.sigma[i] = Quadrature(e, own * kU * std::fabs(r) + folded);
     for (size_t d = rank; d-- > 0;) {  // advance the output multi-index
       if (++idx[d] < out_shape[d]) break;

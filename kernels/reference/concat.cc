@@ -45,6 +45,7 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
         y.value[o] = t->value[begin + k];
         y.mag[o] = t->mag[begin + k];
         y.sigma[o] = t->sigma[begin + k];
+        y.peak[o] = t->peak[begin + k];
         if (grid) {
           y.grid_t[o] = t->grid_t[begin + k];
           y.grid_e[o] = t->grid_e[begin + k];

@@ -1,6 +1,7 @@
 // Reference Conv and FusedConv: the direct 7-deep loop of the ONNX Conv definition, then (for
 // FusedConv) the epilogue steps in order, each computed exactly as its unfused op would be.
 #include <cmath>
+#include <vector>
 
 #include "ir/verifier.h"
 #include "kernels/reference/quant_ref.h"
@@ -25,6 +26,19 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
       ConvOutputSize(in_w, k_w, a.stride_w, a.dilation_w, a.pad_left, a.pad_right);
   RefTensor y = Zeros({batch, out_c, out_h, out_w});
   y.open_sum = static_cast<double>(group_c * k_h * k_w);
+  // Every weight of an output channel is a leaf of each of its elements, the taps that fall on
+  // the zero padding too (an engine that pads explicitly multiplies them by 0), and its bias.
+  std::vector<double> channel_peak(static_cast<size_t>(out_c), 0.0);
+  const size_t per_channel = static_cast<size_t>(group_c * k_h * k_w);
+  for (size_t wi = 0; wi < w.value.size(); ++wi) {
+    double& p = channel_peak[wi / per_channel];
+    p = Peak(p, w.value[wi]);
+  }
+  if (has_bias) {
+    for (size_t m = 0; m < channel_peak.size(); ++m) {
+      channel_peak[m] = Peak(channel_peak[m], b.value[m]);
+    }
+  }
 
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
@@ -36,6 +50,8 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           // Error scale: the input errors through the weights (independent, so in quadrature),
           // and the rounding of the float32 sum itself.
           double carried = 0, terms_sq = 0, taps = 0;
+          double peak = channel_peak[static_cast<size_t>(m)],
+                 abs_sum = has_bias ? std::fabs(acc) : 0;
           for (int64_t c = 0; c < group_c; ++c) {
             // Plane of input channel first_in_c + c and the (m, c) kernel; same sum order as
             // the ONNX definition (c, kh, kw).
@@ -55,12 +71,15 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
                 terms_sq += term * term;
                 taps += 1;
+                peak = std::fmax(peak, x.peak[xi]);
+                abs_sum += std::fabs(term);
               }
             }
           }
           const size_t yi = At4(y.shape, nb, m, oh, ow);
           y.value[yi] = acc;
           y.mag[yi] = mag;
+          y.peak[yi] = Peak(peak, abs_sum);  // partial sums: at most the sum of |terms|
           const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
           y.sigma[yi] = Quadrature(std::sqrt(carried), SumRoundingSigma(taps, std::fabs(acc) + bias,
                                                                         std::sqrt(terms_sq)));
@@ -81,6 +100,7 @@ void ScaleShift(const EpilogueStep& s, RefTensor* y) {
     const double product = y->value[i] * scale.value[c];
     y->value[i] = product + shift.value[c];
     y->mag[i] = scale.mag[c] * y->mag[i] + shift.mag[c];
+    y->peak[i] = Peak(Peak(y->peak[i], scale.value[c], shift.value[c]), product, y->value[i]);
     y->sigma[i] = Quadrature(std::fabs(scale.value[c]) * y->sigma[i],
                              kU * (std::fabs(product) + std::fabs(y->value[i])) +
                                  FoldedAddendSigma(y->open_sum, std::fabs(shift.value[c])));

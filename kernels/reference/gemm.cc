@@ -25,18 +25,21 @@ RefTensor MatMul(const Node& n, const RefTensor& a) {
   y.open_sum = static_cast<double>(k);
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
-      double r = 0, m = 0, carried = 0, terms_sq = 0;
+      double r = 0, m = 0, carried = 0, terms_sq = 0, peak = 0, abs_sum = 0;
       for (int64_t p = 0; p < k; ++p) {
         const size_t ai = static_cast<size_t>(i * k + p);
         const double w = BAt(b, false, p, j);
         const double term = a.value[ai] * w;
         r += term;
         m += a.mag[ai] * std::fabs(w);
+        peak = Peak(std::fmax(peak, a.peak[ai]), w);
+        abs_sum += std::fabs(term);
         carried += w * w * a.sigma[ai] * a.sigma[ai];
         terms_sq += term * term;
       }
       y.value[static_cast<size_t>(i * cols + j)] = r;
       y.mag[static_cast<size_t>(i * cols + j)] = m;
+      y.peak[static_cast<size_t>(i * cols + j)] = Peak(peak, abs_sum);
       y.sigma[static_cast<size_t>(i * cols + j)] =
           Quadrature(std::sqrt(carried),
                      SumRoundingSigma(static_cast<double>(k), std::fabs(r), std::sqrt(terms_sq)));
@@ -54,13 +57,15 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
   y.open_sum = static_cast<double>(d.k);
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t j = 0; j < d.n; ++j) {
-      double r = 0, m = 0, carried = 0, terms_sq = 0;
+      double r = 0, m = 0, carried = 0, terms_sq = 0, peak = 0, abs_sum = 0;
       for (int64_t p = 0; p < d.k; ++p) {
         const size_t ai = static_cast<size_t>(d.trans_a ? p * d.m + i : i * d.k + p);
         const double w = BAt(b, d.trans_b, p, j);
         const double term = a.value[ai] * w;
         r += term;
         m += a.mag[ai] * std::fabs(w);
+        peak = Peak(std::fmax(peak, a.peak[ai]), w);
+        abs_sum += std::fabs(term);
         carried += w * w * a.sigma[ai] * a.sigma[ai];
         terms_sq += term * term;
       }
@@ -70,6 +75,8 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
           std::fabs(d.alpha) *
           Quadrature(std::sqrt(carried),
                      SumRoundingSigma(static_cast<double>(d.k), std::fabs(r), std::sqrt(terms_sq)));
+      // The dot product's partial sums before alpha scales them.
+      peak = Peak(peak, abs_sum * std::fmax(1.0, std::fabs(d.alpha)), d.alpha);
       r *= d.alpha;
       m *= std::fabs(d.alpha);
       double own = std::fabs(r);
@@ -82,11 +89,13 @@ RefTensor Gemm(const Node& n, const RefTensor& a) {
         r += d.beta * cv;
         m += std::fabs(d.beta * cv);
         own += std::fabs(d.beta * cv) + std::fabs(r);
+        peak = Peak(Peak(peak, cv, d.beta), d.beta * cv);
         // A GEMM with beta = 1 starts its accumulator at C (MLAS, BLAS).
         e = Quadrature(e, FoldedAddendSigma(static_cast<double>(d.k), std::fabs(d.beta * cv)));
       }
       y.value[static_cast<size_t>(i * d.n + j)] = r;
       y.mag[static_cast<size_t>(i * d.n + j)] = m;
+      y.peak[static_cast<size_t>(i * d.n + j)] = Peak(peak, r);
       y.sigma[static_cast<size_t>(i * d.n + j)] = Quadrature(e, kU * own);
     }
   }

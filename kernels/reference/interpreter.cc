@@ -80,7 +80,7 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     for (const auto& name : n.inputs) in.push_back(&values.at(name));
     RefTensor out = ref::RunNode(n, in);
     if (out.shape != shapes.at(n.output) || out.value.size() != out.mag.size() ||
-        out.value.size() != out.sigma.size() ||
+        out.value.size() != out.sigma.size() || out.value.size() != out.peak.size() ||
         (!out.grid_t.empty() &&
          (out.grid_t.size() != out.value.size() || out.grid_e.size() != out.value.size())) ||
         static_cast<int64_t>(out.value.size()) != NumElements(out.shape)) {

@@ -26,6 +26,13 @@ RefTensor BatchNorm(const Node& n, const RefTensor& x) {
     // the terms of both the folded and the unfolded order.
     const double s = scale.value[c] / sigma;
     y.mag[i] = std::fabs(s) * x.mag[i] + std::fabs(s * mean.value[c]) + bias.mag[c];
+    // Leaves and the intermediates of both orders: x - mean and its quotient by sigma, 1/sigma,
+    // and the folded scale s and shift s*mean.
+    const double centred = x.value[i] - mean.value[c];
+    y.peak[i] =
+        Peak(Peak(Peak(x.peak[i], scale.value[c], bias.value[c]), mean.value[c], var.value[c]),
+             Peak(Peak(centred, centred / sigma, 1.0 / sigma), s, s * mean.value[c]),
+             Peak(s * x.value[i], y.value[i]));
     // The input's error scaled by |s|; the rounding of s (sqrt, division: 2u relative) and of
     // the affine in either order, at most 2u times each of its terms.
     y.sigma[i] =
@@ -69,6 +76,14 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
       sigma_sq_sum += x.sigma[i] * x.sigma[i];
     }
     const double mean = sum / count, mag_mean = mag_sum / count;
+    // The group's intermediates: the partial sums for the mean (at most sum |x|) and for either
+    // variance formula (sum (x - mean)^2 <= sum x^2, each x^2 too).
+    double group_peak = sq_sum, abs_sum = 0;
+    for (size_t i = begin; i < end; ++i) {
+      group_peak = std::fmax(group_peak, x.peak[i]);
+      abs_sum += std::fabs(x.value[i]);
+    }
+    group_peak = Peak(group_peak, abs_sum);
     double sq = 0;
     for (size_t i = begin; i < end; ++i) sq += (x.value[i] - mean) * (x.value[i] - mean);
     const double var = sq / count + eps;
@@ -96,6 +111,9 @@ RefTensor NormalizeSpans(const RefTensor& x, int64_t groups, int64_t span, doubl
       // relative rounding of sigma and of the division; the last term a one-pass variance.
       y.mag[i] = scale.mag[p] * (x.mag[i] + mag_mean) / sigma + bias.mag[p] +
                  std::fabs(y.value[i]) + scale.mag[p] * std::fabs(centred) * var_rel_error;
+      y.peak[i] = Peak(Peak(group_peak, x.value[i] - mean, 1.0 / sigma),
+                       Peak(centred, scale.value[p] * centred),
+                       Peak(scale.value[p], bias.value[p], y.value[i]));
       const double gain = std::fabs(scale.value[p]) / sigma;
       const double carried = gain * Quadrature(x.sigma[i], rms_sigma * (1 + std::fabs(centred)));
       const double own = gain * mean_sigma +

@@ -55,11 +55,13 @@ RefTensor RunPad(const Node& n, const Inputs& in) {
           if (ih < 0 || iw < 0) {
             y.value[yi] = fill;
             y.mag[yi] = std::fabs(fill);
+            y.peak[yi] = std::fabs(fill);
           } else {
             const size_t xi = At4(x.shape, nb, c, ih, iw);
             y.value[yi] = x.value[xi];
             y.mag[yi] = x.mag[xi];
             y.sigma[yi] = x.sigma[xi];
+            y.peak[yi] = x.peak[xi];
           }
         }
       }

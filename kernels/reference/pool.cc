@@ -59,7 +59,10 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
               TapsAt(oh * a.stride_h - a.pad_top, a.kernel_h, a.dilation_h, in_h, a.pad_bottom);
           const Taps tw =
               TapsAt(ow * a.stride_w - a.pad_left, a.kernel_w, a.dilation_w, in_w, a.pad_right);
-          double r = 0, m = 0, e = 0;
+          double r = 0, m = 0, e = 0, peak = 0;
+          for (int64_t ih : th.in) {
+            for (int64_t iw : tw.in) peak = std::fmax(peak, x.peak[At4(x.shape, nb, c, ih, iw)]);
+          }
           if (n.op == Op::MaxPool) {
             // Pads are -inf: only input elements compete. A NaN anywhere makes the result NaN
             // (once best is NaN, no comparison replaces it).
@@ -89,11 +92,12 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
             }
             m += std::fabs(r);
           } else {
-            double sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
+            double sum = 0, abs_sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
             for (int64_t ih : th.in) {
               for (int64_t iw : tw.in) {
                 const size_t xi = At4(x.shape, nb, c, ih, iw);
                 sum += x.value[xi];
+                abs_sum += std::fabs(x.value[xi]);
                 mag_sum += x.mag[xi];
                 sigma_sum += x.sigma[xi];
                 sq_sum += x.value[xi] * x.value[xi];
@@ -104,6 +108,7 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
                                     : static_cast<int64_t>(th.in.size() * tw.in.size()));
             r = sum / count;
             m = mag_sum / count;
+            peak = Peak(peak, abs_sum);  // the partial sums before the division
             e = AverageSigma(sigma_sum, sum, sq_sum,
                              static_cast<double>(th.in.size() * tw.in.size()), count);
           }
@@ -111,6 +116,7 @@ RefTensor Pool(const Node& n, const RefTensor& x) {
           y.value[yi] = r;
           y.mag[yi] = m;
           y.sigma[yi] = e;
+          y.peak[yi] = Peak(peak, r);
         }
       }
     }
@@ -122,16 +128,19 @@ RefTensor GlobalAvgPool(const RefTensor& x) {
   RefTensor y = Zeros({x.shape[0], x.shape[1], 1, 1});
   const int64_t hw = x.shape[2] * x.shape[3];
   for (size_t o = 0; o < y.value.size(); ++o) {
-    double sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0;
+    double sum = 0, abs_sum = 0, mag_sum = 0, sigma_sum = 0, sq_sum = 0, peak = 0;
     for (int64_t k = 0; k < hw; ++k) {
       const size_t xi = o * static_cast<size_t>(hw) + static_cast<size_t>(k);
+      peak = std::fmax(peak, x.peak[xi]);
       sum += x.value[xi];
+      abs_sum += std::fabs(x.value[xi]);
       mag_sum += x.mag[xi];
       sigma_sum += x.sigma[xi];
       sq_sum += x.value[xi] * x.value[xi];
     }
     y.value[o] = sum / static_cast<double>(hw);
     y.mag[o] = mag_sum / static_cast<double>(hw);
+    y.peak[o] = Peak(peak, abs_sum);  // the partial sums before the division
     const double count = static_cast<double>(hw);
     y.sigma[o] = AverageSigma(sigma_sum, sum, sq_sum, count, count);
   }

@@ -65,7 +65,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           // acc in integers (exact in double: |acc| < 2^53), and the spread through |W|.
           double acc =
               has_bias ? static_cast<double>(b_it->second.data[static_cast<size_t>(m)]) : 0;
-          double spread = 0;
+          double spread = 0, peak = 0, acc_mag = std::fabs(acc);
           for (int64_t c = 0; c < group_c; ++c) {
             for (int64_t kh = 0; kh < k_h; ++kh) {
               const int64_t ih = oh * a.stride_h - a.pad_top + kh * a.dilation_h;
@@ -77,6 +77,8 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
                 const double wv =
                     w.data[static_cast<size_t>(((m * group_c + c) * k_h + kh) * k_w + kw)];
                 acc += (x.value[xi] - zx) * wv;
+                acc_mag += std::fabs((x.value[xi] - zx) * wv);
+                peak = Peak(std::fmax(peak, x.peak[xi]), wv);
                 spread += std::fabs(wv) * IntegerSpread(x, xi);
               }
             }
@@ -89,6 +91,9 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
             res_spread = IntegerSpread(*r, yi) * qr->scale[0];
           }
           double v = conv + res;
+          y.peak[yi] = Peak(Peak(peak, acc_mag, acc_mag * sx * sw),
+                            std::fabs(conv) + std::fabs(res), v / sy);
+          if (r) y.peak[yi] = std::fmax(y.peak[yi], r->peak[yi]);
           if (act == Op::Clip && lo > hi) {
             v = hi;  // ONNX Clip with min > max: max everywhere
           } else {

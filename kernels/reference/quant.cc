@@ -29,6 +29,8 @@ RefTensor Quantize(const Node& n, const RefTensor& x) {
     const double s = q.Scale(c);
     const int64_t z = q.ZeroPoint(c);
     const double r = x.value[i];
+    // x / s, or x * (1/s): quotient and reciprocal before the saturation.
+    y.peak[i] = Peak(Peak(x.peak[i], r / s, 1.0 / s), y.grid_qmin, y.grid_qmax);
     if (std::isnan(r)) {
       // ONNX leaves NaN undefined; both engines give the zero point, and the oracle does not
       // judge the element (its t is NaN).
@@ -73,6 +75,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
     const double dev = IntegerSpread(x, i) * std::fabs(s);
     y.mag[i] = std::fabs(y.value[i]);
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
+    y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), q.ZeroPoint(c));
     AddDeviation(&y, i, dev);
   }
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
@@ -96,6 +99,7 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
   for (size_t i = 0; i < a.value.size(); ++i) {
     const double ta = (a.value[i] - za) * sa, tb = (b.value[i] - zb) * sb;
     double v = ta + tb;
+    y.peak[i] = Peak(std::fmax(a.peak[i], b.peak[i]), std::fabs(ta) + std::fabs(tb), v / sy);
     if (relu) v = std::max(v, 0.0);
     y.grid_t[i] = v / sy + static_cast<double>(zy);
     y.value[i] = OnnxRound(v / sy, zy, qy.qmin(), qy.qmax());

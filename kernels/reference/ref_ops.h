@@ -27,6 +27,7 @@ inline RefTensor FromFloat(const Tensor& t) {
     r.value[i] = static_cast<double>(t.data[i]);
     r.mag[i] = std::fabs(r.value[i]);
   }
+  r.peak = r.mag;
   return r;
 }
 
@@ -36,6 +37,7 @@ inline RefTensor Zeros(const Shape& shape) {
   r.value.assign(static_cast<size_t>(NumElements(shape)), 0.0);
   r.mag.assign(r.value.size(), 0.0);
   r.sigma.assign(r.value.size(), 0.0);
+  r.peak.assign(r.value.size(), 0.0);
   return r;
 }
 
@@ -58,6 +60,11 @@ inline double FoldedAddendSigma(double open_sum, double addend_abs) {
 
 // Root of a sum of squares of independent error scales.
 inline double Quadrature(double a, double b) { return std::sqrt(a * a + b * b); }
+
+// The larger of a peak and |v| (or of several values); NaNs are skipped (fmax), so a NaN leaf
+// does not hide the others (the oracle judges a NaN result by its own rule).
+inline double Peak(double p, double v) { return std::fmax(p, std::fabs(v)); }
+inline double Peak(double p, double v, double w) { return Peak(Peak(p, v), w); }
 
 // Row-major offset of (n, c, h, w) in a rank-4 shape.
 inline size_t At4(const Shape& s, int64_t n, int64_t c, int64_t h, int64_t w) {

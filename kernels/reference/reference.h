@@ -24,6 +24,15 @@ struct RefTensor {
   std::vector<double> value;
   std::vector<double> mag;    // >= 0, same size as value
   std::vector<double> sigma;  // >= 0, same size as value
+  // >= 0, same size as value: the largest absolute value any stage of this element's exact
+  // computation holds, over its whole dependency cone: every leaf it reads (graph inputs,
+  // constants: all weights of its output channel), every earlier value, every intermediate of an
+  // op's formula (a divisor's reciprocal, x - mean), and every reduction's partial sums
+  // (bounded by the sum of |terms|, before a division). Values, not magnitudes: m is an error
+  // yardstick that outgrows the values of a deep graph by orders of magnitude.
+  // A format whose largest finite number is below it may overflow inside the computation while
+  // the result fits (docs/oracle.md, "Reduced-precision targets": range inside the graph).
+  std::vector<double> peak = {};
   // The length of the float32 sum (conv, Gemm, MatMul) this tensor may still be accumulated in:
   // an optimizer may fold a later constant shift or a residual into that sum's accumulator,
   // so that its partial sums carry the addend (docs/oracle.md, "The sigma oracle"). 0 when no

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "targets/armnn/quant_layers.h"
 #include "targets/native_server.h"
 
 namespace fusefuzz {
@@ -29,6 +30,9 @@ const std::vector<Op> kOps = {
     Op::HardSwish, Op::Add,       Op::Sub,     Op::Mul,           Op::Div,
     Op::Pad,       Op::MaxPool,   Op::AvgPool, Op::GlobalAvgPool, Op::Concat,
     Op::Identity,  Op::Flatten,   Op::Reshape, Op::Gemm,          Op::MatMul};
+// armnn:int8 adds the quantized ops (quant_layers.cc).
+const std::vector<Op> kQuantOps = {Op::QuantizeLinear, Op::DequantizeLinear, Op::QLinearConv,
+                                   Op::QLinearAdd};
 
 struct Mode {
   std::string name;
@@ -43,7 +47,16 @@ armnn::TensorInfo Info(const Shape& s) {
 
 class Builder {
  public:
-  Builder(const NativeRequest& r, armnn::INetwork* net) : r_(r), net_(net) {}
+  Builder(const NativeRequest& r, armnn::INetwork* net, bool int8) : r_(r), net_(net) {
+    if (int8) plan_ = armnn_int8::PlanQuantized(r.graph);
+  }
+  const armnn_int8::QuantPlan& plan() const { return plan_; }
+  // A value's tensor info: float32, or its quantized type with its one scale and offset.
+  armnn::TensorInfo InfoOf(const std::string& v) const {
+    auto q = plan_.find(v);
+    return q == plan_.end() ? Info(r_.shapes.at(v))
+                            : armnn_int8::QuantInfo(r_.shapes.at(v), q->second);
+  }
 
   // Pads whose fold into the following Convolution2d is withheld get a Reshape barrier.
   std::vector<std::pair<std::string, std::string>> PadConvPairs() const {
@@ -61,12 +74,12 @@ class Builder {
     armnn::LayerBindingId id = 0;
     for (const ValueInfo& in : r_.graph.inputs) {
       armnn::IConnectableLayer* l = net_->AddInputLayer(id++, in.name.c_str());
-      l->GetOutputSlot(0).SetTensorInfo(Info(in.shape));
+      l->GetOutputSlot(0).SetTensorInfo(InfoOf(in.name));
       out_[in.name] = &l->GetOutputSlot(0);
     }
     for (const Node& n : r_.graph.nodes) {
       armnn::IConnectableLayer* l = Layer(n);
-      l->GetOutputSlot(0).SetTensorInfo(Info(r_.shapes.at(n.output)));
+      l->GetOutputSlot(0).SetTensorInfo(InfoOf(n.output));
       out_[n.output] = &l->GetOutputSlot(0);
     }
     id = 0;
@@ -223,9 +236,24 @@ class Builder {
       case Op::DequantizeLinear:
       case Op::QLinearConv:
       case Op::QLinearAdd:
-        throw Unsupported("op " + std::string(OpName(n.op)) + " has no Arm NN 20.08 layer" + where);
+        return Quantized(n);
     }
     throw Unsupported("unknown op" + where);
+  }
+
+  armnn::IConnectableLayer* Quantized(const Node& n) {
+    if (plan_.empty()) throw Unsupported("quantized ops run in armnn:int8" + Where(n));
+    if (n.op == Op::QuantizeLinear) return Unary(net_->AddQuantizeLayer(n.name.c_str()), n);
+    if (n.op == Op::DequantizeLinear) return Unary(net_->AddDequantizeLayer(n.name.c_str()), n);
+    const Shape& y = r_.shapes.at(n.output);
+    const auto [first, last] =
+        n.op == Op::QLinearConv
+            ? armnn_int8::AddQLinearConv(net_, n, r_.shapes.at(n.inputs[0]), y, plan_, &keep_)
+            : armnn_int8::AddQLinearAdd(net_, n, y, plan_);
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      Slot(n.inputs[i]).Connect(first->GetInputSlot(static_cast<unsigned>(i)));
+    }
+    return last;
   }
 
   armnn::IConnectableLayer* Conv(const Node& n) {
@@ -370,6 +398,8 @@ class Builder {
   std::set<std::string> barriers_;
   std::map<std::string, armnn::IOutputSlot*> out_;
   std::vector<std::unique_ptr<std::vector<float>>> data_;
+  armnn_int8::QuantPlan plan_;
+  armnn_int8::Storage keep_;
 };
 
 class Server {
@@ -382,7 +412,7 @@ class Server {
     if (!r.pipeline.empty()) throw Unsupported("Arm NN's Optimize has no pipeline to reorder");
     if (!r.inject.empty()) throw Unsupported("no faults to inject into Arm NN");
     armnn::INetworkPtr net = armnn::INetwork::Create();
-    Builder b(r, net.get());
+    Builder b(r, net.get(), mode_.name == "int8");
     // Folds allowed by the request, in graph order of the pads; the others get a barrier.
     std::set<std::string> barriers;
     int64_t index = 0;
@@ -443,18 +473,24 @@ class Server {
     } unload{runtime_.get(), id};
     armnn::InputTensors inputs;
     armnn::LayerBindingId bind = 0;
+    std::map<std::string, std::vector<float>> packed;  // quantized inputs and outputs, as bytes
     for (const ValueInfo& in : r.graph.inputs) {
-      inputs.push_back({bind, armnn::ConstTensor(runtime_->GetInputTensorInfo(id, bind),
-                                                 r.inputs.at(in.name).data.data())});
+      const float* data = r.inputs.at(in.name).data.data();
+      if (auto q = b.plan().find(in.name); q != b.plan().end()) {
+        data =
+            (packed[in.name] = armnn_int8::Packed(r.inputs.at(in.name), q->second, in.name)).data();
+      }
+      inputs.push_back({bind, armnn::ConstTensor(runtime_->GetInputTensorInfo(id, bind), data)});
       ++bind;
     }
     armnn::OutputTensors outputs;
     for (size_t i = 0; i < r.graph.outputs.size(); ++i) {
       const std::string& o = r.graph.outputs[i];
       a.outputs[o] = Tensor(r.shapes.at(o));
+      float* data = a.outputs[o].data.data();
+      if (b.plan().count(o)) data = (packed["out:" + o] = a.outputs[o].data).data();
       const auto lb = static_cast<armnn::LayerBindingId>(i);
-      outputs.push_back(
-          {lb, armnn::Tensor(runtime_->GetOutputTensorInfo(id, lb), a.outputs[o].data.data())});
+      outputs.push_back({lb, armnn::Tensor(runtime_->GetOutputTensorInfo(id, lb), data)});
     }
     std::vector<std::vector<float>> scratch;
     for (const std::string& v : b.DeadValues()) {
@@ -473,6 +509,10 @@ class Server {
     } else {
       run();
     }
+    for (const std::string& o : r.graph.outputs) {
+      if (auto q = b.plan().find(o); q != b.plan().end())
+        armnn_int8::Unpack(packed.at("out:" + o), q->second, &a.outputs[o]);
+    }
     return a;
   }
 
@@ -485,8 +525,8 @@ int Main(int argc, char** argv) {
   std::string mode = "fp32";
   CLI::App app{"Arm NN (CpuRef) behind fusefuzz's target protocol (targets/armnn/README.md)",
                "fusefuzz-armnn-target"};
-  app.add_option("--mode", mode, "fp32, fp16 or bf16")
-      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  app.add_option("--mode", mode, "fp32, fp16, bf16 or int8")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16", "int8"}));
   std::vector<std::string> crash_on;
   app.add_option("--crash-on", crash_on, "abort() on a graph with this op (a test switch)")
       ->delimiter(',');
@@ -503,6 +543,9 @@ int Main(int argc, char** argv) {
                                        : Precision::kFloat32;
   nlohmann::json ops = nlohmann::json::array();
   for (Op op : kOps) ops.push_back(std::string(OpName(op)));
+  if (mode == "int8") {
+    for (Op op : kQuantOps) ops.push_back(std::string(OpName(op)));
+  }
   const nlohmann::json hello = {
       {"protocol", "fusefuzz-target"},
       {"version", 1},

@@ -18,393 +18,80 @@
 #include <set>
 
 #include "targets/native_server.h"
+#include "targets/xnnpack/builder.h"
 #include "targets/xnnpack/fusion_rule.h"
 #include "targets/xnnpack/nhwc.h"
 
 namespace fusefuzz {
 namespace {
 
+using xnnpack::Builder;
+using xnnpack::Check;
 using xnnpack::FromNhwc;
 using xnnpack::Fusion;
 using xnnpack::Kind;
-using xnnpack::Physical;
 using xnnpack::PredictFusions;
-using xnnpack::Rank4;
-using xnnpack::SameOrder;
+using xnnpack::QuantValue;
+using xnnpack::StatusName;
 using xnnpack::ToNhwc;
-using xnnpack::XNode;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// The ops translated (hello "ops"); every other op is left out and refused.
+// The ops translated (hello "ops"); every other op is left out and refused. xnnpack:int8 adds
+// the quantized ones.
 const std::vector<Op> kOps = {
     Op::Conv,    Op::Relu,    Op::Relu6,     Op::Clip,    Op::LeakyRelu,     Op::PRelu,
     Op::Elu,     Op::Sigmoid, Op::HardSwish, Op::Add,     Op::Sub,           Op::Mul,
     Op::Div,     Op::Pad,     Op::MaxPool,   Op::AvgPool, Op::GlobalAvgPool, Op::Identity,
     Op::Flatten, Op::Reshape, Op::Gemm,      Op::MatMul};
+const std::vector<Op> kQuantOps = {Op::QuantizeLinear, Op::DequantizeLinear, Op::QLinearConv,
+                                   Op::QLinearAdd};
 
-std::string StatusName(xnn_status s) {
-  switch (s) {
-    case xnn_status_success:
-      return "xnn_status_success";
-    case xnn_status_uninitialized:
-      return "xnn_status_uninitialized";
-    case xnn_status_invalid_parameter:
-      return "xnn_status_invalid_parameter";
-    case xnn_status_invalid_state:
-      return "xnn_status_invalid_state";
-    case xnn_status_unsupported_parameter:
-      return "xnn_status_unsupported_parameter";
-    case xnn_status_unsupported_hardware:
-      return "xnn_status_unsupported_hardware";
-    case xnn_status_out_of_memory:
-      return "xnn_status_out_of_memory";
-  }
-  return "xnn_status " + std::to_string(static_cast<int>(s));
-}
-
-// A refusal of a parameter when a node is defined or its operator created is XNNPACK saying it
-// cannot express the case (unsupported); any other failure is an error answer.
-void Check(xnn_status s, const std::string& what) {
-  if (s == xnn_status_success) return;
-  const std::string msg = "XNNPACK " + what + ": " + StatusName(s);
-  if (s == xnn_status_invalid_parameter || s == xnn_status_unsupported_parameter) {
-    throw Unsupported(msg);
-  }
-  throw std::runtime_error(msg);
-}
-
-class Builder {
- public:
-  explicit Builder(const NativeRequest& r) : r_(r) {
-    for (const ValueInfo& in : r.graph.inputs) Id(in.name);
-    for (const Node& n : r.graph.nodes) Id(n.output);
-  }
-  uint32_t num_values() const { return static_cast<uint32_t>(names_.size()); }
-  const std::vector<XNode>& nodes() const { return nodes_; }
-  uint32_t Id(const std::string& v) {
-    auto [it, added] = ids_.emplace(v, static_cast<uint32_t>(names_.size()));
-    if (added) names_.push_back(v);
-    return it->second;
-  }
-
-  // Defines the subgraph; values in `external` (by id) get XNN_VALUE_FLAG_EXTERNAL_OUTPUT.
-  void Define(xnn_subgraph_t sg, const std::vector<bool>& external) {
-    sg_ = sg;
-    std::set<std::string> inputs;
-    for (const ValueInfo& in : r_.graph.inputs) inputs.insert(in.name);
-    for (uint32_t id = 0; id < num_values(); ++id) {
-      const std::string& v = names_[id];
-      if (inputs.count(v) && r_.graph.IsGraphOutput(v)) {
-        throw Unsupported("graph output '" + v + "' is a graph input");
-      }
-      uint32_t flags = inputs.count(v) ? XNN_VALUE_FLAG_EXTERNAL_INPUT : 0;
-      if (external[id]) flags |= XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
-      const std::vector<size_t> dims = Physical(r_.shapes.at(v));
-      uint32_t out_id = 0;
-      Check(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.size(), dims.data(), nullptr, id,
-                                    flags, &out_id),
-            "define value '" + v + "'");
-    }
-    nodes_.clear();
-    for (const Node& n : r_.graph.nodes) DefineNode(n);
-  }
-
- private:
-  uint32_t Static(const Shape& dims, std::vector<float> data) {
-    statics_.push_back(std::make_unique<std::vector<float>>(std::move(data)));
-    std::vector<size_t> d(dims.begin(), dims.end());
-    uint32_t id = 0;
-    Check(xnn_define_tensor_value(sg_, xnn_datatype_fp32, d.size(), d.data(),
-                                  statics_.back()->data(), XNN_INVALID_VALUE_ID, 0, &id),
-          "define a static value");
-    return id;
-  }
-  void Add(Kind kind, const Node& n, std::vector<std::string> graph_inputs, bool zero_pad = false) {
-    XNode x{kind, n.name, {}, Id(n.output), zero_pad};
-    for (const std::string& v : graph_inputs) x.in.push_back(Id(v));
-    nodes_.push_back(std::move(x));
-  }
-  const Shape& ShapeOf(const std::string& v) const { return r_.shapes.at(v); }
-  std::string Where(const Node& n) const { return " (node '" + n.name + "')"; }
-
-  void Clamp(const Node& n, float lo, float hi) {
-    if (!(lo < hi)) {
-      throw Unsupported("Clip with min >= max or NaN bounds: XNNPACK's clamp needs min < max" +
-                        Where(n));
-    }
-    Check(xnn_define_clamp(sg_, lo, hi, Id(n.inputs[0]), Id(n.output), 0), "clamp" + Where(n));
-    Add(Kind::kClamp, n, {n.inputs[0]});
-  }
-
-  void DefineNode(const Node& n) {
-    const uint32_t in = n.inputs.empty() ? 0 : Id(n.inputs[0]);
-    const uint32_t out = Id(n.output);
-    const std::string where = Where(n);
-    switch (n.op) {
-      case Op::Conv:
-        return Conv(n);
-      case Op::Relu:
-        return Clamp(n, 0.0f, kInf);
-      case Op::Relu6:
-        return Clamp(n, 0.0f, 6.0f);
-      case Op::Clip:
-        return Clamp(n, static_cast<float>(AttrFloat(n, "min")),
-                     static_cast<float>(AttrFloat(n, "max")));
-      case Op::LeakyRelu:
-        Check(xnn_define_leaky_relu(sg_, static_cast<float>(AttrFloat(n, "alpha")), in, out, 0),
-              "leaky_relu" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      case Op::Elu: {
-        const float alpha = static_cast<float>(AttrFloat(n, "alpha"));
-        if (!(alpha > 0) || !std::isnormal(alpha)) {
-          throw Unsupported("Elu alpha must be a normal number > 0 for XNNPACK" + where);
-        }
-        Check(xnn_define_elu(sg_, alpha, in, out, 0), "elu" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      }
-      case Op::Sigmoid:
-        Check(xnn_define_sigmoid(sg_, in, out, 0), "sigmoid" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      case Op::HardSwish:
-        Check(xnn_define_hardswish(sg_, in, out, 0), "hardswish" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      case Op::PRelu:
-        return PRelu(n);
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Div:
-        return Binary(n);
-      case Op::Pad:
-        return Pad(n);
-      case Op::MaxPool:
-      case Op::AvgPool:
-        return Pool(n);
-      case Op::GlobalAvgPool:
-        if (!Rank4(ShapeOf(n.inputs[0]))) throw Unsupported("GlobalAvgPool of a non-4-D value");
-        Check(xnn_define_global_average_pooling_2d(sg_, -kInf, kInf, in, out, 0),
-              "global_average_pooling_2d" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      case Op::Identity:
-      case Op::Flatten:
-      case Op::Reshape: {
-        // A copy when the shape stays; else only where NCHW and NHWC orders agree.
-        if (n.op != Op::Identity &&
-            (!SameOrder(ShapeOf(n.inputs[0])) || !SameOrder(ShapeOf(n.output)))) {
-          throw Unsupported("reshape of a 4-D value whose NCHW and NHWC orders differ" + where);
-        }
-        const std::vector<size_t> dims = Physical(ShapeOf(n.output));
-        Check(xnn_define_static_reshape(sg_, dims.size(), dims.data(), in, out, 0),
-              "static_reshape" + where);
-        return Add(Kind::kOther, n, {n.inputs[0]});
-      }
-      case Op::Gemm:
-      case Op::MatMul:
-        return FullyConnected(n);
-      case Op::FusedConv:
-      case Op::BatchNorm:
-      case Op::LayerNorm:
-      case Op::GroupNorm:
-      case Op::InstanceNorm:
-      case Op::HardSigmoid:
-      case Op::Tanh:
-      case Op::Silu:
-      case Op::Gelu:
-      case Op::Concat:
-      // The int8 modes (issue 27) are not built yet: quantized graphs are declined.
-      case Op::QuantizeLinear:
-      case Op::DequantizeLinear:
-      case Op::QLinearConv:
-      case Op::QLinearAdd:
-        throw Unsupported("op " + std::string(OpName(n.op)) + " has no XNNPACK subgraph node" +
-                          where);
-    }
-  }
-
-  void Conv(const Node& n) {
-    const Shape& x = ShapeOf(n.inputs[0]);
-    const Tensor& w = n.params.at("W");
-    const ConvAttrs a = GetConvAttrs(n);
-    const int64_t m = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3], c = x[1];
-    const bool depthwise = a.group > 1 && a.group == c;
-    std::vector<float> f(w.data.size());
-    for (int64_t o = 0; o < m; ++o)
-      for (int64_t i = 0; i < cg; ++i)
-        for (int64_t y = 0; y < kh; ++y)
-          for (int64_t z = 0; z < kw; ++z) {
-            const float v = w.data[((o * cg + i) * kh + y) * kw + z];
-            // Depthwise filters are [1, kH, kW, C*multiplier]; others [M, kH, kW, C/group].
-            f[depthwise ? (y * kw + z) * m + o : ((o * kh + y) * kw + z) * cg + i] = v;
-          }
-    const uint32_t filter = Static(depthwise ? Shape{1, kh, kw, m} : Shape{m, kh, kw, cg}, f);
-    uint32_t bias = XNN_INVALID_VALUE_ID;
-    if (auto b = n.params.find("B"); b != n.params.end()) bias = Static({m}, b->second.data);
-    const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    if (depthwise) {
-      Check(xnn_define_depthwise_convolution_2d(
-                sg_, u(a.pad_top), u(a.pad_right), u(a.pad_bottom), u(a.pad_left), u(kh), u(kw),
-                u(a.stride_h), u(a.stride_w), u(a.dilation_h), u(a.dilation_w), u(m / c), size_t(c),
-                -kInf, kInf, Id(n.inputs[0]), filter, bias, Id(n.output), 0),
-            "depthwise_convolution_2d" + Where(n));
-    } else {
-      Check(xnn_define_convolution_2d(sg_, u(a.pad_top), u(a.pad_right), u(a.pad_bottom),
-                                      u(a.pad_left), u(kh), u(kw), u(a.stride_h), u(a.stride_w),
-                                      u(a.dilation_h), u(a.dilation_w), u(a.group), size_t(cg),
-                                      size_t(m / a.group), -kInf, kInf, Id(n.inputs[0]), filter,
-                                      bias, Id(n.output), 0),
-            "convolution_2d" + Where(n));
-    }
-    Add(depthwise ? Kind::kDepthwise : Kind::kConv, n, {n.inputs[0]});
-  }
-
-  void PRelu(const Node& n) {
-    const Shape& x = ShapeOf(n.inputs[0]);
-    const Tensor& s = n.params.at("slope");
-    if (!Rank4(x)) throw Unsupported("XNNPACK's prelu takes a 4-D [N, H, W, C] input" + Where(n));
-    // Only slopes constant over N, H and W: one per channel, the last NHWC dim.
-    Shape full(4 - std::min<size_t>(4, s.shape.size()), 1);
-    full.insert(full.end(), s.shape.begin(), s.shape.end());
-    if (full.size() != 4 || full[0] != 1 || full[2] != 1 || full[3] != 1) {
-      throw Unsupported("PRelu slope " + ShapeToString(s.shape) +
-                        " varies along H or W; XNNPACK's slopes are per channel" + Where(n));
-    }
-    std::vector<float> per_channel(static_cast<size_t>(x[1]));
-    for (int64_t c = 0; c < x[1]; ++c) per_channel[c] = s.data[full[1] == 1 ? 0 : c];
-    const uint32_t slope = Static({x[1]}, per_channel);
-    Check(xnn_define_prelu(sg_, Id(n.inputs[0]), slope, Id(n.output), 0), "prelu" + Where(n));
-    Add(Kind::kOther, n, {n.inputs[0]});
-  }
-
-  // A binary operand: the value's id, or a static value with the constant laid out as the
-  // value it broadcasts against (extended to the output's rank, NHWC when that is 4-D).
-  uint32_t Operand(const Node& n, const Tensor* c, int input, const Shape& out) {
-    if (!c) {
-      const Shape& s = ShapeOf(n.inputs[input]);
-      if (Rank4(out) && s.size() != 4) {
-        throw Unsupported("binary operand of rank " + std::to_string(s.size()) +
-                          " against a 4-D value" + Where(n));
-      }
-      return Id(n.inputs[input]);
-    }
-    if (c->shape.size() > out.size()) throw Unsupported("constant of higher rank" + Where(n));
-    Tensor t(Shape(out.size() - c->shape.size(), 1), c->data);
-    t.shape.insert(t.shape.end(), c->shape.begin(), c->shape.end());
-    const std::vector<size_t> p = Physical(t.shape);
-    return Static(Shape(p.begin(), p.end()), ToNhwc(t));
-  }
-
-  void Binary(const Node& n) {
-    const BinaryOperands ops = GetBinaryOperands(n);
-    const Shape& out = ShapeOf(n.output);
-    const uint32_t a = Operand(n, ops.const_a, ops.input_a, out);
-    const uint32_t b = Operand(n, ops.const_b, ops.input_b, out);
-    std::vector<std::string> values;
-    if (ops.input_a >= 0) values.push_back(n.inputs[ops.input_a]);
-    if (ops.input_b >= 0) values.push_back(n.inputs[ops.input_b]);
-    const uint32_t y = Id(n.output);
-    const std::string where = Where(n);
-    if (n.op == Op::Add) {
-      Check(xnn_define_add2(sg_, -kInf, kInf, a, b, y, 0), "add2" + where);
-    } else if (n.op == Op::Sub) {
-      Check(xnn_define_subtract(sg_, -kInf, kInf, a, b, y, 0), "subtract" + where);
-    } else if (n.op == Op::Mul) {
-      Check(xnn_define_multiply2(sg_, -kInf, kInf, a, b, y, 0), "multiply2" + where);
-    } else {
-      Check(xnn_define_divide(sg_, -kInf, kInf, a, b, y, 0), "divide" + where);
-    }
-    Add(Kind::kBinary, n, values);
-  }
-
-  void Pad(const Node& n) {
-    if (AttrString(n, "mode") != "constant") {
-      throw Unsupported("Pad mode '" + AttrString(n, "mode") + "': XNNPACK pads with a constant" +
-                        Where(n));
-    }
-    if (!Rank4(ShapeOf(n.inputs[0]))) throw Unsupported("Pad of a non-4-D value" + Where(n));
-    const std::vector<int64_t> p = AttrInts(n, "pads");  // t, l, b, r
-    const size_t pre[4] = {0, size_t(p[0]), size_t(p[1]), 0};
-    const size_t post[4] = {0, size_t(p[2]), size_t(p[3]), 0};
-    const float value = static_cast<float>(AttrFloat(n, "value"));
-    Check(xnn_define_static_constant_pad(sg_, pre, post, value, Id(n.inputs[0]), Id(n.output), 0),
-          "static_constant_pad" + Where(n));
-    uint32_t bits = 0;
-    std::memcpy(&bits, &value, sizeof bits);
-    Add(Kind::kPad, n, {n.inputs[0]}, bits == 0);
-  }
-
-  void Pool(const Node& n) {
-    const PoolAttrs a = GetPoolAttrs(n);
-    const Shape& x = ShapeOf(n.inputs[0]);
-    const std::string where = Where(n);
-    if (!Rank4(x)) throw Unsupported("pool of a non-4-D value" + where);
-    if (a.kernel_h * a.kernel_w == 1) throw Unsupported("XNNPACK refuses 1x1 pooling" + where);
-    if (a.ceil_mode) {
-      // XNNPACK rounds output sizes down: the same only when ceil adds no window.
-      const Shape& y = ShapeOf(n.output);
-      const auto floor_size = [](int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t d,
-                                 int64_t s) { return (in + p0 + p1 - (d * (k - 1) + 1)) / s + 1; };
-      if (floor_size(x[2], a.pad_top, a.pad_bottom, a.kernel_h, a.dilation_h, a.stride_h) != y[2] ||
-          floor_size(x[3], a.pad_left, a.pad_right, a.kernel_w, a.dilation_w, a.stride_w) != y[3]) {
-        throw Unsupported("ceil_mode adds a window; XNNPACK's output sizes round down" + where);
-      }
-    }
-    const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    if (n.op == Op::MaxPool) {
-      Check(xnn_define_max_pooling_2d(sg_, u(a.pad_top), u(a.pad_right), u(a.pad_bottom),
-                                      u(a.pad_left), u(a.kernel_h), u(a.kernel_w), u(a.stride_h),
-                                      u(a.stride_w), u(a.dilation_h), u(a.dilation_w), -kInf, kInf,
-                                      Id(n.inputs[0]), Id(n.output), 0),
-            "max_pooling_2d" + where);
-      return Add(Kind::kMaxPool, n, {n.inputs[0]});
-    }
-    if (a.dilation_h != 1 || a.dilation_w != 1) {
-      throw Unsupported("dilated AvgPool: XNNPACK's average pooling has no dilation" + where);
-    }
-    if (a.count_include_pad && (a.pad_top | a.pad_left | a.pad_bottom | a.pad_right)) {
-      throw Unsupported(
-          "AvgPool count_include_pad with pads: XNNPACK divides by the pixels inside" + where);
-    }
-    Check(
-        xnn_define_average_pooling_2d(sg_, u(a.pad_top), u(a.pad_right), u(a.pad_bottom),
-                                      u(a.pad_left), u(a.kernel_h), u(a.kernel_w), u(a.stride_h),
-                                      u(a.stride_w), -kInf, kInf, Id(n.inputs[0]), Id(n.output), 0),
-        "average_pooling_2d" + where);
-    Add(Kind::kAvgPool, n, {n.inputs[0]});
-  }
-
-  void FullyConnected(const Node& n) {
-    const Shape& x = ShapeOf(n.inputs[0]);
-    const std::string where = Where(n);
-    if (!n.epilogue.empty()) throw Unsupported("Gemm with an epilogue" + where);
-    if (Rank4(x)) throw Unsupported("matrix op on a 4-D value (NHWC inside XNNPACK)" + where);
-    const GemmDims d = GetGemmDims(n, x);
-    if (d.trans_a || d.alpha != 1) throw Unsupported("Gemm with transA or alpha != 1" + where);
-    // B is [K, N] (XNN_FLAG_TRANSPOSE_WEIGHTS) or, with transB, [N, K] as XNNPACK stores it.
-    const Tensor& b = n.params.at("B");
-    const uint32_t filter = Static(b.shape, b.data);
-    uint32_t bias = XNN_INVALID_VALUE_ID;
-    if (auto c = n.params.find("C"); n.op == Op::Gemm && c != n.params.end()) {
-      const Tensor& t = c->second;
-      const bool per_n = t.size() == d.n && (t.shape.size() == 1 || t.shape[0] == 1);
-      if (d.beta != 1 || !(per_n || t.size() == 1)) {
-        throw Unsupported("Gemm C must be a [N] or [1] bias with beta 1 for XNNPACK" + where);
-      }
-      bias = Static({d.n}, per_n ? t.data : std::vector<float>(size_t(d.n), t.data[0]));
-    }
-    Check(xnn_define_fully_connected(sg_, -kInf, kInf, Id(n.inputs[0]), filter, bias, Id(n.output),
-                                     d.trans_b ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS),
-          "fully_connected" + where);
-    Add(Kind::kFullyConnected, n, {n.inputs[0]});
-  }
-
-  const NativeRequest& r_;
-  xnn_subgraph_t sg_ = nullptr;
-  std::map<std::string, uint32_t> ids_;
-  std::vector<std::string> names_;
-  std::vector<XNode> nodes_;
-  std::vector<std::unique_ptr<std::vector<float>>> statics_;  // outlive the runtime
+// One external buffer: floats, or the bytes of an 8-bit quantized value (XNNPACK may read a few
+// bytes past a tensor: XNN_EXTRA_BYTES of slack).
+struct Buffer {
+  const QuantValue* q = nullptr;
+  std::vector<float> f;
+  std::vector<char> bytes;
+  void* data() { return q ? static_cast<void*>(bytes.data()) : static_cast<void*>(f.data()); }
 };
+
+// A graph input of integers into an 8-bit buffer; a non-integer or out-of-range value is bad
+// input for a quantized value.
+Buffer InputBuffer(const std::string& name, const Tensor& t, const QuantValue* q) {
+  Buffer b;
+  b.q = q;
+  std::vector<float> d = ToNhwc(t);
+  if (!q) {
+    d.resize(d.size() + XNN_EXTRA_BYTES / sizeof(float));
+    b.f = std::move(d);
+    return b;
+  }
+  b.bytes.assign(d.size() + XNN_EXTRA_BYTES, 0);
+  const double lo = q->type == QuantType::kInt8 ? -128 : 0,
+               hi = q->type == QuantType::kInt8 ? 127 : 255;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (!(d[i] == std::nearbyint(d[i]) && d[i] >= lo && d[i] <= hi)) {
+      throw std::runtime_error("graph input '" + name + "' feeds a quantized value but element " +
+                               std::to_string(i) + " is " + std::to_string(d[i]) + ", not " +
+                               std::string(QuantTypeName(q->type)));
+    }
+    if (q->type == QuantType::kInt8) {
+      b.bytes[i] = static_cast<char>(static_cast<int8_t>(d[i]));
+    } else {
+      b.bytes[i] = static_cast<char>(static_cast<uint8_t>(d[i]));
+    }
+  }
+  return b;
+}
+
+std::vector<float> OutputData(const Buffer& b, size_t n) {
+  if (!b.q) return std::vector<float>(b.f.begin(), b.f.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = b.q->type == QuantType::kInt8 ? static_cast<float>(static_cast<int8_t>(b.bytes[i]))
+                                           : static_cast<float>(static_cast<uint8_t>(b.bytes[i]));
+  }
+  return out;
+}
 
 struct SubgraphDeleter {
   void operator()(xnn_subgraph* s) const { xnn_delete_subgraph(s); }
@@ -416,14 +103,12 @@ struct PoolDeleter {
   void operator()(pthreadpool* p) const { pthreadpool_destroy(p); }
 };
 
-NativeAnswer Run(const NativeRequest& r) {
+NativeAnswer Run(const NativeRequest& r, bool int8) {
   if (!r.pipeline.empty()) throw Unsupported("XNNPACK's fusion pass has no pipeline to reorder");
   if (!r.inject.empty()) throw Unsupported("no faults to inject into XNNPACK");
-  Builder b(r);
+  Builder b(r, int8);
   const uint32_t nv = b.num_values();
   std::vector<bool> external(nv, false);
-  std::set<std::string> inputs;
-  for (const ValueInfo& in : r.graph.inputs) inputs.insert(in.name);
   for (const Node& n : r.graph.nodes) {
     // Unfused: every intermediate value external, so XNNPACK fuses nothing.
     // A dead value (no consumer, not an output) is external too: xnn_subgraph_optimize clears
@@ -432,6 +117,19 @@ NativeAnswer Run(const NativeRequest& r) {
         !r.optimize || r.graph.IsGraphOutput(n.output) || r.graph.Consumers(n.output).empty();
   }
   NativeAnswer a;
+  // The adapter's own rewrite first (QDQ chains as quantized convolutions; never unfused), then
+  // XNNPACK's fusions, numbered on in application order.
+  std::vector<bool> fuse(b.chains().size(), false);
+  int64_t applied = 0;
+  for (size_t i = 0; i < fuse.size() && r.optimize; ++i) {
+    fuse[i] = RewriteAllowed(r, xnnpack::kQdqConvRule, applied + 1);
+    if (!fuse[i]) continue;
+    const xnnpack::QdqConv& c = b.chains()[i];
+    std::vector<std::string> nodes = {c.dq->name, c.conv->name};
+    if (c.act) nodes.push_back(c.act->name);
+    nodes.push_back(c.q->name);
+    a.rewrites.push_back({static_cast<int>(++applied), xnnpack::kQdqConvRule, nodes});
+  }
   // A dry definition gives the node list; withheld fusions keep their value external until the
   // predicted fusions are exactly the allowed ones (earlier fusions never depend on later ones).
   std::unique_ptr<xnn_subgraph, SubgraphDeleter> sg;
@@ -440,11 +138,11 @@ NativeAnswer Run(const NativeRequest& r) {
     xnn_subgraph_t raw = nullptr;
     Check(xnn_create_subgraph(nv, 0, &raw), "create_subgraph");
     sg.reset(raw);
-    b.Define(sg.get(), external);
+    b.Define(sg.get(), external, fuse);
     fusions = PredictFusions(b.nodes(), nv, external);
     bool changed = false;
     for (size_t i = 0; i < fusions.size(); ++i) {
-      if (!RewriteAllowed(r, fusions[i].rule, static_cast<int64_t>(i) + 1)) {
+      if (!RewriteAllowed(r, fusions[i].rule, applied + static_cast<int64_t>(i) + 1)) {
         external[fusions[i].value] = true;
         changed = true;
         break;
@@ -453,26 +151,31 @@ NativeAnswer Run(const NativeRequest& r) {
     if (!changed) break;
   }
   for (size_t i = 0; i < fusions.size(); ++i) {
-    a.rewrites.push_back({static_cast<int>(i) + 1, fusions[i].rule, fusions[i].nodes});
+    a.rewrites.push_back({static_cast<int>(applied + static_cast<int64_t>(i)) + 1, fusions[i].rule,
+                          fusions[i].nodes});
   }
   std::unique_ptr<pthreadpool, PoolDeleter> pool;
   if (r.threads > 1) pool.reset(pthreadpool_create(size_t(r.threads)));
   xnn_runtime_t raw_rt = nullptr;
   Check(xnn_create_runtime_v2(sg.get(), pool.get(), 0, &raw_rt), "create_runtime");
   std::unique_ptr<xnn_runtime, RuntimeDeleter> rt(raw_rt);
-  // Inputs in NHWC, one buffer per external value (XNNPACK may read a few bytes past a tensor:
-  // XNN_EXTRA_BYTES of slack).
-  std::map<uint32_t, std::vector<float>> buffers;
+  // Inputs in NHWC, one buffer per external value.
+  std::map<uint32_t, Buffer> buffers;
   std::vector<xnn_external_value> ext;
   for (const ValueInfo& in : r.graph.inputs) {
-    std::vector<float>& buf = buffers[b.Id(in.name)] = ToNhwc(r.inputs.at(in.name));
-    buf.resize(buf.size() + XNN_EXTRA_BYTES / sizeof(float));
+    buffers[b.Id(in.name)] = InputBuffer(in.name, r.inputs.at(in.name), b.Quantized(in.name));
   }
   for (const Node& n : r.graph.nodes) {
     const uint32_t id = b.Id(n.output);
-    if (external[id])
-      buffers[id].assign(
-          size_t(NumElements(r.shapes.at(n.output))) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
+    if (!external[id]) continue;
+    Buffer& buf = buffers[id];
+    buf.q = b.Quantized(n.output);
+    const size_t count = size_t(NumElements(r.shapes.at(n.output)));
+    if (buf.q) {
+      buf.bytes.assign(count + XNN_EXTRA_BYTES, 0);
+    } else {
+      buf.f.assign(count + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
+    }
   }
   for (auto& [id, buf] : buffers) ext.push_back({id, buf.data()});
   Check(xnn_setup_runtime(rt.get(), ext.size(), ext.data()), "setup_runtime");
@@ -484,9 +187,7 @@ NativeAnswer Run(const NativeRequest& r) {
   }
   for (const std::string& o : r.graph.outputs) {
     const Shape& s = r.shapes.at(o);
-    std::vector<float>& buf = buffers.at(b.Id(o));
-    buf.resize(size_t(NumElements(s)));
-    a.outputs[o] = FromNhwc(s, buf);
+    a.outputs[o] = FromNhwc(s, OutputData(buffers.at(b.Id(o)), size_t(NumElements(s))));
   }
   return a;
 }
@@ -495,7 +196,7 @@ int Main(int argc, char** argv) {
   std::string mode = "fp32";
   CLI::App app{"XNNPACK behind fusefuzz's target protocol (targets/xnnpack/README.md)",
                "fusefuzz-xnnpack-target"};
-  app.add_option("--mode", mode, "fp32")->check(CLI::IsMember({"fp32"}));
+  app.add_option("--mode", mode, "fp32 | int8")->check(CLI::IsMember({"fp32", "int8"}));
   std::vector<std::string> crash_on;
   app.add_option("--crash-on", crash_on, "abort() on a graph with this op (a test switch)")
       ->delimiter(',');
@@ -508,8 +209,12 @@ int Main(int argc, char** argv) {
     return 2;
   }
   nlohmann::json ops = nlohmann::json::array();
+  const bool int8 = mode == "int8";
   for (Op op : kOps) ops.push_back(std::string(OpName(op)));
-  const nlohmann::json hello = {
+  if (int8) {
+    for (Op op : kQuantOps) ops.push_back(std::string(OpName(op)));
+  }
+  nlohmann::json hello = {
       {"protocol", "fusefuzz-target"},
       {"version", 1},
       {"name", "xnnpack:" + mode},
@@ -517,12 +222,15 @@ int Main(int argc, char** argv) {
       {"ops", ops},
       {"precision", "float32"},
       {"capabilities", {"rewrites", "disable", "bisect_limit", "bench"}}};
+  hello["rules"] = {xnnpack::kClampRule, xnnpack::kPadConvRule, xnnpack::kPadDwRule};
+  if (int8) hello["rules"].push_back(xnnpack::kQdqConvRule);
   // Initialised before the hello: a machine XNNPACK refuses says so at once, on stderr.
   if (xnn_status s = xnn_initialize(nullptr); s != xnn_status_success) {
     std::fprintf(stderr, "fusefuzz-xnnpack-target: xnn_initialize: %s\n", StatusName(s).c_str());
     return 1;
   }
-  return ServeNative(hello, Run, crash);
+  return ServeNative(
+      hello, [int8](const NativeRequest& r) { return Run(r, int8); }, crash);
 }
 
 }  // namespace
