@@ -35,6 +35,10 @@ Tensor ReadTensorAt(const nlohmann::json& j, ReadCtx& c, const std::string& poin
 float ReadFloat(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
 // Same as double (attributes).
 double ReadDouble(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
+// `d` rounded to nearest float32 (NaN and infinities kept); false when a finite `d` rounds to
+// infinity. Every reader of a float32 value takes this one rule, so whatever FloatToJson writes
+// (FLT_MAX's shortest form, 3.4028235e+38, is a little above FLT_MAX) reads back.
+bool DoubleToFloat(double d, float* out);
 
 // Writers: numbers that read back bit-exactly; non-finite values as strings.
 OJson FloatToJson(float f);

@@ -55,8 +55,11 @@ std::string Quote(std::string_view s) {
 
 namespace {
 
-// Largest double that rounds to a finite float32: FLT_MAX plus just under half an ulp.
+// The smallest double that rounds to float32 infinity: FLT_MAX plus half an ulp (a tie, which
+// rounds to the even infinity).
 constexpr double kFloatRoundLimit = 0x1.ffffffp127;
+
+}  // namespace
 
 // Converts without the undefined behaviour of casting an out-of-range double to float.
 bool DoubleToFloat(double d, float* out) {
@@ -76,6 +79,8 @@ bool DoubleToFloat(double d, float* out) {
   }
   return true;
 }
+
+namespace {
 
 bool SpecialFromString(const std::string& s, double* out) {
   if (s == "nan") {
