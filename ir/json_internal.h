@@ -51,9 +51,10 @@ std::string Base64Encode(const std::vector<float>& data);
 
 // ir/json_file.cc. The text of a file for ReadJsonFile (see there for what is refused).
 std::string ReadJsonText(const std::string& path, const Limits& limits);
-// A parser callback that refuses duplicate keys and more than limits.max_json_values values,
-// naming `source` and the JSON pointer.
-nlohmann::json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits);
+// Refuses duplicate keys and more than limits.max_json_values values in `text`, naming `source`
+// and the JSON pointer (InputError), in one pass without building the document. false: a syntax
+// error, which the parse after it reports.
+bool CheckDocument(const std::string& text, const std::string& source, const Limits& limits);
 
 // ir/json_quant.cc: a node's "quant" object (roles checked against `op`) and the graph's
 // "options"; their writers (options: only non-default members).

@@ -445,7 +445,8 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts) {
 json ParseJson(const std::string& text, const std::string& source, const Limits& limits) {
   CheckDepth(text, source);
   try {
-    return json::parse(text, DocumentChecker(source, limits));
+    CheckDocument(text, source, limits);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
     std::string msg = e.what();
