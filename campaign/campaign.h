@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "campaign/known_signatures.h"
 #include "generators/gen_config.h"
 #include "harness/check.h"
 #include "targets/target.h"
@@ -33,10 +34,10 @@ struct CampaignOptions {
   // Before filing a fusion finding, rerun the unoptimized target on inputs within rounding of the
   // case's (harness/sensitivity.h): a failure there makes it a kernel finding.
   bool sensitivity_check = true;
-  std::set<std::string> known;  // --known: signatures counted as known, not new
-  double case_timeout = 60;     // seconds: a worker stuck this long on one case is killed
-  std::string junit;            // JUnit XML path, or empty
-  bool status = true;           // status line on stderr
+  KnownSignatures known;     // --known: signatures counted as known, not new (shared, not copied)
+  double case_timeout = 60;  // seconds: a worker stuck this long on one case is killed
+  std::string junit;         // JUnit XML path, or empty
+  bool status = true;        // status line on stderr
   // A non-empty --out is refused unless one of these is given: `resume` continues the campaign
   // found there (same seed and target; findings kept, counts extended, cases already checked
   // skipped), `force` deletes its findings and summary first.

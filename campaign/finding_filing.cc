@@ -158,18 +158,6 @@ void ReclassifyIfKernelSensitive(Target& target, Repro& r, uint64_t seed) {
 
 }  // namespace
 
-bool LooksLikeSignature(const std::string& sig) {
-  if (sig.empty() || sig[0] == '.' || sig.size() > 100) return false;
-  // One comparison per byte, not a search of the 65 allowed ones: --known lists can hold
-  // hundreds of thousands of signatures.
-  for (char c : sig) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r) {
   const std::string lock = l.claims + "/" + sig;
   int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
@@ -258,90 +246,13 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   f.kind = std::string(FindingKindName(r.kind));
   f.signature = Signature(r);
   f.pattern = OpChain(r.graph);
-  if (o.known.count(f.signature)) {
+  if (o.known.contains(f.signature)) {
     f.known = true;
   } else {
     f.duplicate = !PublishFinding(l, f.signature, r);
   }
   if (slot >= 0) RecordSlot(l, f.bucket, slot, f, &r);
   return f;
-}
-
-std::set<std::string> ReadKnownSignatures(const std::string& path) {
-  std::string file = path;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) file = path + "/summary.json";
-  // A list of signatures (at most 100 bytes each) or a summary: 64 MiB holds over 600k of them.
-  // Read through ReadRegularFile (no FIFO, device or folder; bounded), and checked as it is
-  // read: a control character or a line longer than any signature with a comment stops the read.
-  constexpr size_t kMaxLine = 4096;
-  ReadFileOptions ro;
-  ro.max_bytes = int64_t{64} << 20;
-  size_t line_start = 0, line_number = 1;
-  ro.check = [&](const std::string& text, size_t from) {
-    for (size_t i = from; i < text.size(); ++i) {
-      const auto b = static_cast<unsigned char>(text[i]);
-      if (b == '\n') {
-        line_start = i + 1;
-        ++line_number;
-        continue;
-      }
-      if (b < 0x20 && b != '\t' && b != '\r') {
-        throw InputError(file + ":" + std::to_string(line_number),
-                         "--known: byte " + std::to_string(i) +
-                             " is a control character (is this a binary file?)");
-      }
-      if (i - line_start >= kMaxLine) {
-        throw InputError(file + ":" + std::to_string(line_number),
-                         "--known: line longer than " + std::to_string(kMaxLine) +
-                             " bytes (a signature has at most 100)");
-      }
-    }
-  };
-  std::string text = ReadRegularFile(file, ro);
-  // A UTF-8 byte order mark is skipped, as the JSON reader does, before telling the formats apart.
-  const size_t body = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  const size_t first = text.find_first_not_of(" \t\r\n", body);
-  std::set<std::string> known;
-  if (first != std::string::npos && text[first] == '{') {
-    json j = ParseJson(text, file);
-    if (!j.is_object() || j.value("format", "") != "fusefuzz-summary" ||
-        !j.contains("unique_findings") || !j["unique_findings"].is_array()) {
-      throw InputError(file, "--known: not a fusefuzz-summary file with unique_findings");
-    }
-    for (size_t i = 0; i < j["unique_findings"].size(); ++i) {
-      const json& u = j["unique_findings"][i];
-      const std::string where = "/unique_findings/" + std::to_string(i) + "/signature";
-      if (!u.is_object() || !u.contains("signature") || !u["signature"].is_string() ||
-          !LooksLikeSignature(u["signature"].get<std::string>())) {
-        throw InputError(file, where + ": not a signature");
-      }
-      known.insert(u["signature"].get<std::string>());
-    }
-    return known;
-  }
-  int number = 0;
-  size_t pos = body;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++number;
-    line = line.substr(0, line.find('#'));
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-      line.remove_suffix(1);
-    size_t start = line.find_first_not_of(" \t");
-    if (start == std::string_view::npos) continue;
-    std::string sig(line.substr(start));
-    if (!LooksLikeSignature(sig)) {
-      throw InputError(file + ":" + std::to_string(number),
-                       "--known: not a signature (letters, digits, '.', '_', '-'; no leading "
-                       "dot; at most 100 characters)");
-    }
-    known.insert(std::move(sig));
-  }
-  return known;
 }
 
 }  // namespace fusefuzz

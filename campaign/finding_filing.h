@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/known_signatures.h"
 #include "harness/repro.h"
 #include "targets/target.h"
 
@@ -34,7 +35,7 @@ struct FilingOptions {
   bool minimize = true;
   double minimize_budget = 10;  // seconds per minimized case
   bool sensitivity_check = true;
-  std::set<std::string> known;  // signatures counted as known (--known), never written
+  KnownSignatures known;  // signatures counted as known (--known), never written
 };
 
 struct Filed {
@@ -55,13 +56,5 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
 // is complete (has repro.json), or another worker holds the signature's lock right now. The lock
 // (flock on .claims/<sig>) is released by the kernel when its holder dies. Throws OutputError.
 bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r);
-
-// What Signature() produces: [A-Za-z0-9._-], no leading dot, at most 100 characters (a folder
-// name). Signatures read from files (summaries, --known) are checked with this.
-bool LooksLikeSignature(const std::string& sig);
-
-// --known: a campaign's summary.json (its unique_findings), a campaign folder holding one, or a
-// text file with one signature per line ('#' starts a comment). Throws InputError.
-std::set<std::string> ReadKnownSignatures(const std::string& path);
 
 }  // namespace fusefuzz

@@ -124,6 +124,20 @@ TEST_F(InputFiles, DuplicateKeysAreRefusedWithTheirPointer) {
   EXPECT_NO_THROW(ParseJson(R"({"a": {"k": 1}, "b": {"k": 2}})", "t.json"));
   EXPECT_CONTAINS(ErrorOf([] { ParseJson(R"({"a/b": {"~": 1, "~": 2}})", "t.json"); }),
                   "t.json: /a~1b/~0: duplicate key");
+  // Objects with many keys (searched by hash beyond 16), and frames reused after an object
+  // closes: keys of a closed object do not count in the next one.
+  std::string many = R"({"m": {)";
+  for (int i = 0; i < 40; ++i)
+    many += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  EXPECT_NO_THROW(ParseJson(many + R"("k40": 0}})", "t.json"));
+  EXPECT_CONTAINS(ErrorOf([&] { ParseJson(many + R"("k3": 0}})", "t.json"); }),
+                  "t.json: /m/k3: duplicate key \"k3\"");
+  EXPECT_CONTAINS(ErrorOf([&] { ParseJson(many + R"("k39": 0}})", "t.json"); }),
+                  "t.json: /m/k39: duplicate key");
+  EXPECT_NO_THROW(
+      ParseJson(R"({"l": [{"a": 1, "b": 2}, {"a": 1, "b": 2}, [{"a": [1]}]], "a": 0})", "t.json"));
+  EXPECT_CONTAINS(ErrorOf([] { ParseJson(R"({"l": [{"a": 1}, {"b": 1, "b": 2}]})", "t.json"); }),
+                  "t.json: /l/1/b: duplicate key");
 }
 
 TEST_F(InputFiles, ValueCountIsLimited) {

@@ -52,63 +52,93 @@ void CheckBytes(const std::string& path, const std::string& text, size_t from, b
   }
 }
 
-// Parser events -> JSON pointer of the current value, the keys of every open object, and the
-// number of values so far.
-class Checker {
+// A SAX pass over a document before it is parsed into a tree: the JSON pointer of the current
+// value, the keys of every open object, and the number of values so far. (A DOM parse with a
+// parser callback did this before; nlohmann's callback parser scans the whole enclosing array
+// after each object in it, quadratic in its length: a summary.json of 250k findings took 33 s.)
+class Checker : public json::json_sax_t {
  public:
   Checker(std::string source, int64_t max_values)
       : source_(std::move(source)), max_values_(max_values) {}
 
-  bool Event(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        Count();
-        frames_.push_back({event == json::parse_event_t::object_start, {}, -1, {}});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second) {
-          throw InputError(source_ + ": " + Pointer(),
-                           "duplicate key " + Quote(f.key) +
-                               " (a JSON object must not repeat a key; which one would count "
-                               "is not defined)");
-        }
-        break;
-      }
-      case json::parse_event_t::value:
-        Count();
-        break;
+  bool null() override { return Count(); }
+  bool boolean(bool) override { return Count(); }
+  bool number_integer(number_integer_t) override { return Count(); }
+  bool number_unsigned(number_unsigned_t) override { return Count(); }
+  bool number_float(number_float_t, const string_t&) override { return Count(); }
+  bool string(string_t&) override { return Count(); }
+  bool binary(binary_t&) override { return Count(); }
+  bool start_object(std::size_t) override { return Open(true); }
+  bool start_array(std::size_t) override { return Open(false); }
+  bool end_object() override { return Close(); }
+  bool end_array() override { return Close(); }
+  bool key(string_t& k) override {
+    Frame& f = frames_[depth_ - 1];
+    f.key = k;
+    if (!f.Insert(k)) {
+      throw InputError(source_ + ": " + Pointer(),
+                       "duplicate key " + Quote(f.key) +
+                           " (a JSON object must not repeat a key; which one would count "
+                           "is not defined)");
     }
     return true;
   }
+  // A syntax error stops the pass; the parse that follows reports it with its position.
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
+  // Frames are reused, not freed, as objects close: a summary or tensor file opens hundreds of
+  // thousands of small objects. An object's keys are searched linearly until it has many.
   struct Frame {
-    bool object;
-    std::string key;  // object: the current key
-    int64_t index;    // array: the current element
-    std::unordered_set<std::string> keys;
+    bool object = false;
+    std::string key;    // object: the current key
+    int64_t index = 0;  // array: the current element
+    std::vector<std::string> few;
+    std::unordered_set<std::string> many;
+
+    bool Insert(const std::string& k) {
+      if (few.size() < 16) {
+        for (const std::string& seen : few)
+          if (seen == k) return false;
+        few.push_back(k);
+        return true;
+      }
+      if (many.empty()) many.insert(few.begin(), few.end());
+      return many.insert(k).second;
+    }
   };
 
-  // A new value starts: it is the next element of an enclosing array.
-  void Count() {
-    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  bool Open(bool object) {
+    Count();
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[depth_++];
+    f.object = object;
+    f.index = -1;
+    f.few.clear();
+    f.many.clear();
+    return true;
+  }
+  bool Close() {
+    if (depth_ > 0) --depth_;
+    return true;
+  }
+
+  bool Count() {
+    if (depth_ > 0 && !frames_[depth_ - 1].object) ++frames_[depth_ - 1].index;
     if (++values_ > max_values_) {
       throw InputError(source_ + ": " + Pointer(),
                        "more than " + std::to_string(max_values_) +
                            " JSON values in one file (limit; store large tensors as \"b64\")");
     }
+    return true;
   }
 
   std::string Pointer() const {
     std::string p;
-    for (const Frame& f : frames_) {
+    for (size_t i = 0; i < depth_; ++i) {
+      const Frame& f = frames_[i];
       p += "/" + (f.object ? Escape(f.key) : std::to_string(f.index));
     }
     return p.empty() ? "/" : p;
@@ -118,6 +148,7 @@ class Checker {
   int64_t max_values_;
   int64_t values_ = 0;
   std::vector<Frame> frames_;
+  size_t depth_ = 0;  // frames_[0, depth_) are open
 };
 
 }  // namespace
@@ -132,11 +163,9 @@ std::string ReadJsonText(const std::string& path, const Limits& limits) {
   return ReadRegularFile(path, o);
 }
 
-json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits) {
-  auto checker = std::make_shared<Checker>(source, limits.max_json_values);
-  return [checker](int /*depth*/, json::parse_event_t event, json& parsed) {
-    return checker->Event(event, parsed);
-  };
+bool CheckDocument(const std::string& text, const std::string& source, const Limits& limits) {
+  Checker checker(source, limits.max_json_values);
+  return json::sax_parse(text, &checker);
 }
 
 }  // namespace fusefuzz::json_detail

@@ -35,6 +35,10 @@ Tensor ReadTensorAt(const nlohmann::json& j, ReadCtx& c, const std::string& poin
 float ReadFloat(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
 // Same as double (attributes).
 double ReadDouble(const nlohmann::json& j, const ReadCtx& c, const std::string& pointer);
+// `d` rounded to nearest float32 (NaN and infinities kept); false when a finite `d` rounds to
+// infinity. Every reader of a float32 value takes this one rule, so whatever FloatToJson writes
+// (FLT_MAX's shortest form, 3.4028235e+38, is a little above FLT_MAX) reads back.
+bool DoubleToFloat(double d, float* out);
 
 // Writers: numbers that read back bit-exactly; non-finite values as strings.
 OJson FloatToJson(float f);
@@ -47,9 +51,10 @@ std::string Base64Encode(const std::vector<float>& data);
 
 // ir/json_file.cc. The text of a file for ReadJsonFile (see there for what is refused).
 std::string ReadJsonText(const std::string& path, const Limits& limits);
-// A parser callback that refuses duplicate keys and more than limits.max_json_values values,
-// naming `source` and the JSON pointer.
-nlohmann::json::parser_callback_t DocumentChecker(const std::string& source, const Limits& limits);
+// Refuses duplicate keys and more than limits.max_json_values values in `text`, naming `source`
+// and the JSON pointer (InputError), in one pass without building the document. false: a syntax
+// error, which the parse after it reports.
+bool CheckDocument(const std::string& text, const std::string& source, const Limits& limits);
 
 // ir/json_quant.cc: a node's "quant" object (roles checked against `op`) and the graph's
 // "options"; their writers (options: only non-default members).

@@ -69,11 +69,11 @@ AttrValue ReadAttr(const json& j, const AttrSpec& spec, const ReadCtx& c,
     case AttrType::kFloat: {
       // Integers are accepted; stored as double so consumers see one type, rounded to float32
       // as ONNX stores attributes: a graph means the same in JSON and in ONNX, bit for bit.
-      const double v = json_detail::ReadDouble(j, c, pointer);
-      if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+      float f = 0;
+      if (!json_detail::DoubleToFloat(json_detail::ReadDouble(j, c, pointer), &f)) {
         Fail(c, pointer, "outside the float32 range");
       }
-      return static_cast<double>(static_cast<float>(v));
+      return static_cast<double>(f);
     }
     case AttrType::kInts: {
       if (!j.is_array()) Fail(c, pointer, "must be an array of integers, got " + TypeName(j));

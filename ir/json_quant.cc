@@ -54,11 +54,9 @@ QuantParams ReadParams(const json& j, const ReadCtx& c, const std::string& p) {
   q.scale.clear();
   for (size_t i = 0; i < scale.size(); ++i) {
     const std::string pi = p + "/scale/" + std::to_string(i);
-    const double v = ReadDouble(scale[i], c, pi);
-    if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
-      Fail(c, pi, "outside the float32 range");
-    }
-    q.scale.push_back(static_cast<double>(static_cast<float>(v)));  // ONNX scales are float32
+    float v = 0;
+    if (!DoubleToFloat(ReadDouble(scale[i], c, pi), &v)) Fail(c, pi, "outside the float32 range");
+    q.scale.push_back(static_cast<double>(v));  // ONNX scales are float32
   }
   const json& zp = Member(j, c, p, "zero_point");
   if (!zp.is_array()) Fail(c, p + "/zero_point", "must be an array of integers");

@@ -55,8 +55,11 @@ std::string Quote(std::string_view s) {
 
 namespace {
 
-// Largest double that rounds to a finite float32: FLT_MAX plus just under half an ulp.
+// The smallest double that rounds to float32 infinity: FLT_MAX plus half an ulp (a tie, which
+// rounds to the even infinity).
 constexpr double kFloatRoundLimit = 0x1.ffffffp127;
+
+}  // namespace
 
 // Converts without the undefined behaviour of casting an out-of-range double to float.
 bool DoubleToFloat(double d, float* out) {
@@ -76,6 +79,8 @@ bool DoubleToFloat(double d, float* out) {
   }
   return true;
 }
+
+namespace {
 
 bool SpecialFromString(const std::string& s, double* out) {
   if (s == "nan") {
@@ -317,12 +322,14 @@ bool IsScalarArray(const OJson& j) {
   return true;
 }
 
-void Flat(const OJson& j, std::string& out) {
+// Appends the one-line form of `j`; stops (false) as soon as `out` is longer than `limit`,
+// when the caller only needs to know that it does not fit on the line.
+bool Flat(const OJson& j, std::string& out, size_t limit = std::string::npos) {
   if (j.is_array()) {
     out += '[';
     for (size_t i = 0; i < j.size(); ++i) {
       if (i) out += ", ";
-      Flat(j[i], out);
+      if (!Flat(j[i], out, limit)) return false;
     }
     out += ']';
   } else if (j.is_object()) {
@@ -332,19 +339,27 @@ void Flat(const OJson& j, std::string& out) {
       if (!first) out += ", ";
       first = false;
       out += OJson(k).dump() + ": ";
-      Flat(v, out);
+      if (!Flat(v, out, limit)) return false;
     }
     out += '}';
   } else {
     out += j.dump();
   }
+  return out.size() <= limit;
 }
 
+// A value on one line when it fits in 96 columns (or is a scalar or an array of scalars), else
+// one member per line. Only the part of a subtree that can still fit is flattened at each level:
+// flattening whole subtrees at every level made writing a graph quadratic in its depth.
 void Emit(const OJson& j, int indent, int level, std::string& out) {
+  const size_t column = static_cast<size_t>(indent * level);
   std::string flat;
-  Flat(j, flat);
-  if (!j.is_structured() || IsScalarArray(j) || j.empty() ||
-      flat.size() + static_cast<size_t>(indent * level) <= 96) {
+  if (!j.is_structured() || IsScalarArray(j) || j.empty()) {
+    Flat(j, flat);
+    out += flat;
+    return;
+  }
+  if (column <= 96 && Flat(j, flat, 96 - column)) {
     out += flat;
     return;
   }
@@ -357,7 +372,7 @@ void Emit(const OJson& j, int indent, int level, std::string& out) {
     Emit(v, indent, level + 1, out);
     out += ++i < j.size() ? ",\n" : "\n";
   }
-  out += std::string(static_cast<size_t>(indent * level), ' ') + (j.is_array() ? "]" : "}");
+  out += std::string(column, ' ') + (j.is_array() ? "]" : "}");
 }
 
 // nlohmann's parser is iterative, but deep documents still cost memory and recursive consumers
@@ -440,7 +455,8 @@ std::string WriteTensors(const TensorMap& tensors, const WriteOptions& opts) {
 json ParseJson(const std::string& text, const std::string& source, const Limits& limits) {
   CheckDepth(text, source);
   try {
-    return json::parse(text, DocumentChecker(source, limits));
+    CheckDocument(text, source, limits);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
     std::string msg = e.what();

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,33 @@ void ValidateFor(const QuantParams& q, const Shape& shape, bool allow_negative_s
 
 // The channel (index along q.axis) of flat element `i` of a tensor of `shape`; 0 per tensor.
 int64_t QuantChannel(const QuantParams& q, const Shape& shape, int64_t i);
+
+// Calls fn(i, scale, zero_point) for every flat element i of a tensor of `shape`, in order, with
+// the parameters of its channel along q.axis (the same for all elements per tensor). The one walk
+// of every per-element use of QuantParams (verifier, kernels, ONNX import and export): the
+// channel is a loop counter, not a division per element. `q` must be valid for `shape`
+// (ValidateFor); an axis outside the shape is a logic error.
+template <typename Fn>
+void ForEachQuantElement(const QuantParams& q, const Shape& shape, Fn&& fn) {
+  size_t outer = 1, channels = 1, inner = 1;
+  if (q.PerAxis()) {
+    const size_t axis = static_cast<size_t>(q.axis);
+    if (axis >= shape.size()) throw std::logic_error("ForEachQuantElement: axis outside shape");
+    for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+    channels = static_cast<size_t>(shape[axis]);
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
+  } else {
+    for (int64_t d : shape) inner *= static_cast<size_t>(d);
+  }
+  size_t i = 0;
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t c = 0; c < channels; ++c) {
+      const double s = q.Scale(static_cast<int64_t>(c));
+      const int64_t z = q.ZeroPoint(static_cast<int64_t>(c));
+      for (size_t k = 0; k < inner; ++k) fn(i++, s, z);
+    }
+  }
+}
 
 // ONNX QuantizeLinear of one float32 value: x / s in float32, round half to even, + z, saturate.
 // NaN quantizes to the zero point... ONNX leaves it undefined; we saturate NaN to z (documented).

@@ -102,6 +102,36 @@ TEST(Quant, ChannelOfElement) {
   EXPECT_EQ(QuantText(PerTensor(QuantType::kUint8, 0.05f, 128)), "u8 s=0.0500000007 z=128");
 }
 
+// The per-element walk visits every element once, in order, with its channel's parameters:
+// the same as QuantChannel of each index, for every axis of a rank-1..4 shape and per tensor.
+TEST(Quant, ForEachQuantElementGivesEachElementItsChannel) {
+  for (const Shape& shape : {Shape{5}, Shape{3, 4}, Shape{2, 3, 1, 4}, Shape{1, 2, 3, 2}}) {
+    for (int64_t axis = -1; axis < static_cast<int64_t>(shape.size()); ++axis) {
+      QuantParams q = PerTensor(QuantType::kInt8, 0.5, -3);
+      if (axis >= 0) {
+        q.axis = axis;
+        q.scale.clear();
+        q.zero_point.clear();
+        for (int64_t c = 0; c < shape[static_cast<size_t>(axis)]; ++c) {
+          q.scale.push_back(0.25 * static_cast<double>(c + 1));
+          q.zero_point.push_back(c - 2);
+        }
+      }
+      size_t next = 0;
+      ForEachQuantElement(q, shape, [&](size_t i, double s, int64_t z) {
+        ASSERT_EQ(i, next++);
+        const int64_t c = QuantChannel(q, shape, static_cast<int64_t>(i));
+        EXPECT_EQ(s, q.Scale(c)) << ShapeToString(shape) << " axis " << axis << " i " << i;
+        EXPECT_EQ(z, q.ZeroPoint(c)) << ShapeToString(shape) << " axis " << axis << " i " << i;
+      });
+      EXPECT_EQ(next, static_cast<size_t>(NumElements(shape)));
+    }
+  }
+  QuantParams bad = PerTensor(QuantType::kInt8, 1, 0);
+  bad.axis = 2;
+  EXPECT_THROW(ForEachQuantElement(bad, {3, 4}, [](size_t, double, int64_t) {}), std::logic_error);
+}
+
 // --- graphs ---
 
 constexpr const char* kHead = R"({"format": "fusefuzz-graph", "version": 2, )";

@@ -74,10 +74,7 @@ void CheckDeclaredGrid(const Node& n, const std::string& role, bool weight) {
                      "a bias grid must be int32, got " + std::string(QuantTypeName(q.type)));
   }
   ValidateFor(q, t.shape, false, w);
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    const int64_t c = QuantChannel(q, t.shape, static_cast<int64_t>(i));
-    const double s = q.Scale(c);
-    const int64_t z = q.ZeroPoint(c);
+  ForEachQuantElement(q, t.shape, [&](size_t i, double s, int64_t z) {
     if (!OnGrid(t.data[i], s, z, q.type)) {
       const double pos = static_cast<double>(t.data[i]) / s + static_cast<double>(z);
       const bool beyond = q.type == QuantType::kInt32 && std::fabs(pos) > kMaxExactInt;
@@ -86,7 +83,7 @@ void CheckDeclaredGrid(const Node& n, const std::string& role, bool weight) {
                           : " is not on its declared grid (s=" + Num(s) +
                                 ", z=" + std::to_string(z) + ": position " + Num(pos) + ")"));
     }
-  }
+  });
 }
 
 void CheckQLinearConv(const Node& n, const std::vector<Shape>& in) {

@@ -248,13 +248,12 @@ void QuantExport::EmitDequantize(const Node& n) {
 std::string QuantExport::GridParam(const Node& n, const std::string& param, const Tensor& t,
                                    const QuantParams& q) {
   std::vector<int64_t> ints(t.data.size());
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    const int64_t c = QuantChannel(q, t.shape, static_cast<int64_t>(i));
-    if (!OnGrid(t.data[i], q.Scale(c), q.ZeroPoint(c), q.type, &ints[i])) {
+  ForEachQuantElement(q, t.shape, [&](size_t i, double s, int64_t z) {
+    if (!OnGrid(t.data[i], s, z, q.type, &ints[i])) {
       throw InputError("node '" + n.name + "'", "param '" + param + "' element " +
                                                     std::to_string(i) + " is not on its grid");
     }
-  }
+  });
   return Dequantize(n, param, IntInitializer(n.name + "." + param, t.shape, ints, q.type), q);
 }
 

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
+#include <tuple>
 
 #include "ir/error.h"
 #include "ir/json_io.h"
@@ -150,6 +152,68 @@ TEST(HostileRound2, Item2FirstBytesMustStartTheMessage) {
   // a FLOAT32 tag (wire type 5) on field 1 fits neither.
   EXPECT_TRUE(Has(ErrorOf([&] { CheckMessageStart("\x0d\x00\x00\x00\x00", tensor, "t", "t"); }),
                   "wire type 5"));
+}
+
+// The ONNX fuzzer's find: a Clip without a max (or with max FLT_MAX) was imported, by plain
+// import and by --cut, as max = FLT_MAX, written as its shortest form 3.4028235e+38, which is a
+// little above FLT_MAX as a double, and fusefuzz's own graph reader refused it ("outside the
+// float32 range"). Every bound a model can hold must read back as the float it is.
+TEST(HostileRound2, CutClipBoundsReadBackAsTheirFloat) {
+  constexpr float kMax = std::numeric_limits<float>::max();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  struct Case {
+    bool has_min, has_max;
+    float lo, hi;
+  };
+  for (const Case& k :
+       {Case{false, false, 0, 0}, Case{true, false, 0, 0}, Case{true, true, -kMax, kMax},
+        Case{true, true, -kInf, kInf}, Case{false, true, 0, -kMax}}) {
+    onnx::ModelProto m = ReluModel();
+    onnx::NodeProto* n = m.mutable_graph()->mutable_node(0);
+    n->set_op_type("Clip");
+    n->set_name("clip");
+    for (const auto& [name, present, v] :
+         {std::tuple{"lo", k.has_min, k.lo}, std::tuple{"hi", k.has_max, k.hi}}) {
+      if (!present) {
+        if (std::string(name) == "lo" && k.has_max) n->add_input("");
+        continue;
+      }
+      n->add_input(name);
+      onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+      t->set_name(name);
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      t->add_float_data(v);
+    }
+    const std::string bytes = m.SerializeAsString();
+    const float want_lo = k.has_min ? k.lo : -kMax;
+    const float want_hi = k.has_max ? k.hi : kMax;
+    for (const Graph& g : {ImportOnnx(bytes, "m.onnx"), ImportOnnxCut(bytes, "m.onnx").graph}) {
+      const std::string text = WriteGraph(g);
+      Graph back;
+      ASSERT_EQ(ErrorOf([&] { back = ParseGraph(text, "cut.json"); }), "") << text;
+      ASSERT_EQ(back.nodes.size(), 1u);
+      EXPECT_EQ(AttrFloat(Op::Clip, back.nodes[0].attrs, "min", "t"), want_lo) << text;
+      EXPECT_EQ(AttrFloat(Op::Clip, back.nodes[0].attrs, "max", "t"), want_hi) << text;
+      EXPECT_EQ(WriteGraph(back), text);
+    }
+  }
+  // What does not round to a finite float32 is still refused; the last double below the tie
+  // with infinity rounds to FLT_MAX and is read as FLT_MAX.
+  const auto clip = [](const std::string& max) {
+    return R"({"format": "fusefuzz-graph", "version": 1,
+      "inputs": [{"name": "x", "shape": [1, 2]}],
+      "nodes": [{"name": "c", "op": "Clip", "inputs": ["x"], "outputs": ["y"],
+                 "attrs": {"min": 0, "max": )" +
+           max + "}}], \"outputs\": [\"y\"]}";
+  };
+  EXPECT_TRUE(Has(ErrorOf([&] { ParseGraph(clip("3.402823669209385e38"), "c.json"); }),
+                  "c.json: /nodes/0/attrs/max: outside the float32 range"));
+  EXPECT_TRUE(
+      Has(ErrorOf([&] { ParseGraph(clip("3.4028235677973366e38"), "c.json"); }), "outside"));
+  EXPECT_TRUE(Has(ErrorOf([&] { ParseGraph(clip("6.8e38"), "c.json"); }), "outside"));
+  EXPECT_EQ(
+      AttrFloat(Op::Clip, ParseGraph(clip("3.4028235677973362e38")).nodes[0].attrs, "max", "t"),
+      kMax);
 }
 
 }  // namespace

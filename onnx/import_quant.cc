@@ -107,13 +107,14 @@ QuantParams QuantFromOnnx(const OTensor& scale, const OTensor* zero, std::option
 }
 
 std::vector<float> DequantizeConstant(const OTensor& x, const QuantParams& q) {
-  std::vector<float> out(x.ints.size());
   const Shape shape = x.dims.empty() ? Shape{1} : x.dims;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t c = QuantChannel(q, shape, static_cast<int64_t>(i));
-    out[i] = DequantizeOnnx(static_cast<float>(x.ints[i]), static_cast<float>(q.Scale(c)),
-                            q.ZeroPoint(c));
+  if (static_cast<size_t>(NumElements(shape)) != x.ints.size()) {
+    throw InputError("", "the integers do not match the dims");  // decoded with them: never
   }
+  std::vector<float> out(x.ints.size());
+  ForEachQuantElement(q, shape, [&](size_t i, double s, int64_t z) {
+    out[i] = DequantizeOnnx(static_cast<float>(x.ints[i]), static_cast<float>(s), z);
+  });
   return out;
 }
 

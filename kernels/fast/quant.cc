@@ -145,18 +145,16 @@ void QuantOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y)
   switch (n.op) {
     case Op::QuantizeLinear: {
       const QuantParams& q = n.quant.at("y");
-      for (size_t i = 0; i < x.data.size(); ++i) {
-        const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
-        y.data[i] = QuantizeOnnx(x.data[i], static_cast<float>(q.Scale(c)), q.ZeroPoint(c), q.type);
-      }
+      ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
+        y.data[i] = QuantizeOnnx(x.data[i], static_cast<float>(s), z, q.type);
+      });
       return;
     }
     case Op::DequantizeLinear: {
       const QuantParams& q = n.quant.at("x");
-      for (size_t i = 0; i < x.data.size(); ++i) {
-        const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
-        y.data[i] = DequantizeOnnx(x.data[i], static_cast<float>(q.Scale(c)), q.ZeroPoint(c));
-      }
+      ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
+        y.data[i] = DequantizeOnnx(x.data[i], static_cast<float>(s), z);
+      });
       return;
     }
     case Op::QLinearConv:

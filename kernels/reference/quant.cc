@@ -24,10 +24,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x) {
   y.grid_e.resize(x.value.size());
   y.grid_qmin = q.qmin();
   y.grid_qmax = q.qmax();
-  for (size_t i = 0; i < x.value.size(); ++i) {
-    const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
-    const double s = q.Scale(c);
-    const int64_t z = q.ZeroPoint(c);
+  ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
     const double r = x.value[i];
     // x / s, or x * (1/s): quotient and reciprocal before the saturation.
     y.peak[i] = Peak(Peak(x.peak[i], r / s, 1.0 / s), y.grid_qmin, y.grid_qmax);
@@ -37,7 +34,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x) {
       y.value[i] = static_cast<double>(z);
       y.grid_t[i] = r;
       y.grid_e[i] = 0;
-      continue;
+      return;
     }
     const bool exact = x.mag[i] == std::fabs(r) && x.sigma[i] == 0 &&
                        static_cast<double>(static_cast<float>(r)) == r;
@@ -58,7 +55,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x) {
     }
     if (!std::isfinite(y.grid_t[i])) y.grid_t[i] = y.grid_t[i] > 0 ? 1e300 : -1e300;
     if (!std::isfinite(y.grid_e[i])) y.grid_e[i] = 0;  // t is infinite: saturated either way
-  }
+  });
   SetGridMagnitudes(&y);
   return y;
 }
@@ -67,17 +64,15 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
   const QuantParams& q = n.quant.at("x");
   CheckIntegers(n, 0, x, q.type);
   RefTensor y = Zeros(x.shape);
-  for (size_t i = 0; i < x.value.size(); ++i) {
-    const int64_t c = QuantChannel(q, x.shape, static_cast<int64_t>(i));
-    const double s = q.Scale(c);
-    y.value[i] = (x.value[i] - static_cast<double>(q.ZeroPoint(c))) * s;
+  ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
+    y.value[i] = (x.value[i] - static_cast<double>(z)) * s;
     // The integers a correct engine may hold here, as a value deviation.
     const double dev = IntegerSpread(x, i) * std::fabs(s);
     y.mag[i] = std::fabs(y.value[i]);
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
     y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), q.ZeroPoint(c));
     AddDeviation(&y, i, dev);
-  }
+  });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
   return y;
 }
