@@ -70,7 +70,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
     const double dev = IntegerSpread(x, i) * std::fabs(s);
     y.mag[i] = std::fabs(y.value[i]);
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
-    y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), q.ZeroPoint(c));
+    y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), z);
     AddDeviation(&y, i, dev);
   });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
