@@ -152,10 +152,8 @@ QValue QuantGen::ConvBlock(const QValue& in) {
   const size_t first = b_.graph().nodes.size();
   bool fresh_dq = true;
   std::string x = in.name;
-  QValue src_val = in;
   if (Allowed(Op::Pad) && in.q.axis < 0 && Budget() >= 4 && src().Bool(p_.pad)) {
     x = PadIntegers(in);
-    src_val.name = x;
   }
   std::string dq;
   if (x == in.name) {
@@ -190,13 +188,11 @@ QValue QuantGen::ConvBlock(const QValue& in) {
   if (act == Op::Clip) act_attrs = ClipAttrs(y);
   // Written as one QLinearConv: only where that is exactly the chain (no BN, the bias on the
   // s_x * s_w grid, weights with zero point 0, a fresh per-tensor DQ).
-  const bool exact_bias =
-      !conv.params.count("B") ||
-      (conv.quant.count("B") && conv.quant.at("B").zero_point[0] == 0 &&
-       conv.quant.at("B").scale[0] ==
-           double(static_cast<float>(in.q.scale[0] * conv.quant.at("W").Scale(0))));
-  bool all_exact = exact_bias;
-  if (conv.params.count("B") && conv.quant.count("B")) {
+  bool all_exact = true;  // the bias on float32(s_x * s_w[m]) with zero point 0, or none
+  if (conv.params.count("B")) {
+    all_exact = conv.quant.count("B") > 0;
+  }
+  if (all_exact && conv.params.count("B")) {
     const QuantParams& bq = conv.quant.at("B");
     const QuantParams& wq = conv.quant.at("W");
     for (size_t m = 0; m < bq.scale.size(); ++m) {
