@@ -7,6 +7,7 @@ src=${SRC}/fusefuzz
 [ -d "$src" ] || src=$(cd "$(dirname "$0")/.." && pwd)
 build=${WORK:-/tmp}/fusefuzz-build
 
+# No compiler cache in the builder (ci/cflite-local passes ccache as FUSEFUZZ_COMPILER_LAUNCHER).
 # FUSEFUZZ_FUZZERS and FUSEFUZZ_SANITIZE stay off: the builder's flags already say which
 # sanitizer and coverage to use; the engine is passed as link flags of the fuzz targets only.
 # fusefuzz is C++ only, so $CC and $CFLAGS have nothing to compile. No build type: its -O3 -DNDEBUG would override the builder's optimization level (and asserts
@@ -14,14 +15,16 @@ build=${WORK:-/tmp}/fusefuzz-build
 cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE= \
   -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
-  -DCMAKE_CXX_COMPILER_LAUNCHER= \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="${FUSEFUZZ_COMPILER_LAUNCHER:-}" \
   -DFUSEFUZZ_FUZZERS=OFF -DFUSEFUZZ_SANITIZE=OFF -DFUSEFUZZ_WERROR=OFF \
   -DFUSEFUZZ_TESTS=OFF -DFUSEFUZZ_BENCH=OFF \
   -DFUSEFUZZ_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
   -DFUSEFUZZ_FUZZ_INJECT="${FUSEFUZZ_FUZZ_INJECT:-}"
-ninja -C "$build" -j "$(nproc)" fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer
+fuzzers="fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer onnx_cut_fuzzer tensor_proto_fuzzer"
+# shellcheck disable=SC2086
+ninja -C "$build" -j "$(nproc)" $fuzzers
 
-for t in fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer; do
+for t in $fuzzers; do
   cp "$build/fuzz/$t" "$OUT/"
   rm -f "$OUT/${t}_seed_corpus.zip"
   (cd "$src/corpus/fuzz/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
@@ -37,8 +40,11 @@ cat >"$OUT/graph_json_fuzzer.options" <<'OPTIONS'
 dict = graph_json_fuzzer.dict
 malloc_limit_mb = 512
 OPTIONS
-# The ONNX importer must refuse big declared sizes before allocating, too.
-cat >"$OUT/onnx_import_fuzzer.options" <<'OPTIONS'
+# The ONNX importer, --cut and the TensorProto reader must refuse big declared sizes before
+# allocating, too.
+for t in onnx_import_fuzzer onnx_cut_fuzzer tensor_proto_fuzzer; do
+  cat >"$OUT/$t.options" <<'OPTIONS'
 [libfuzzer]
 malloc_limit_mb = 512
 OPTIONS
+done

@@ -4,8 +4,9 @@
 #                                   (if any), small `fusefuzz gen --seed N` graphs (b64, plain)
 #                                   and tensors files (`fusefuzz run ... -o`)
 #   corpus/fuzz/onnx_import_fuzzer/ ONNX models: corpus/seeds/*.json and the small generated
-#                                   graphs exported (`fusefuzz export`, node records included),
-#                                   and TensorProto files (`export --inputs-pb`)
+#                                   graphs exported (`fusefuzz export`, node records included)
+#   corpus/fuzz/onnx_cut_fuzzer/    the same models and the QDQ models of corpus/onnxruntime/
+#   corpus/fuzz/tensor_proto_fuzzer/ TensorProto files (`export --inputs-pb`)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
@@ -19,8 +20,10 @@ done
 gj=corpus/fuzz/graph_json_fuzzer
 ff=corpus/fuzz/fusion_fuzzer
 ox=corpus/fuzz/onnx_import_fuzzer
-rm -rf "$gj" "$ff" "$ox"
-mkdir -p "$gj" "$ff" "$ox"
+oc=corpus/fuzz/onnx_cut_fuzzer
+tp=corpus/fuzz/tensor_proto_fuzzer
+rm -rf "$gj" "$ff" "$ox" "$oc" "$tp"
+mkdir -p "$gj" "$ff" "$ox" "$oc" "$tp"
 
 shopt -s nullglob
 for f in corpus/seeds/*.json; do cp "$f" "$gj/seed-$(basename "$f")"; done
@@ -48,14 +51,17 @@ for f in corpus/seeds/*.json "$gj"/gen-seed[0-9].json; do
   "$build/fusefuzz" export "$f" --onnx "$ox/$(basename "$f" .json).onnx" --no-check >/dev/null
 done
 
-# TensorProto files (the onnx fuzzer also drives the .pb reader of compare --inputs-pb/--outputs):
-# the backend-test data of two seeds, input and reference output.
+# import --cut: the models above (a mutated op type is a foreign op to cut at) and the
+# quantized models ONNX Runtime's bugs were filed with.
+cp "$ox"/*.onnx corpus/onnxruntime/*.onnx "$oc"/
+# TensorProto files (the .pb reader of compare --inputs-pb/--outputs): the backend-test data of
+# two seeds, input and reference output.
 pb=$(mktemp -d)
 for s in op-conv op-binary; do
   "$build/fusefuzz" export "corpus/seeds/$s.json" --onnx "$pb/$s.onnx" --inputs-pb "$pb/$s" \
     --no-check >/dev/null
-  cp "$pb/$s/test_data_set_0/input_0.pb" "$ox/tensor-$s-input_0.pb"
-  cp "$pb/$s/test_data_set_0/output_0.pb" "$ox/tensor-$s-output_0.pb"
+  cp "$pb/$s/test_data_set_0/input_0.pb" "$tp/tensor-$s-input_0.pb"
+  cp "$pb/$s/test_data_set_0/output_0.pb" "$tp/tensor-$s-output_0.pb"
 done
 rm -rf "$pb"
 
@@ -65,4 +71,5 @@ rm -rf "$pb"
 "$build/fuzz/fusion_fuzzer_replay" --dump "$ff" --random 48 --seed 20261129 --max-len 4096
 
 echo "make_corpus: $(ls "$gj" | wc -l) JSON seeds, $(ls "$ox" | wc -l) ONNX seeds," \
+  "$(ls "$oc" | wc -l) cut seeds, $(ls "$tp" | wc -l) TensorProto seeds," \
   "$(ls "$ff" | wc -l) byte seeds" >&2
