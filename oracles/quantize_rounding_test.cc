@@ -90,5 +90,32 @@ TEST(QuantizeRounding, ReciprocalMultiplyAdmitsTheNeighbourWithinItsBound) {
             Verdict::kMismatch);
 }
 
+// The armnn:int8 campaign after the half-away rule: x = -3, s = 6 is a tie (-0.5), Arm NN
+// holds -1, so its DQ holds -6 where the reference holds 0, and its second Q divides -6 by
+// 0.0470588244: the float32 quotient is the exact tie -127.5 (exactly -127.4999996), rounded
+// away to -128. The division's rounding is taken at the value the engine holds (r plus the
+// carried deviation), not at r = 0.
+TEST(QuantizeRounding, TheCarriedTieIsRoundedWhereTheEngineHoldsIt) {
+  const QuantParams q1 = PerTensor(QuantType::kInt8, 6.0f, 0);
+  const QuantParams q2 = PerTensor(QuantType::kInt8, 0.0470588244f, 0);
+  Graph g = QuantGraph(q1, true);
+  Node q;
+  q.name = "q2";
+  q.op = Op::QuantizeLinear;
+  q.inputs = {"xf"};
+  q.output = "y";
+  q.quant["y"] = q2;
+  g.nodes.push_back(q);
+  g.outputs = {"y"};
+  const TensorMap in = {{"x", Tensor{{1, 1, 2, 1}, {0.0f, -3.0f}}}};
+  auto judge = [&](std::vector<float> c, QuantizeRounding r) {
+    const TensorMap cand = {{"y", Tensor{{1, 1, 2, 1}, std::move(c)}}};
+    return Compare(g, RunReference(g, in, false, r), cand, OracleOptions{}).verdict;
+  };
+  EXPECT_EQ(judge({0, -128}, QuantizeRounding::kHalfAway), Verdict::kPass);
+  EXPECT_EQ(judge({0, -128}, QuantizeRounding::kHalfEven), Verdict::kMismatch);
+  EXPECT_EQ(judge({5, -128}, QuantizeRounding::kHalfAway), Verdict::kMismatch);
+}
+
 }  // namespace
 }  // namespace fusefuzz

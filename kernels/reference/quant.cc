@@ -73,8 +73,11 @@ RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding)
       y.grid_t[i] = r / s + static_cast<double>(z);
       // The float path's own error before the rounding (its bound and its sigma; the spread of
       // an earlier quantized tensor is in both), and the float32 division x / s.
+      // The division rounds the value the engine holds, up to that deviation away from r: at
+      // r = 0 with a carried step of 6 and s = 0.047, fl(6 / s) is an exact tie (armnn:int8).
+      const double dev = FloatDeviation(x, i);
       y.grid_e[i] =
-          FloatDeviation(x, i) / std::fabs(s) + QuotientError(rounding) * std::fabs(r / s);
+          dev / std::fabs(s) + QuotientError(rounding) * (std::fabs(r) + dev) / std::fabs(s);
     }
     if (!std::isfinite(y.grid_t[i])) y.grid_t[i] = y.grid_t[i] > 0 ? 1e300 : -1e300;
     if (!std::isfinite(y.grid_e[i])) y.grid_e[i] = 0;  // t is infinite: saturated either way
@@ -123,8 +126,9 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
     y.value[i] = OnnxRound(v / sy, zy, qy.qmin(), qy.qmax());
     // Spread of the inputs, and the integer kernel's float32 requantization: each multiplier
     // s/s_y rounded, each product and the sum rounded (kernels/fast/int8/qconv.h).
-    y.grid_e[i] = (IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb) / sy +
-                  4 * kU * (std::fabs(ta) + std::fabs(tb)) / sy;
+    // (each rounding relative to the values the engine holds, the spreads' reach included).
+    const double moved = IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb;
+    y.grid_e[i] = moved / sy + 4 * kU * (std::fabs(ta) + std::fabs(tb) + moved) / sy;
   }
   SetGridMagnitudes(&y);
   return y;
