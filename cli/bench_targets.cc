@@ -146,7 +146,14 @@ class Runner {
         (optimize ? c.fused_ns : c.unfused_ns).push_back(r.timings->median_ns);
         (optimize ? c.fused_min_ns : c.unfused_min_ns).push_back(r.timings->min_ns);
         std::string& v = optimize ? fused_verdict : unfused_verdict;
-        if (v == "PASS") v = Judge(bc.graph, ref, r, e.target->caps().precision);
+        if (v == "PASS") {
+          // The target's declared quantize rounding: its own reference (docs/oracle.md).
+          const QuantizeRounding q = e.target->caps().quantize_rounding;
+          v = Judge(
+              bc.graph,
+              q == QuantizeRounding::kHalfEven ? ref : RunReference(bc.graph, bc.inputs, false, q),
+              r, e.target->caps().precision);
+        }
       }
     }
     c.verdict = unfused_verdict != "PASS" ? "kernel: " + unfused_verdict : fused_verdict;

@@ -41,6 +41,10 @@ void ListTargets() {
                 << (c.precision == Precision::kFloat32
                         ? std::string()
                         : ", precision " + std::string(PrecisionName(c.precision)))
+                << (c.quantize_rounding == QuantizeRounding::kHalfEven
+                        ? std::string()
+                        : ", quantize rounding " +
+                              std::string(QuantizeRoundingName(c.quantize_rounding)))
                 << "\n";
     } catch (const std::exception& e) {
       std::cout << "unavailable: " << e.what() << "\n";

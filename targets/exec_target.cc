@@ -92,6 +92,17 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     }
     caps->precision = *prec;
   }
+  caps->quantize_rounding = QuantizeRounding::kHalfEven;
+  if (auto r = j.find("quantize_rounding"); r != j.end()) {
+    std::optional<QuantizeRounding> rule;
+    if (r->is_string()) rule = QuantizeRoundingFromName(r->get<std::string>());
+    if (!rule) {
+      return "hello: \"quantize_rounding\" must be \"half_even\", \"half_away\" or "
+             "\"reciprocal_multiply\", got " +
+             Excerpt(r->dump());
+    }
+    caps->quantize_rounding = *rule;
+  }
   auto ops = j.find("ops");
   if (ops == j.end() || !ops->is_array()) return "hello: \"ops\" must be an array of op names";
   caps->ops.clear();

@@ -411,6 +411,17 @@ TEST(ExecTarget, BadHellosAreInputErrors) {
       InputErrorOf(
           R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"x","ops":[],"rules":["a",7]}')"),
       "/rules/1: must be a non-empty string"));
+  EXPECT_TRUE(Has(
+      InputErrorOf(
+          R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"x","ops":[],"quantize_rounding":"half_up"}')"),
+      "\"quantize_rounding\" must be \"half_even\", \"half_away\" or \"reciprocal_multiply\""));
+}
+
+TEST(ExecTarget, HelloQuantizeRoundingDefaultsToOnnx) {
+  EXPECT_EQ(Exec(Example())->caps().quantize_rounding, QuantizeRounding::kHalfEven);
+  auto t = Exec(
+      R"(echo '{"protocol":"fusefuzz-target","version":1,"name":"x","ops":[],"quantize_rounding":"half_away"}'; read -r l)");
+  EXPECT_EQ(t->caps().quantize_rounding, QuantizeRounding::kHalfAway);
 }
 
 // Issue 28 item 8: the names a target's options take come from its hello ("rules").

@@ -13,6 +13,7 @@
 
 #include "ir/graph.h"
 #include "ir/precision.h"
+#include "ir/quantize_rounding.h"
 #include "optimizer/optimizer.h"
 
 namespace fusefuzz {
@@ -33,6 +34,9 @@ struct TargetCaps {
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
   // optional hello "precision": the arithmetic of its runs; the oracle holds them to its u.
   Precision precision = Precision::kFloat32;
+  // optional hello "quantize_rounding": how its QuantizeLinear rounds; the reference admits
+  // exactly what that rule can give (docs/oracle.md, "Declared quantize rounding").
+  QuantizeRounding quantize_rounding = QuantizeRounding::kHalfEven;
   // Optional hello "rules": the names the target accepts in pipeline/disable/only (its own, as
   // its rewrites report them). Empty: fusefuzz's catalogue when `disable` (targets/rule_names.h).
   std::vector<std::string> rules;

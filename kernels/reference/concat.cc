@@ -31,6 +31,7 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
     y.grid_e.resize(y.value.size());
     y.grid_qmin = in[0]->grid_qmin;
     y.grid_qmax = in[0]->grid_qmax;
+    for (const RefTensor* t : in) y.grid_ties_either |= t->grid_ties_either;
   }
   // Each input contributes one contiguous block of dim(axis) * inner elements per outer index.
   int64_t outer = 1;

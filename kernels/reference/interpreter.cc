@@ -18,7 +18,7 @@ std::string NodeWhere(const Node& n) {
 
 namespace {
 
-RefTensor RunNode(const Node& n, const Inputs& in) {
+RefTensor RunNode(const Node& n, const Inputs& in, QuantizeRounding rounding) {
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
       if (n.op == Op::QLinearConv) return RunQLinearConv(n, in);
@@ -40,7 +40,7 @@ RefTensor RunNode(const Node& n, const Inputs& in) {
     case OpFamily::kGemm:
       return RunGemm(n, in);
     case OpFamily::kQuant:
-      return RunQuant(n, in);
+      return RunQuant(n, in, rounding);
   }
   throw std::logic_error("RunReference: unknown op family");
 }
@@ -48,7 +48,8 @@ RefTensor RunNode(const Node& n, const Inputs& in) {
 }  // namespace
 }  // namespace ref
 
-RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values) {
+RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values,
+                          QuantizeRounding rounding) {
   // The reference is the judge: never trust that the caller verified the graph.
   const ShapeMap shapes = VerifyGraph(g);
   RefTensorMap values;
@@ -78,7 +79,7 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     const Node& n = g.nodes[i];
     ref::Inputs in;
     for (const auto& name : n.inputs) in.push_back(&values.at(name));
-    RefTensor out = ref::RunNode(n, in);
+    RefTensor out = ref::RunNode(n, in, rounding);
     if (out.shape != shapes.at(n.output) || out.value.size() != out.mag.size() ||
         out.value.size() != out.sigma.size() || out.value.size() != out.peak.size() ||
         (!out.grid_t.empty() &&

@@ -106,9 +106,11 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           // Requantization (float32): float(acc), the multiplier s_x s_w / s_y, their product;
           // the residual's float(r - z_r), its multiplier and product, and the sum.
           // The clamp bounds Q(lo), Q(hi) are quantized in float32 (x / s rounds once more).
-          y.grid_e[yi] = (spread * sx * sw + res_spread) / sy +
-                         4 * kU * (std::fabs(conv) + std::fabs(res)) / sy +
-                         2 * kU * std::fabs(v) / sy;
+          // Each rounding is relative to the value the engine holds, which the carried
+          // spread may move away from the reference's.
+          const double moved = spread * sx * sw + res_spread;
+          y.grid_e[yi] = moved / sy + 4 * kU * (std::fabs(conv) + std::fabs(res) + moved) / sy +
+                         2 * kU * (std::fabs(v) + moved) / sy;
         }
       }
     }

@@ -17,13 +17,31 @@ double OnnxRound(double x_over_s, int64_t z, int64_t qmin, int64_t qmax) {
   return std::clamp(v, static_cast<double>(qmin), static_cast<double>(qmax));
 }
 
-RefTensor Quantize(const Node& n, const RefTensor& x) {
+// The relative error of a target's float32 quotient against the exact x / s, besides the float
+// path's own error (docs/oracle.md, "Declared quantize rounding"): ONNX's division rounds once
+// (2u kept as before: a division may be computed as a product with the reciprocal); a declared
+// reciprocal multiply rounds 1 / s and the product, (1 + u)^2 - 1 <= 2u (1 + u).
+double QuotientError(QuantizeRounding rounding) {
+  switch (rounding) {
+    case QuantizeRounding::kHalfEven:
+    case QuantizeRounding::kHalfAway:
+      return 2 * kU;
+    case QuantizeRounding::kReciprocalMultiply:
+      return 2 * kU * (1 + kU);
+  }
+  return 2 * kU;
+}
+
+RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding) {
   const QuantParams& q = n.quant.at("y");
   RefTensor y = Zeros(x.shape);
   y.grid_t.resize(x.value.size());
   y.grid_e.resize(x.value.size());
   y.grid_qmin = q.qmin();
   y.grid_qmax = q.qmax();
+  // Half away from zero agrees with ONNX but at an exact float32 tie, where it takes the other
+  // neighbour: both are admitted there, and carried forward.
+  y.grid_ties_either = rounding == QuantizeRounding::kHalfAway;
   ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
     const double r = x.value[i];
     // x / s, or x * (1/s): quotient and reciprocal before the saturation.
@@ -45,13 +63,21 @@ RefTensor Quantize(const Node& n, const RefTensor& x) {
       const float quotient = static_cast<float>(r) / static_cast<float>(s);
       y.value[i] = OnnxRound(quotient, z, q.qmin(), q.qmax());
       y.grid_t[i] = static_cast<double>(quotient) + static_cast<double>(z);
-      y.grid_e[i] = 0;
+      // fl(x * fl(1/s)) lies within (3u + u^2) |x/s| <= 3u (1 + 2u) |quotient| of the float32
+      // quotient (docs/oracle.md): near a tie the other neighbour is admitted, and carried.
+      y.grid_e[i] = rounding == QuantizeRounding::kReciprocalMultiply
+                        ? 3 * kU * (1 + 2 * kU) * std::fabs(static_cast<double>(quotient))
+                        : 0;
     } else {
       y.value[i] = OnnxRound(r / s, z, q.qmin(), q.qmax());
       y.grid_t[i] = r / s + static_cast<double>(z);
       // The float path's own error before the rounding (its bound and its sigma; the spread of
       // an earlier quantized tensor is in both), and the float32 division x / s.
-      y.grid_e[i] = FloatDeviation(x, i) / std::fabs(s) + 2 * kU * std::fabs(r / s);
+      // The division rounds the value the engine holds, up to that deviation away from r: at
+      // r = 0 with a carried step of 6 and s = 0.047, fl(6 / s) is an exact tie (armnn:int8).
+      const double dev = FloatDeviation(x, i);
+      y.grid_e[i] =
+          dev / std::fabs(s) + QuotientError(rounding) * (std::fabs(r) + dev) / std::fabs(s);
     }
     if (!std::isfinite(y.grid_t[i])) y.grid_t[i] = y.grid_t[i] > 0 ? 1e300 : -1e300;
     if (!std::isfinite(y.grid_e[i])) y.grid_e[i] = 0;  // t is infinite: saturated either way
@@ -100,8 +126,9 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
     y.value[i] = OnnxRound(v / sy, zy, qy.qmin(), qy.qmax());
     // Spread of the inputs, and the integer kernel's float32 requantization: each multiplier
     // s/s_y rounded, each product and the sum rounded (kernels/fast/int8/qconv.h).
-    y.grid_e[i] = (IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb) / sy +
-                  4 * kU * (std::fabs(ta) + std::fabs(tb)) / sy;
+    // (each rounding relative to the values the engine holds, the spreads' reach included).
+    const double moved = IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb;
+    y.grid_e[i] = moved / sy + 4 * kU * (std::fabs(ta) + std::fabs(tb) + moved) / sy;
   }
   SetGridMagnitudes(&y);
   return y;
@@ -111,8 +138,9 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
 
 double IntegerSpread(const RefTensor& x, size_t i) {
   if (!x.grid_t.empty()) {
-    // E = 0: the integer is defined exactly (ties broken as ONNX breaks them); no spread.
-    if (!(x.grid_e[i] > 0)) return 0;
+    // E = 0: the integer is defined exactly (ties broken as ONNX breaks them); no spread, unless
+    // the target declared a rule that breaks exact ties either way.
+    if (!(x.grid_e[i] > 0) && !x.grid_ties_either) return 0;
     const auto [lo, hi] = AdmittedRange(x.grid_t[i], x.grid_e[i], x.grid_qmin, x.grid_qmax);
     return std::max(x.value[i] - lo, hi - x.value[i]);
   }
@@ -154,10 +182,10 @@ void CheckIntegers(const Node& n, size_t input, const RefTensor& x, QuantType ty
   }
 }
 
-RefTensor RunQuant(const Node& n, const Inputs& in) {
+RefTensor RunQuant(const Node& n, const Inputs& in, QuantizeRounding rounding) {
   switch (n.op) {
     case Op::QuantizeLinear:
-      return Quantize(n, *in[0]);
+      return Quantize(n, *in[0], rounding);
     case Op::DequantizeLinear:
       return Dequantize(n, *in[0]);
     case Op::QLinearAdd:

@@ -7,7 +7,8 @@
 
 namespace fusefuzz::ref {
 
-RefTensor RunQuant(const Node& n, const Inputs& in);        // quant.cc: Q, DQ, QLinearAdd
+// quant.cc: Q, DQ, QLinearAdd; `rounding` is the judged target's declared QuantizeLinear rule.
+RefTensor RunQuant(const Node& n, const Inputs& in, QuantizeRounding rounding);
 RefTensor RunQLinearConv(const Node& n, const Inputs& in);  // qlinear_conv.cc
 
 // How far, in steps, a correct engine's integer may lie from the reference's integer at element

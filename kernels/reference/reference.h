@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/quantize_rounding.h"
 #include "ir/tensor.h"
 
 namespace fusefuzz {
@@ -48,6 +49,11 @@ struct RefTensor {
   std::vector<double> grid_t = {};
   std::vector<double> grid_e = {};
   int64_t grid_qmin = 0, grid_qmax = 0;
+  // An exact float32 tie (E = 0, t on a half-integer) may be rounded to either neighbour by a
+  // correct engine: the target declared half-away rounding (QuantizeRounding::kHalfAway), so the
+  // other neighbour is carried forward as a spread (IntegerSpread). False for ONNX's rule, which
+  // defines the tie's integer.
+  bool grid_ties_either = false;
   // A per-tensor DequantizeLinear's output lies on s * (q - z): its s (else 0). A Conv with a
   // weight grid fed by it admits its bias' rounding to the int32 grid s_x * s_w.
   double grid_scale = 0;
@@ -71,7 +77,10 @@ using RefTensorMap = std::map<std::string, RefTensor>;
 
 // Runs a verified graph. `inputs` must hold every graph input with its declared shape (throws
 // InputError otherwise). Returns the graph outputs, or every value when `all_values`.
-RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values = false);
+// `rounding`: the QuantizeLinear rounding the judged target declares (ONNX's by default); the
+// grid facts admit exactly what it can give for given floats (docs/oracle.md).
+RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values = false,
+                          QuantizeRounding rounding = QuantizeRounding::kHalfEven);
 
 // Float32 view of reference values (rounded to nearest), e.g. to write an outputs file.
 Tensor ToFloatTensor(const RefTensor& t);

@@ -74,6 +74,7 @@ TEST(ArmnnTarget, HelloDeclaresEngineOpsAndPrecisionPerMode) {
     EXPECT_NE(c.engine.find("Arm NN"), std::string::npos) << c.engine;
     EXPECT_NE(c.engine.find("CpuRef"), std::string::npos) << c.engine;
     EXPECT_EQ(c.precision, p) << mode;
+    EXPECT_EQ(c.quantize_rounding, QuantizeRounding::kHalfAway) << mode;
     EXPECT_TRUE(c.ops.count(Op::Conv) && c.ops.count(Op::BatchNorm) && c.ops.count(Op::Concat));
     EXPECT_FALSE(c.ops.count(Op::Gelu) || c.ops.count(Op::FusedConv));
     EXPECT_TRUE(c.reports_rewrites && c.disable && c.bisect_limit && c.bench);

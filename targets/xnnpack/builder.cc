@@ -95,11 +95,20 @@ void Builder::Define(xnn_subgraph_t sg, const std::vector<bool>& external,
       DefineNode(n);
     } else if (&n == chains_[c->second].conv) {
       Chain(chains_[c->second]);  // the chain's other nodes are left out
-    } else if (&n == chains_[c->second].dq && !r_.graph.IsGraphOutput(n.output) &&
-               r_.graph.Consumers(n.output).size() > 1) {
-      DefineNode(n);  // other consumers still read the float value
+    } else if (&n == chains_[c->second].dq && FloatValueRead(n)) {
+      DefineNode(n);  // a graph output, or another node still reads the float value
     }
   }
+}
+
+bool Builder::FloatValueRead(const Node& dq) const {
+  if (r_.graph.IsGraphOutput(dq.output)) return true;
+  for (int i : r_.graph.Consumers(dq.output)) {
+    const Node* reader = &r_.graph.nodes[static_cast<size_t>(i)];
+    auto c = chain_of_.find(reader);
+    if (c == chain_of_.end() || !fuse_[c->second] || chains_[c->second].conv != reader) return true;
+  }
+  return false;
 }
 
 uint32_t Builder::Static(const Shape& dims, std::vector<float> data) {

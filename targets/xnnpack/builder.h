@@ -71,6 +71,11 @@ class Builder {
   std::string Where(const Node& n) const { return " (node '" + n.name + "')"; }
 
   void DefineNode(const Node& n);
+  // A fused chain's DequantizeLinear still runs when its float value is a graph output or is
+  // read by anything but the convolution of a fused chain. One DQ may feed several chains: when
+  // all of them fuse, nothing reads its value, xnn_subgraph_optimize clears it, and setting up
+  // its convert fails the assert `output_data != NULL` (src/subgraph/convert.c).
+  bool FloatValueRead(const Node& dq) const;
   void Clamp(const Node& n, float lo, float hi);
   void Conv(const Node& n);
   void PRelu(const Node& n);

@@ -180,6 +180,49 @@ TEST(XnnpackInt8, QLinearConvAndQLinearAddRunOnTheGrid) {
   ExpectGridPass(g, in, t->Run(g, in, RunRequest{}));
 }
 
+// The campaign's crash (fuzz --quant --seed 1, case 3057, minimized): one DequantizeLinear feeds
+// two DQ -> Conv -> Q chains. Both fused, nothing read its float value, and XNNPACK asserted
+// `output_data != NULL` setting up its convert; withheld one at a time, the other chain's conv
+// reads it. `dq_out`: the DQ's value is also a graph output, which must still be written.
+Graph SharedDq(bool dq_out) {
+  auto chain = [](const std::string& k, const char* w, const char* sw, const char* sy) {
+    return R"({"name":"conv)" + k + R"(","op":"Conv","inputs":["xd"],"outputs":["c)" + k +
+           R"("],"params":{"W":{"shape":[2,2,1,1],"data":[)" + w + R"(]}},
+       "quant":{"W":{"type":"int8","scale":[)" +
+           sw + R"(],"zero_point":[0]}}},
+     {"name":"q)" +
+           k + R"(","op":"QuantizeLinear","inputs":["c)" + k + R"("],"outputs":["y)" + k +
+           R"("],"quant":{"y":{"type":"int8","scale":[)" + sy + R"(],"zero_point":[0]}}})";
+  };
+  return ParseGraph(R"({"format":"fusefuzz-graph","version":2,
+    "inputs":[{"name":"x","shape":[1,2,2,2]}],
+    "nodes":[
+     {"name":"dq","op":"DequantizeLinear","inputs":["x"],"outputs":["xd"],
+      "quant":{"x":{"type":"int8","scale":[2],"zero_point":[0]}}},)" +
+                    chain("0", "0.25,-0.5,0.75,1", "0.015625", "0.25") + "," +
+                    chain("1", "-1,0.5,0.25,0.75", "0.0078125", "0.125") +
+                    R"(],"outputs":["y0","y1")" + (dq_out ? R"(,"xd")" : "") + "]}");
+}
+
+TEST(XnnpackInt8, OneDequantizeFeedingTwoFusedChains) {
+  INT8_OR_SKIP(t);
+  for (bool dq_out : {false, true}) {
+    SCOPED_TRACE(dq_out ? "DQ value also an output" : "DQ value internal");
+    const Graph g = SharedDq(dq_out);
+    TensorMap in;
+    in["x"] = Tensor({1, 2, 2, 2});
+    in["x"].data = {-3, 7, 0, 1, 5, -8, 2, -1};
+    const TargetResult fused = t->Run(g, in, RunRequest{});
+    ExpectGridPass(g, in, fused);
+    EXPECT_EQ(fused.rewrites.size(), 2u);
+    for (int64_t limit : {0, 1}) {
+      RunRequest bisect;
+      bisect.opt.bisect_limit = limit;
+      ExpectGridPass(g, in, t->Run(g, in, bisect));
+    }
+  }
+}
+
 TEST(XnnpackInt8, DeclinesWhatXnnpackCannotExpressWithTheReason) {
   INT8_OR_SKIP(t);
   // uint8 activations with per-channel weights: XNNPACK 2022-02 has no per-channel qu8.

@@ -221,6 +221,9 @@ int Main(int argc, char** argv) {
       {"engine", "XNNPACK " FUSEFUZZ_XNNPACK_VERSION " (Debian libxnnpack0), subgraph API"},
       {"ops", ops},
       {"precision", "float32"},
+      // Its convert multiplies by the float32 reciprocal of the scale, then rounds to even
+      // (src/f32-qs8-vcvt: x * (1/s) + magic bias); ONNX divides.
+      {"quantize_rounding", "reciprocal_multiply"},
       {"capabilities", {"rewrites", "disable", "bisect_limit", "bench"}}};
   hello["rules"] = {xnnpack::kClampRule, xnnpack::kPadConvRule, xnnpack::kPadDwRule};
   if (int8) hello["rules"].push_back(xnnpack::kQdqConvRule);

@@ -84,6 +84,7 @@ TEST(XnnpackTarget, HelloDeclaresTheTranslatedOpsAndTheLibrary) {
   EXPECT_TRUE(c.reports_rewrites && c.disable && c.bisect_limit && c.bench);
   EXPECT_FALSE(c.inject);
   EXPECT_EQ(c.precision, Precision::kFloat32);
+  EXPECT_EQ(c.quantize_rounding, QuantizeRounding::kReciprocalMultiply);
 }
 
 TEST(XnnpackTarget, FusesClampAndZeroPadIntoTheConvolutionAndMatchesTheReference) {
