@@ -31,6 +31,7 @@ void RegisterExport(Cli& cli);
 void RegisterCompare(Cli& cli);
 void RegisterImport(Cli& cli);
 void RegisterCheck(Cli& cli);
+void RegisterQuantize(Cli& cli);
 
 // Optimizer options shared by run/show/fuzz/replay: --pipeline, --disable, --only, --inject,
 // --bisect-limit. Values are stored in `opts`, which must outlive the app.

@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterCompare(cli);
   fusefuzz::RegisterImport(cli);
   fusefuzz::RegisterCheck(cli);
+  fusefuzz::RegisterQuantize(cli);
   try {
     fusefuzz::DefaultFastIsa();  // a bad FUSEFUZZ_ISA is an input error before anything runs
     app.parse(argc, argv);

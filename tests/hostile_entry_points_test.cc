@@ -80,6 +80,7 @@ TEST(HostileEntryPoints, EveryReaderRefusesFifoDevZeroFolderAndHugeSparseFile) {
       {"compare --outputs DIR", {"compare", g, "--inputs-pb", set, "--outputs", "@DIR"}},
       {"import MODEL", {"import", "@", "-o", o + ".json"}, ".onnx"},
       {"import --cut MODEL", {"import", "@", "--cut", "-o", o + ".json"}, ".onnx"},
+      {"quantize MODEL", {"quantize", "@", "-o", o + ".onnx"}, ".onnx"},
       {"replay REPRO", {"replay", "@"}},
       {"minimize REPRO", {"minimize", "@", "-o", o + ".json"}},
       {"export INPUT", {"export", "@", "--onnx", o + ".onnx"}},
