@@ -154,7 +154,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       for (const char* d : {"findings", ".claims", ".tmp"}) MakeFolderIn(o.out_dir, d);
       result.signature = Signature(filed);
       phase("writing findings/" + result.signature);
-      PublishFinding(layout, result.signature, filed);
+      const TargetAnswer answer = AskTarget(target, filed);
+      PublishFinding(layout, result.signature, filed, &answer);
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -188,8 +188,10 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
         h << "<figure>" << before << "<figcaption>before the optimizer</figcaption>"
           << "</figure>\n";
       if (!after.empty())
-        h << "<figure>" << after << "<figcaption>right after the blamed rewrite</figcaption>"
-          << "</figure>\n";
+        h << "<figure>" << after << "<figcaption>"
+          << (r.target == "embedded" ? "right after the blamed rewrite"
+                                     : "the rewrites the target reported")
+          << "</figcaption></figure>\n";
       h << "</div>\n";
     }
     std::string report;
