@@ -145,10 +145,9 @@ std::string ReportedRewritesDot(const Repro& r, const TargetAnswer& a, const std
     }
   }
   if (o.notes.empty()) return "";
+  // Short: the picture is scaled to its title's width.
   o.title =
-      "after the target's optimizer: the rewrites it reported, drawn on the unoptimized "
-      "graph (the target does not report its graph)" +
-      std::string(r.blame.rule.empty() ? "" : "; red: the blamed one");
+      "rewrites the target reported" + std::string(r.blame.rule.empty() ? "" : " (red: blamed)");
   o.failing_output = r.worst.output;
   o.failing_note = note;
   return ToDot(r.graph, o);
