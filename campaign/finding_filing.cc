@@ -158,7 +158,8 @@ void ReclassifyIfKernelSensitive(Target& target, Repro& r, uint64_t seed) {
 
 }  // namespace
 
-bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r) {
+bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r,
+                    const TargetAnswer* answer) {
   const std::string lock = l.claims + "/" + sig;
   int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
   if (fd < 0) throw OutputError(lock, ErrnoText("cannot create the claim file"));
@@ -181,7 +182,7 @@ bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r) 
   fs::remove_all(tmp, ec);
   if (::mkdir(tmp.c_str(), 0755) != 0) throw OutputError(tmp, ErrnoText("cannot create"));
   try {
-    WriteFindingFolder(tmp, r, dir);
+    WriteFindingFolder(tmp, r, dir, answer);
     if (::rename(tmp.c_str(), dir.c_str()) != 0) {
       throw OutputError(dir, ErrnoText("cannot move the finished folder into place"));
     }
@@ -249,7 +250,9 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   if (o.known.contains(f.signature)) {
     f.known = true;
   } else {
-    f.duplicate = !PublishFinding(l, f.signature, r);
+    // One more run of the minimized case: what the target answers goes into report.md.
+    const TargetAnswer answer = AskTarget(target, r);
+    f.duplicate = !PublishFinding(l, f.signature, r, &answer);
   }
   if (slot >= 0) RecordSlot(l, f.bucket, slot, f, &r);
   return f;

@@ -14,6 +14,7 @@
 
 #include "campaign/known_signatures.h"
 #include "harness/repro.h"
+#include "report/target_answer.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -55,6 +56,8 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
 // Writes the finding folder of `sig` unless it exists. Returns false for a duplicate: the folder
 // is complete (has repro.json), or another worker holds the signature's lock right now. The lock
 // (flock on .claims/<sig>) is released by the kernel when its holder dies. Throws OutputError.
-bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r);
+// `answer`: the target asked once more on the case, for the report (null: without).
+bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r,
+                    const TargetAnswer* answer = nullptr);
 
 }  // namespace fusefuzz

@@ -14,6 +14,7 @@
 #include "harness/repro.h"
 #include "ir/error.h"
 #include "ir/folder_write.h"
+#include "report/finding_report.h"
 
 namespace fusefuzz {
 namespace {
@@ -154,7 +155,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       for (const char* d : {"findings", ".claims", ".tmp"}) MakeFolderIn(o.out_dir, d);
       result.signature = Signature(filed);
       phase("writing findings/" + result.signature);
-      PublishFinding(layout, result.signature, filed);
+      const TargetAnswer answer = AskTarget(target, filed);
+      PublishFinding(layout, result.signature, filed, &answer);
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -227,6 +229,15 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
   return j;
 }
 
+namespace {
+
+Shape ShapeOf(const TensorMap& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? Shape{} : it->second.shape;
+}
+
+}  // namespace
+
 std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir) {
   std::ostringstream s;
   char buf[512];
@@ -237,11 +248,11 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     s << ", " << sc.optimized.run.rewrites.size() << " rewrites\n";
     for (const OutputCheck& c : sc.outputs) {
       std::snprintf(buf, sizeof buf,
-                    "  %s: %s, worst element [%lld] reference %.9g target %.9g "
+                    "  %s: %s, worst element %s reference %.9g target %.9g "
                     "ratio %.3g",
                     c.output.c_str(), std::string(VerdictName(c.verdict)).c_str(),
-                    static_cast<long long>(c.worst.index), c.worst.reference, c.worst.candidate,
-                    c.worst.ratio);
+                    Coordinates(c.worst.index, ShapeOf(sc.reference, c.output)).c_str(),
+                    c.worst.reference, c.worst.candidate, c.worst.ratio);
       s << buf;
       if (c.rows > 0) {
         s << ", top-1 " << c.top1_agree << "/" << c.rows << ", top-5 " << c.top5_agree << "/"
@@ -256,7 +267,14 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
                       c.stats.median, c.stats.p99);
         s << buf;
         const std::string tol = PassingTolerance(c.stats, r.oracle_kind);
-        if (!tol.empty()) s << "; would pass with " << tol;
+        if (!tol.empty()) {
+          s << "; would pass with " << tol;
+          // The same limit for this output alone (oracle.h, output_tolerance).
+          if (r.oracle_kind != OracleKind::kAllclose) {
+            s << " (this output only: --tolerance " << c.output << "="
+              << tol.substr(tol.find(' ') + 1) << ")";
+          }
+        }
         s << "\n";
       }
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,10 +14,12 @@
 
 #include "campaign/model_check.h"
 #include "cli/cli.h"
+#include "ir/closest_name.h"
 #include "ir/error.h"
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "onnx/import.h"
+#include "report/finding_report.h"
 #include "targets/rule_names.h"
 
 namespace fusefuzz {
@@ -29,10 +32,41 @@ struct CheckCliOptions {
   std::string json_out, save_inputs, save_outputs;
   TargetSettings settings;
   std::string oracle;
+  std::vector<std::string> tolerances;  // OUTPUT=VALUE
   bool no_minimize = false;
   bool quiet = false;
   ModelCheckOptions m;
 };
+
+// `--tolerance OUTPUT=VALUE`: that graph output's limit in the oracle's units (oracle.h,
+// OracleOptions::output_tolerance). A name that is not a graph output, or a VALUE that is not
+// a positive number (an integer for the ulp oracle), is exit 2.
+void ParseTolerances(const std::vector<std::string>& specs, const Graph& g, OracleOptions* o) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError("--tolerance " + spec, "expected OUTPUT=VALUE (e.g. logits=12)");
+    }
+    const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
+    if (std::find(g.outputs.begin(), g.outputs.end(), name) == g.outputs.end()) {
+      std::string list;
+      for (const std::string& out : g.outputs) list += (list.empty() ? "" : ", ") + out;
+      throw InputError("--tolerance " + spec, "'" + name + "' is not an output of the model" +
+                                                  DidYouMean(name, g.outputs) +
+                                                  "; its outputs: " + list);
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v)) {
+      throw InputError("--tolerance " + spec,
+                       "VALUE must be a positive number, got '" + text + "'");
+    }
+    if (o->kind == OracleKind::kUlp && v != std::floor(v)) {
+      throw InputError("--tolerance " + spec, "the ulp oracle's VALUE is a whole number of ulps");
+    }
+    o->output_tolerance[name] = v;
+  }
+}
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -67,10 +101,10 @@ std::string CrossTargetText(const std::vector<std::string>& specs,
             if (mag > 0) max_rel = std::max(max_rel, d / mag);
           }
           std::snprintf(buf, sizeof buf,
-                        "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at [%lld]), max "
+                        "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at %s), max "
                         "relative %.3g\n",
                         a + 1, b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
-                        name.c_str(), max_abs, static_cast<long long>(at), max_rel);
+                        name.c_str(), max_abs, Coordinates(at, tx.shape).c_str(), max_rel);
           s << buf;
           pair["outputs"].push_back({{"seed", results[a].samples[i].seed},
                                      {"output", name},
@@ -148,6 +182,9 @@ void RegisterCheck(Cli& cli) {
       ->excludes(in);
   cmd->add_option("-o,--out", o->m.out_dir, "finding folders go to OUT/findings/")
       ->capture_default_str();
+  cmd->add_option("--tolerance", o->tolerances,
+                  "OUTPUT=VALUE: this output's limit in the oracle's units (k for sigma and "
+                  "bound, a factor on atol + rtol|r| for allclose, ulps for ulp); repeatable");
   cmd->add_flag("--no-minimize", o->no_minimize, "write the whole model as the finding");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
   cmd->add_option("--minimize-budget", o->m.minimize_budget, "seconds to shrink a finding")
@@ -166,6 +203,7 @@ void RegisterCheck(Cli& cli) {
     ResolveOracleKind(m.check.oracle, o->oracle);
     m.minimize = !o->no_minimize;
     Graph g = EndsWith(o->model, ".json") ? ReadGraphFile(o->model) : ImportOnnxFile(o->model);
+    ParseTolerances(o->tolerances, g, &m.check.oracle);
     TensorMap inputs;
     if (!o->inputs.empty()) {
       inputs = ReadTensorsFile(o->inputs);

@@ -80,7 +80,8 @@ void RegisterMinimize(Cli& cli) {
       std::error_code ec;
       std::filesystem::create_directories(o->folder, ec);
       if (ec) throw InputError(o->folder, "cannot create the folder: " + ec.message());
-      WriteFindingFolder(o->folder, m);
+      const TargetAnswer answer = AskTarget(*target, m);
+      WriteFindingFolder(o->folder, m, "", &answer);
       out = o->folder + "/repro.json";
     } else {
       out = o->output.empty() ? DefaultOutput(o->repro) : o->output;

@@ -35,6 +35,7 @@ json OracleToJson(const OracleOptions& o) {
     j["atol"] = o.atol;
   }
   if (o.kind == OracleKind::kUlp) j["max_ulp"] = o.max_ulp;
+  if (!o.output_tolerance.empty()) j["tolerances"] = o.output_tolerance;
   return j;
 }
 
@@ -236,7 +237,7 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
   }
   const json& orc = rd.Field(j, "", "oracle", false, json::value_t::object);
   if (!orc.is_null()) {
-    rd.Keys(orc, "/oracle", {"kind", "k", "rtol", "atol", "max_ulp"});
+    rd.Keys(orc, "/oracle", {"kind", "k", "rtol", "atol", "max_ulp", "tolerances"});
     const json& kind = rd.Field(orc, "/oracle", "kind", true, json::value_t::string);
     auto k = OracleKindFromName(kind.get<std::string>());
     if (!k) {
@@ -263,6 +264,17 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
                 OracleParamProblem("max_ulp", 0.5) + ", got " + orc["max_ulp"].dump());
       }
       r.oracle.max_ulp = static_cast<int64_t>(param("max_ulp"));
+    }
+    // Per-output tolerances (`check --tolerance`): output name -> a positive number.
+    const json& tol = rd.Field(orc, "/oracle", "tolerances", false, json::value_t::object);
+    if (!tol.is_null()) {
+      for (const auto& [name, v] : tol.items()) {
+        const std::string p = "/oracle/tolerances/" + name;
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+          rd.Fail(p, "must be a positive number, got " + v.dump());
+        }
+        r.oracle.output_tolerance[name] = v.get<double>();
+      }
     }
   }
   // A reproducer is a finding: without one, replay would have nothing to expect.

@@ -179,8 +179,15 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
     for (const auto& [role, q] : n.quant) {
       label += "\\n" + DotEscape(role) + ": q(" + DotEscape(QuantText(q)) + ")";
     }
+    if (auto note = opts.notes.find(n.name); note != opts.notes.end()) {
+      label += "\\n" + DotEscape(note->second);
+    }
     out += "  " + id + " [shape=box, label=\"" + label + "\"";
-    if (opts.highlight.count(n.name)) out += ", style=filled, fillcolor=\"#ff6060\"";
+    if (opts.highlight.count(n.name)) {
+      out += ", style=filled, fillcolor=\"#ff6060\"";
+    } else if (opts.touched.count(n.name)) {
+      out += ", style=filled, fillcolor=\"#ffc080\"";
+    }
     out += "];\n";
   }
   auto edge_label = [&](const std::string& v) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -12,6 +13,8 @@ namespace fusefuzz {
 
 struct DotOptions {
   std::set<std::string> highlight;  // node names drawn highlighted (blamed rewrites)
+  std::set<std::string> touched;    // node names drawn lighter (other rewrites), unless highlighted
+  std::map<std::string, std::string> notes;  // node name -> an extra line in its box
   std::string title;
   // A graph output drawn as failing (red border), with `failing_note` under its name (e.g. the
   // worst element and its reference and candidate values).

@@ -121,7 +121,8 @@ std::optional<OracleKind> OracleKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
-std::string OracleDescription(const OracleOptions& o) {
+// The description without per-output tolerances.
+static std::string BaseDescription(const OracleOptions& o) {
   std::string name(OracleKindName(o.kind));
   switch (o.kind) {
     case OracleKind::kBound:
@@ -139,6 +140,16 @@ std::string OracleDescription(const OracleOptions& o) {
              "float outputs: the bound oracle)";
   }
   return name;
+}
+
+std::string OracleDescription(const OracleOptions& o) {
+  std::string own;
+  for (const auto& [out, v] : o.output_tolerance) {
+    own += (own.empty() ? "; output '" : ", '") + out + "' " + Num(v);
+  }
+  if (own.empty()) return BaseDescription(o);
+  const std::string base = BaseDescription(o);
+  return base.substr(0, base.size() - 1) + own + ")";
 }
 
 double LeafRoundings(const Graph& g, Precision p) {
@@ -234,11 +245,19 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     double k = opts.k > 0 ? opts.k : 1;
     if (!(opts.k > 0) && kind_f == OracleKind::kBound) k = factors.at(out) + leaves;
     if (!(opts.k > 0) && kind_f == OracleKind::kSigma) k = kSigmaFactor;
+    // This output's own tolerance, when given: k, or allclose's and ulp's parameters scaled.
+    OracleOptions own = opts;
+    if (auto t = opts.output_tolerance.find(out); t != opts.output_tolerance.end()) {
+      if (kind_f == OracleKind::kBound || kind_f == OracleKind::kSigma) k = t->second;
+      own.rtol = opts.rtol * t->second;
+      own.atol = opts.atol * t->second;
+      own.max_ulp = static_cast<int64_t>(std::floor(t->second));
+    }
     if (kind_f == OracleKind::kSigma && ref.sigma.size() != ref.value.size()) {
       throw InputError("oracle", "reference for output '" + out + "' has no error scales");
     }
     res.k = std::max(res.k, k);
-    Judge judge{kind_f, k, opts, format};
+    Judge judge{kind_f, k, own, format};
     std::vector<double> ratios;
     // Range inside the graph (docs/oracle.md, "Reduced-precision targets"): the element is not
     // judged when a value of its computation may exceed the format's largest number. Its
@@ -289,7 +308,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
     if (opts.element_stats) {
       res.stats[out] = RatioStatsOf(std::move(ratios), kind_f == OracleKind::kAllclose ? 1.0
                                                        : kind_f == OracleKind::kUlp
-                                                           ? static_cast<double>(opts.max_ulp)
+                                                           ? static_cast<double>(own.max_ulp)
                                                            : k);
     }
   }

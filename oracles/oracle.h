@@ -51,6 +51,10 @@ struct OracleOptions {
   int64_t min_informative = 1;
   // Also fill OracleResult::stats (`fusefuzz check`): costs a copy and a sort of the ratios.
   bool element_stats = false;
+  // Per graph output (`check --tolerance OUTPUT=VALUE`): that output's limit in the oracle's
+  // units, the ratio above which an element fails (RatioStats::limit): k for bound and sigma,
+  // the factor on atol + rtol|r| for allclose, the ulps for ulp. Other outputs keep the above.
+  std::map<std::string, double> output_tolerance;
 };
 
 // How the judged elements of one output sit against its tolerance, in the oracle's units (the

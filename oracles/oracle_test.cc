@@ -89,6 +89,41 @@ TEST(BoundOracle, KOverrideIsUsed) {
   EXPECT_EQ(res.k, 2);
 }
 
+// Two outputs, each off by 4 u: a per-output tolerance decides for its own output only.
+TEST(Oracle, PerOutputToleranceDecidesItsOwnOutputOnly) {
+  Graph g = ReluGraph();
+  Node n = g.nodes[0];
+  n.name = "n1";
+  n.output = "v1";
+  g.nodes.push_back(n);
+  g.outputs.push_back("v1");
+  const std::vector<double> r = {1, 1, 1, 1};
+  RefTensorMap ref = Ref(r, r);
+  ref["v1"] = ref["v0"];
+  TensorMap cand = Cand(std::vector<float>(4, static_cast<float>(1 + 4 * kU)));
+  cand["v1"] = cand["v0"];
+  OracleOptions o;
+  o.k = 2;
+  EXPECT_EQ(Compare(g, ref, cand, o).failed, 8);
+  o.output_tolerance["v1"] = 10;
+  OracleResult res = Compare(g, ref, cand, o);
+  EXPECT_EQ(res.verdict, Verdict::kMismatch);
+  EXPECT_EQ(res.failed, 4);
+  EXPECT_EQ(res.worst.output, "v0");
+  o.output_tolerance["v0"] = 10;
+  EXPECT_EQ(Compare(g, ref, cand, o).verdict, Verdict::kPass);
+  EXPECT_NE(OracleDescription(o).find("output 'v0' 10, 'v1' 10"), std::string::npos)
+      << OracleDescription(o);
+  // allclose: VALUE scales atol + rtol|r| of that output.
+  o = {};
+  o.kind = OracleKind::kAllclose;
+  o.rtol = 0;
+  o.atol = 1e-7;
+  EXPECT_EQ(Compare(g, ref, cand, o).failed, 8);
+  o.output_tolerance["v0"] = 100;
+  EXPECT_EQ(Compare(g, ref, cand, o).failed, 4);
+}
+
 TEST(BoundOracle, NanPositionMustAgree) {
   OracleResult ok =
       Compare(ReluGraph(), Ref({1, kNaN, 3, 4}, {1, kNaN, 3, 4}), Cand({1, NAN, 3, 4}));

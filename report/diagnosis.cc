@@ -1,6 +1,8 @@
 #include "report/diagnosis.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "optimizer/optimizer.h"
 #include "report/markdown.h"
@@ -70,7 +72,12 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
       s = "no finding";
       break;
   }
-  for (const std::string& f : r.opt.inject) {
+  std::vector<std::string> faults = r.opt.inject;
+  // A fault injected behind an external target (its own --inject) shows as the blamed rule.
+  if (std::find(faults.begin(), faults.end(), r.blame.rule) == faults.end()) {
+    faults.push_back(r.blame.rule);
+  }
+  for (const std::string& f : faults) {
     for (const RuleInfo& info : ListFaults()) {
       if (info.name == f) s += "; injected fault " + MdCode(f) + ": " + info.summary;
     }

@@ -194,7 +194,7 @@ std::vector<PathValue> DivergencePath(const Repro& r, const Graph& after) {
   return path;
 }
 
-FindingDots MakeFindingDots(const Repro& r) {
+FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer) {
   FindingDots dots;
   ShapeMap shapes;
   try {
@@ -251,11 +251,13 @@ FindingDots MakeFindingDots(const Repro& r) {
     a.small_tensor = kSmallTensor;
     a.values = &after_values;
     dots.after = ToDot(after, a);
+  } else if (answer) {
+    dots.after = ReportedRewritesDot(r, *answer, note);
   }
   return dots;
 }
 
-std::string FindingReport(const Repro& r, const std::string& folder) {
+std::string FindingReport(const Repro& r, const std::string& folder, const TargetAnswer* answer) {
   std::ostringstream md;
   ShapeMap shapes;
   try {
@@ -318,6 +320,7 @@ std::string FindingReport(const Repro& r, const std::string& folder) {
        << ".\n\n";
   }
 
+  if (answer) md << TargetOutputSection(r, *answer);
   if (!r.target_log.empty()) {
     md << "## Target's stderr (last lines)\n\n" << MdFence("", r.target_log) << "\n";
   }

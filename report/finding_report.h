@@ -5,13 +5,15 @@
 #include <vector>
 
 #include "harness/repro.h"
+#include "report/target_answer.h"
 
 namespace fusefuzz {
 
 // The markdown report of a finding. `folder` is where the finding folder lives (made absolute
 // in the commands so they work from anywhere); empty: commands name `repro.json` relative to the
-// finding folder.
-std::string FindingReport(const Repro& r, const std::string& folder = "");
+// finding folder. `answer`: the target asked once more on the case (AskTarget), or null.
+std::string FindingReport(const Repro& r, const std::string& folder = "",
+                          const TargetAnswer* answer = nullptr);
 
 // The graph right after the blamed rewrite, when fusefuzz can rebuild it (embedded target).
 bool AfterGraph(const Repro& r, Graph* out);
@@ -39,10 +41,11 @@ std::vector<PathValue> DivergencePath(const Repro& r, const Graph& after);
 
 // DOT sources of the finding's pictures: blamed nodes filled, the failing output and its worst
 // element marked, tiny tensors labeled with their values. `after` is empty when there is no
-// after-graph.
+// after-graph. For a target fusefuzz cannot rebuild the graph of, `answer`'s reported rewrites
+// are drawn on the after side instead (ReportedRewritesDot).
 struct FindingDots {
   std::string before, after;
 };
-FindingDots MakeFindingDots(const Repro& r);
+FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer = nullptr);
 
 }  // namespace fusefuzz

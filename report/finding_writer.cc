@@ -120,7 +120,8 @@ void WriteOnnxRepro(const std::string& dir, const Repro& r) {
 
 }  // namespace
 
-void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir) {
+void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir,
+                        const TargetAnswer* answer) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     throw OutputError(dir, std::string("cannot create the folder: ") + std::strerror(errno));
   }
@@ -128,8 +129,8 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   // The folder may be one someone else made (minimize --folder): every file in it is created
   // or replaced, never written through a link planted there.
   WriteFileInFolder(dir, "repro.json", WriteRepro(r, where + "/repro.json"));
-  WriteFileInFolder(dir, "report.md", FindingReport(r, where));
-  const FindingDots dots = MakeFindingDots(r);
+  WriteFileInFolder(dir, "report.md", FindingReport(r, where, answer));
+  const FindingDots dots = MakeFindingDots(r, answer);
   WriteFileInFolder(dir, "before.dot", dots.before);
   const bool has_after = !dots.after.empty();
   if (has_after) WriteFileInFolder(dir, "after.dot", dots.after);

@@ -8,9 +8,13 @@
 #include <string>
 
 #include "harness/repro.h"
+#include "report/target_answer.h"
 
 namespace fusefuzz {
 
-void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir = "");
+// `answer`: the target asked once more on the case (AskTarget), for report.md and the after
+// picture of a target fusefuzz cannot rebuild the graph of; null: without.
+void WriteFindingFolder(const std::string& dir, const Repro& r, const std::string& final_dir = "",
+                        const TargetAnswer* answer = nullptr);
 
 }  // namespace fusefuzz

@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "report/campaign_summary.h"
 #include "report/finding_report.h"
+#include "report/markdown_html.h"
 
 namespace fusefuzz {
 namespace {
@@ -58,6 +59,7 @@ pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 .pics { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 .pics figure { margin: 0; border: 1px solid #ccc; padding: 0.5em; max-width: 100%; overflow: auto; }
 .pics svg { max-width: 560px; height: auto; }
+.report { border-left: 3px solid #ddd; padding-left: 1em; }
 )";
 
 }  // namespace
@@ -84,14 +86,6 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     h << "<p class=\"interrupted\">Worker errors: " << s.worker_errors
       << " (a worker process died or was killed; see the crash and timeout findings).</p>\n";
   }
-
-  h << "<h2>Verdicts</h2>\n<table id=\"verdicts\">\n<tr><th>verdict</th><th>cases</th>"
-       "<th>meaning</th></tr>\n";
-  for (const auto& [v, n] : s.verdicts) {
-    h << "<tr><td>" << Esc(v) << "</td><td class=\"num\">" << n << "</td><td>"
-      << Esc(VerdictMeaning(v)) << "</td></tr>\n";
-  }
-  h << "</table>\n";
 
   struct Loaded {
     std::string sig, folder;
@@ -152,14 +146,13 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     }
   }
 
-  if (!s.rule_fires.empty()) {
-    h << "<h2>Rewrites applied, per rule</h2>\n<p>A rule that never fired was not tested by "
-         "this campaign.</p>\n<table id=\"rule-fires\">\n<tr><th>rule</th><th>rewrites</th></tr>\n";
-    for (const auto& [rule, n] : s.rule_fires) {
-      h << "<tr><td><code>" << Esc(rule) << "</code></td><td class=\"num\">" << n << "</td></tr>\n";
-    }
-    h << "</table>\n";
+  h << "<h2>Verdicts</h2>\n<table id=\"verdicts\">\n<tr><th>verdict</th><th>cases</th>"
+       "<th>meaning</th></tr>\n";
+  for (const auto& [v, n] : s.verdicts) {
+    h << "<tr><td>" << Esc(v) << "</td><td class=\"num\">" << n << "</td><td>"
+      << Esc(VerdictMeaning(v)) << "</td></tr>\n";
   }
+  h << "</table>\n";
 
   for (const Loaded& l : loaded) {
     h << "<section class=\"finding\" id=\"" << Esc(l.sig) << "\">\n<h2>" << Esc(l.sig) << "</h2>\n";
@@ -188,17 +181,29 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
         h << "<figure>" << before << "<figcaption>before the optimizer</figcaption>"
           << "</figure>\n";
       if (!after.empty())
-        h << "<figure>" << after << "<figcaption>right after the blamed rewrite</figcaption>"
-          << "</figure>\n";
+        h << "<figure>" << after << "<figcaption>"
+          << (r.target == "embedded" ? "right after the blamed rewrite"
+                                     : "the rewrites the target reported")
+          << "</figcaption></figure>\n";
       h << "</div>\n";
     }
     std::string report;
     if (ReadText(l.folder + "/report.md", &report)) {
-      h << "<details open><summary>report.md</summary>\n<pre>" << Esc(report)
-        << "</pre>\n</details>\n";
+      // Rendered, every character of it escaped (report/markdown_html.h).
+      h << "<details open><summary>report.md</summary>\n<div class=\"report\">\n"
+        << MarkdownToHtml(report, 2) << "</div>\n</details>\n";
     }
     h << "</section>\n";
   }
+  if (!s.rule_fires.empty()) {
+    h << "<h2>Rewrites applied, per rule</h2>\n<p>A rule that never fired was not tested by "
+         "this campaign.</p>\n<table id=\"rule-fires\">\n<tr><th>rule</th><th>rewrites</th></tr>\n";
+    for (const auto& [rule, n] : s.rule_fires) {
+      h << "<tr><td><code>" << Esc(rule) << "</code></td><td class=\"num\">" << n << "</td></tr>\n";
+    }
+    h << "</table>\n";
+  }
+
   h << "</body>\n</html>\n";
   return h.str();
 }

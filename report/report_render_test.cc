@@ -147,6 +147,9 @@ TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   std::ifstream in(dir / "summary.html");
   std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("id=\"rule-fires\""), std::string::npos);
+  // Findings first: the findings (table and sections) above the verdicts and the rule table.
+  EXPECT_LT(html.find("<h2>Findings</h2>"), html.find("id=\"verdicts\""));
+  EXPECT_LT(html.find("class=\"finding\""), html.find("id=\"rule-fires\""));
   EXPECT_NE(html.find("conv-bn-fold"), std::string::npos);
   // The finding folder does not exist: the page says so instead of failing.
   EXPECT_NE(html.find("Cannot read the reproducer"), std::string::npos);

@@ -101,6 +101,26 @@ TEST(CheckCommand, TwoTargetsStatisticsSavedTensorsAndJson) {
   fs::remove_all(dir);
 }
 
+// Issue 28 item 6: a per-output tolerance, in the oracle's units; a name that is not an output
+// or a VALUE that is not a positive number is exit 2 before anything runs.
+TEST(CheckCommand, PerOutputToleranceJudgesThatOutput) {
+  fs::path dir = TempDir("check-tolerance");
+  CmdResult typo = Fusefuzz("check " + kBlock + " -q --tolerance Y=3 -o " + dir.string());
+  EXPECT_EQ(typo.status, 2) << typo.out;
+  EXPECT_NE(typo.out.find("'Y' is not an output of the model; did you mean 'y'?"),
+            std::string::npos)
+      << typo.out;
+  CmdResult bad = Fusefuzz("check " + kBlock + " -q --tolerance y=-1 -o " + dir.string());
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("VALUE must be a positive number"), std::string::npos) << bad.out;
+  // A tolerance far below the default fails a healthy model on that output, and says so.
+  CmdResult strict =
+      Fusefuzz("check " + kBlock + " -q --no-minimize --tolerance y=1e-30 -o " + dir.string());
+  EXPECT_EQ(strict.status, 1) << strict.out;
+  EXPECT_NE(strict.out.find("output 'y' 1e-30"), std::string::npos) << strict.out;
+  fs::remove_all(dir);
+}
+
 TEST(CheckCommand, ADeclinedModelIsNotCheckedAndExits2) {
   fs::path dir = TempDir("check-declined");
   CmdResult r = Fusefuzz("check " + kBlock + " --target 'exec:" + FUSEFUZZ_EXAMPLE_TARGET +

@@ -36,6 +36,16 @@ TEST(Diagnosis, BlamedRewriteWorstElementAndTheFaultsCatalogueLine) {
       << d;
   const std::string md = FindingReport(r, "");
   EXPECT_NE(md.find("**Diagnosis:** after rewrite (1)"), std::string::npos) << md;
+  // A fault injected behind an external target (not in r.opt.inject) is named by its blame,
+  // once.
+  r.opt.inject.clear();
+  r.target = "exec:./target --inject bias-not-scaled";
+  const std::string e = Diagnosis(r, "`v5` at (0, 0, 1, 1)");
+  EXPECT_NE(e.find("; injected fault `bias-not-scaled`: Conv -> BatchNorm"), std::string::npos)
+      << e;
+  r.opt.inject = {"bias-not-scaled"};
+  const std::string both = Diagnosis(r, "`v5` at (0, 0, 1, 1)");
+  EXPECT_EQ(both.find("injected fault"), both.rfind("injected fault")) << both;
 }
 
 TEST(Diagnosis, ExternalFindingSaysWhyNothingIsBlamedAndRunsItsTarget) {
