@@ -12,6 +12,22 @@
 
 namespace fusefuzz {
 
+// CLI11's PositiveNumber and NonNegativeNumber answer "ten" with "not in range 0.000000 to"
+// and DBL_MAX's 309 digits; these say what is wanted.
+inline CLI::Validator NumberAtLeast(double lowest, bool strict, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !(strict ? v > lowest : v >= lowest)) {
+          return "must be " + what + ", not '" + s + "'";
+        }
+        return "";
+      },
+      strict ? "POSITIVE" : "NONNEGATIVE");
+}
+inline const CLI::Validator kPositiveNumber = NumberAtLeast(0, true, "a positive number");
+inline const CLI::Validator kNonNegativeNumber = NumberAtLeast(0, false, "a number of at least 0");
+
 struct Cli {
   CLI::App app{"fusefuzz: differential testing and fuzzing of operator fusion", "fusefuzz"};
   int exit_code = 0;

@@ -400,7 +400,7 @@ void RegisterBench(Cli& cli) {
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   cmd->add_option("--timeout", t->timeout, "with --target: seconds per request")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--tiny", t->tiny, "with --target: layers 16x narrower and 4x smaller (smoke)");
   cmd->callback([a, t, &cli] {

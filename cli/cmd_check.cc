@@ -170,7 +170,7 @@ void RegisterCheck(Cli& cli) {
   o->settings.timeout_seconds = 300;
   cmd->add_option("--timeout", o->settings.timeout_seconds,
                   "seconds per run for an external target (a whole model: larger than fuzz's)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every model input");
   cmd->add_option("--seed", o->m.seed, "seed of the first input sample (sample i: seed + i)")
@@ -188,7 +188,7 @@ void RegisterCheck(Cli& cli) {
   cmd->add_flag("--no-minimize", o->no_minimize, "write the whole model as the finding");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
   cmd->add_option("--minimize-budget", o->m.minimize_budget, "seconds to shrink a finding")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   AddOptimizerOptions(*cmd, o->m.check.opt);
   AddOracleOptions(*cmd, o->m.check.oracle, o->oracle);

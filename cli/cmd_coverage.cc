@@ -29,7 +29,7 @@ void RegisterCoverage(Cli& cli) {
   auto* cmd = cli.app.add_subcommand(
       "coverage", "Count the generator's coverage classes over N generated graphs");
   cmd->add_option("--graphs", o->graphs, "graphs to generate (default 10000)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--seed", o->seed, "base seed, as for `fuzz` (default 1)");
   cmd->add_option("--config", o->config, "generator config JSON");
   cmd->add_option("--min-share", o->min_share,

@@ -32,10 +32,10 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("--seconds", o->c.seconds,
                   "stop after this many seconds (with neither --seconds nor --graphs: "
                   "60 seconds)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--graphs", o->c.graphs,
                   "stop after this many graphs (with --seconds too: whichever comes first)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--seed", o->c.seed, "base seed (case I is `fusefuzz gen --seed SEED --case I`)")
       ->capture_default_str();
   cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")
@@ -44,11 +44,11 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("--target", o->c.target, "embedded | exec:CMD")->capture_default_str();
   cmd->add_option("--timeout", o->c.target_settings.timeout_seconds,
                   "seconds per case for an external target")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   cmd->add_option("--case-timeout", o->c.case_timeout,
                   "seconds before a stuck worker is killed (the case becomes a TIMEOUT finding)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   AddOptimizerOptions(*cmd, o->c.check.opt);
   AddOracleOptions(*cmd, o->c.check.oracle, o->oracle);
@@ -60,7 +60,7 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("-o,--out", o->c.out_dir, "output folder")->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "do not minimize new findings");
   cmd->add_option("--minimize-budget", o->c.minimize_budget, "seconds per finding")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--no-kernel-check", o->no_kernel_check,
                 "skip the unoptimized run (faster; kernel bugs then look like fusion bugs)");

@@ -52,7 +52,7 @@ void RegisterMinimize(Cli& cli) {
   cmd->add_option("--budget", o->budget, "time budget in seconds (<= 0: none; default 10)");
   cmd->add_option("--max-tests", o->max_tests,
                   "stop after this many candidate replays (0: no limit; deterministic)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   cmd->add_option("--target", o->target, "run on this target instead of the recorded one");
   cmd->add_flag("--trust-target", o->trust_target,
                 "run a recorded exec: target (a shell command from the file); without it or "

@@ -61,7 +61,7 @@ void RegisterReplay(Cli& cli) {
   // their first answer than the default.
   cmd->add_option("--timeout", o->target_settings.timeout_seconds,
                   "seconds per case for an external target (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--disable", o->disable,
                   "also disable these rules (or faults): `--disable RULE --expect pass` confirms "
                   "a blamed rule")

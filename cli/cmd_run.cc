@@ -112,7 +112,7 @@ void RegisterRun(Cli& cli) {
                   "-o writes the optimized run's outputs; exit 1 on a finding");
   cmd->add_option("--timeout", o->settings.timeout_seconds,
                   "seconds per run for an external target")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   AddOracleOptions(*cmd, o->oracle, o->oracle_kind);
   cmd->add_flag("--plain", o->plain, "write data arrays instead of exact base64");
   AddOptimizerOptions(*cmd, o->opt);

@@ -31,9 +31,16 @@ void CheckBytes(const std::string& path, const std::string& text, size_t from, b
     const auto b = static_cast<unsigned char>(text[i]);
     // RFC 8259: control characters may not appear unescaped anywhere, not even in strings.
     if (b < 0x20 && !IsJsonSpace(b)) {
+      // An ONNX model starts with field 1 (ir_version, tag 0x08): say which command reads it.
+      const bool onnx = (i == 0 && b == 0x08) || (path.size() >= 5 && path.ends_with(".onnx"));
       throw InputError(path, "byte " + std::to_string(i) + " is " + ByteText(b) +
-                                 ", a control character, which cannot occur in a JSON text "
-                                 "(is this a binary file?)");
+                                 ", a control character, which cannot occur in a JSON text " +
+                                 (onnx ? std::string("(is this an ONNX model? `fusefuzz check "
+                                                     "MODEL.onnx` checks one whole; `fusefuzz "
+                                                     "import MODEL.onnx -o graph.json` converts "
+                                                     "it, `import --cut` when it holds ops "
+                                                     "fusefuzz does not model)")
+                                       : std::string("(is this a binary file?)")));
     }
     if (*seen_start || IsJsonSpace(b)) continue;
     // A UTF-8 byte order mark is tolerated, as the parser does.

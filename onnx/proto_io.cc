@@ -90,8 +90,14 @@ void CheckMessageStart(std::string_view bytes, const google::protobuf::Descripto
   char first[8];
   std::snprintf(first, sizeof first, "0x%02x", b0);
   auto refuse = [&](const std::string& why) {
+    // A JSON graph or reproducer given where a model is read: `show`, `run`, `check` and
+    // `compare` read those directly.
+    const bool json = b0 == '{' || b0 == '[';
     throw InputError(source, "not " + what + ": the first byte (" + first + ") " + why +
-                                 " (is this the right file?)");
+                                 (json ? " (this looks like JSON: fusefuzz's graph and "
+                                         "reproducer files need no import; `show`, `run`, "
+                                         "`check` and `compare` read them as they are)"
+                                       : " (is this the right file?)"));
   };
   if (i == bytes.size() || i == 5) refuse("does not start a protobuf field tag");
   const int wire = static_cast<int>(tag & 7);

@@ -71,4 +71,30 @@ TEST(CliUsage, UnknownOptionGetsASuggestion) {
   EXPECT_EQ(value.out.find("unknown option"), std::string::npos) << value.out;
 }
 
+TEST(CliUsage, BadNumbersAndWrongFileKindsSayWhatIsWanted) {
+  // CLI11's own validator printed DBL_MAX's 309 digits here.
+  CmdResult secs = Fusefuzz("fuzz --seconds ten");
+  EXPECT_EQ(secs.status, 2);
+  EXPECT_NE(secs.out.find("must be a positive number, not 'ten'"), std::string::npos) << secs.out;
+  EXPECT_EQ(secs.out.find("17976931348623157"), std::string::npos) << secs.out;
+  CmdResult zero = Fusefuzz("fuzz --graphs 0");
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.out.find("must be a positive number, not '0'"), std::string::npos) << zero.out;
+  // An ONNX model given where a graph is read names the commands that read models.
+  CmdResult onnx = Fusefuzz("show " + Src("corpus/onnxruntime/pool-ceil-shape-inference.onnx"));
+  EXPECT_EQ(onnx.status, 2);
+  EXPECT_NE(onnx.out.find("is this an ONNX model? `fusefuzz check MODEL.onnx`"), std::string::npos)
+      << onnx.out;
+  // A graph given to import: no import needed.
+  const auto dir = fusefuzz::testing::TempDir("wrongkind");
+  CmdResult json =
+      Fusefuzz("import " + Src("corpus/seeds/op-conv.json") + " -o " + (dir / "g.json").string());
+  EXPECT_EQ(json.status, 2);
+  EXPECT_NE(json.out.find("this looks like JSON: fusefuzz's graph and reproducer files need no "
+                          "import"),
+            std::string::npos)
+      << json.out;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
