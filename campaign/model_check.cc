@@ -120,8 +120,10 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       SetOutcome(decisive, &first);
       first.has_seed = inputs.empty();
       first.seed = s.seed;
-      if (decisive.kind == FindingKind::kFusion || IsOptimizedRunFailure(decisive, o.check)) {
-        if (decisive.kind != FindingKind::kFusion) first.failing_run = "optimized";
+      const bool fusion_side =
+          decisive.kind == FindingKind::kFusion || decisive.kind == FindingKind::kUnquantized;
+      if (fusion_side || IsOptimizedRunFailure(decisive, o.check)) {
+        if (!fusion_side) first.failing_run = "optimized";
         phase(which + ": blaming the rewrite (" + std::to_string(decisive.run.rewrites.size()) +
               " reported)");
         first.blame = BlameFusion(target, g, in, ref, o.check, decisive);
