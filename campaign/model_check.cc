@@ -50,6 +50,7 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   c.verdict = r.verdict;
   c.worst = r.worst;
   if (auto st = r.stats.find(out); st != r.stats.end()) c.stats = st->second;
+  c.grid = r.grid;
   auto cand = got.find(out);
   auto rt = ref.find(out);
   if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
@@ -204,6 +205,12 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
         const std::string tol = PassingTolerance(c.stats, oracle.kind);
         if (!tol.empty()) o["error"]["would_pass_with"] = tol;
       }
+      if (c.grid.compared > 0) {
+        o["grid"] = {{"elements", c.grid.compared},       {"informative", c.grid.informative},
+                     {"saturated", c.grid.saturated},     {"failed", c.grid.failed},
+                     {"worst_t", num(c.grid.t)},          {"worst_e", num(c.grid.e)},
+                     {"excess_steps", num(c.grid.excess)}};
+      }
       if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
       outs.push_back(std::move(o));
     }
@@ -260,6 +267,16 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
         const std::string tol = PassingTolerance(c.stats, r.oracle_kind);
         if (!tol.empty()) s << "; would pass with " << tol;
         s << "\n";
+      }
+      if (c.grid.compared > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "    integer grid: %lld elements (%lld informative, %lld saturated), %lld "
+                      "fail; worst excess %.4g steps (t %.6g, admitted E %.4g steps)",
+                      static_cast<long long>(c.grid.compared),
+                      static_cast<long long>(c.grid.informative),
+                      static_cast<long long>(c.grid.saturated),
+                      static_cast<long long>(c.grid.failed), c.grid.excess, c.grid.t, c.grid.e);
+        s << buf << "\n";
       }
     }
   }
