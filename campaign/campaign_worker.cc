@@ -65,10 +65,12 @@ Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c
     case FindingKind::kNone:
     case FindingKind::kFusion:
     case FindingKind::kKernel:
+    case FindingKind::kUnquantized:
       break;
   }
   // An error only the optimized run hits is blamed like a mismatch: which rewrite causes it.
-  if (out.kind == FindingKind::kFusion || optimized_failure)
+  if (out.kind == FindingKind::kFusion || out.kind == FindingKind::kUnquantized ||
+      optimized_failure)
     r.blame = BlameFusion(target, c.graph, c.inputs, ref, o.check, out);
   return r;
 }

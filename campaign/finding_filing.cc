@@ -37,6 +37,7 @@ bool Minimizable(FindingKind k) {
     case FindingKind::kKernel:
     case FindingKind::kTargetError:
     case FindingKind::kCrash:
+    case FindingKind::kUnquantized:
       return true;
     case FindingKind::kTimeout:  // every query could cost the whole timeout
     case FindingKind::kNone:

@@ -51,6 +51,7 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   c.verdict = r.verdict;
   c.worst = r.worst;
   if (auto st = r.stats.find(out); st != r.stats.end()) c.stats = st->second;
+  c.grid = r.grid;
   auto cand = got.find(out);
   auto rt = ref.find(out);
   if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
@@ -121,8 +122,10 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       SetOutcome(decisive, &first);
       first.has_seed = inputs.empty();
       first.seed = s.seed;
-      if (decisive.kind == FindingKind::kFusion || IsOptimizedRunFailure(decisive, o.check)) {
-        if (decisive.kind != FindingKind::kFusion) first.failing_run = "optimized";
+      const bool fusion_side =
+          decisive.kind == FindingKind::kFusion || decisive.kind == FindingKind::kUnquantized;
+      if (fusion_side || IsOptimizedRunFailure(decisive, o.check)) {
+        if (!fusion_side) first.failing_run = "optimized";
         phase(which + ": blaming the rewrite (" + std::to_string(decisive.run.rewrites.size()) +
               " reported)");
         first.blame = BlameFusion(target, g, in, ref, o.check, decisive);
@@ -204,6 +207,12 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
         const std::string tol = PassingTolerance(c.stats, oracle.kind);
         if (!tol.empty()) o["error"]["would_pass_with"] = tol;
       }
+      if (c.grid.compared > 0) {
+        o["grid"] = {{"elements", c.grid.compared},       {"informative", c.grid.informative},
+                     {"saturated", c.grid.saturated},     {"failed", c.grid.failed},
+                     {"worst_t", num(c.grid.t)},          {"worst_e", num(c.grid.e)},
+                     {"excess_steps", num(c.grid.excess)}};
+      }
       if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
       outs.push_back(std::move(o));
     }
@@ -276,6 +285,16 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
           }
         }
         s << "\n";
+      }
+      if (c.grid.compared > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "    integer grid: %lld elements (%lld informative, %lld saturated), %lld "
+                      "fail; worst excess %.4g steps (t %.6g, admitted E %.4g steps)",
+                      static_cast<long long>(c.grid.compared),
+                      static_cast<long long>(c.grid.informative),
+                      static_cast<long long>(c.grid.saturated),
+                      static_cast<long long>(c.grid.failed), c.grid.excess, c.grid.t, c.grid.e);
+        s << buf << "\n";
       }
     }
   }

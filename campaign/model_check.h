@@ -34,6 +34,9 @@ struct OutputCheck {
   // Every judged element's error in the oracle's units (float outputs; n == 0 on an integer
   // grid or when nothing was judged).
   RatioStats stats;
+  // Integer outputs (the grid oracle): elements, informative and saturated ones, failures and
+  // the worst element's excess in steps; compared == 0 for a float output.
+  GridSummary grid;
 };
 
 struct SampleCheck {

@@ -67,6 +67,7 @@ FF_KIND_FN(FindingOther)
   KindFn fn = FindingOther;
   switch (f.out.kind) {
     case FindingKind::kFusion:
+    case FindingKind::kUnquantized:
       fn = FindingFusion;
       break;
     case FindingKind::kKernel:

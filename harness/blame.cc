@@ -98,6 +98,25 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
     Ablate(target, g, inputs, ref, opts, failing, b);
     return b;
   }
+  if (failing.kind == FindingKind::kUnquantized && !caps.disable) {
+    // Without bisect or disable (PyTorch's FX flows fuse inside prepare): the rewrite whose
+    // fused nodes include the first node left unquantized, read off the reported rewrites.
+    const std::vector<std::string> left = LeftUnquantized(failing.run);
+    for (const Rewrite& r : applied) {
+      if (left.empty() || std::find(r.nodes.begin(), r.nodes.end(), left.front()) == r.nodes.end())
+        continue;
+      b.method = "forms";
+      b.rule = r.rule;
+      b.nodes = r.nodes;
+      b.rewrite_index = r.index;
+      b.log.push_back("FORMS: '" + left.front() + "' ran in " +
+                      std::string(NodeFormName(failing.run.node_forms.at(left.front()))) +
+                      " form, fused by rewrite (" + std::to_string(r.index) + ") " + r.rule +
+                      " at " + NodesText(r.nodes));
+      return b;
+    }
+    return b;
+  }
   if (caps.disable && caps.reports_rewrites) {
     b.method = "disable";
     std::vector<std::string> tried;

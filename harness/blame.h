@@ -4,6 +4,8 @@
 //   disable  (targets with `disable` and reported rewrite rules, no bisect): disable each
 //            applied rule in turn; the first whose removal makes the case PASS is blamed (a
 //            MISTRUSTED rerun is not a pass: the data could not tell).
+//   forms    (kind unquantized, targets without bisect or disable): the reported rewrite whose
+//            nodes include the first node left in float or reference form.
 //   none     otherwise: the finding says blame is unavailable.
 #pragma once
 
@@ -15,7 +17,7 @@
 namespace fusefuzz {
 
 struct Blame {
-  std::string method = "none";     // bisect | disable | none
+  std::string method = "none";     // bisect | disable | forms | none
   int rewrite_index = 0;           // 1-based; 0 when unknown
   std::string rule;                // blamed rule (or fault) name; empty when unknown
   std::vector<std::string> nodes;  // matched nodes of the blamed rewrite

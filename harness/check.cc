@@ -1,5 +1,6 @@
 #include "harness/check.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -159,9 +160,28 @@ bool IsOptimizedRunFailure(const CaseOutcome& o, const CheckOptions& opts) {
     case FindingKind::kNone:
     case FindingKind::kFusion:
     case FindingKind::kKernel:
+    case FindingKind::kUnquantized:
       return false;
   }
   return false;
+}
+
+std::vector<std::string> LeftUnquantized(const TargetResult& run) {
+  std::vector<std::string> out;
+  for (const std::string& node : run.backend_quantizes) {
+    auto it = run.node_forms.find(node);
+    if (it == run.node_forms.end()) continue;
+    switch (it->second) {
+      case NodeForm::kReference:
+      case NodeForm::kFloat:
+        out.push_back(node);
+        break;
+      case NodeForm::kQuantized:
+      case NodeForm::kSimulated:
+        break;
+    }
+  }
+  return out;
 }
 
 bool SameFailure(const CaseOutcome& o, const CaseOutcome& failing) {
@@ -171,6 +191,13 @@ bool SameFailure(const CaseOutcome& o, const CaseOutcome& failing) {
     case FindingKind::kCrash:
     case FindingKind::kTimeout:
       return ErrorClass(o.run.message) == ErrorClass(failing.run.message);
+    case FindingKind::kUnquantized: {
+      // The first node the failing run left unquantized is still left so (a shrinking graph
+      // may lose the others).
+      const std::vector<std::string> now = LeftUnquantized(o.run);
+      const std::vector<std::string> then = LeftUnquantized(failing.run);
+      return !then.empty() && std::find(now.begin(), now.end(), then.front()) != now.end();
+    }
     case FindingKind::kNone:
     case FindingKind::kFusion:
     case FindingKind::kKernel:
@@ -208,6 +235,22 @@ CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
   out.verdict = out.oracle.verdict;
   if (out.verdict == Verdict::kMismatch)
     out.kind = optimize ? FindingKind::kFusion : FindingKind::kKernel;
+  // Right numbers from a model that is not the int8 one asked for: promised nodes left in float
+  // or reference form. Numbers the data cannot judge (MISTRUSTED) do not hide it.
+  const std::vector<std::string> left =
+      optimize ? LeftUnquantized(out.run) : std::vector<std::string>{};
+  if (!left.empty() && (out.verdict == Verdict::kPass || out.verdict == Verdict::kMistrusted)) {
+    out.kind = FindingKind::kUnquantized;
+    out.verdict = Verdict::kMismatch;
+    std::string nodes;
+    for (const std::string& n : left) {
+      nodes += (nodes.empty() ? "'" : ", '") + n + "' (" +
+               std::string(NodeFormName(out.run.node_forms.at(n))) + ")";
+    }
+    out.oracle.detail = "unquantized: the backend's configuration quantizes " + nodes +
+                        ", which ran in float or reference form; the numbers " +
+                        (out.oracle.detail.empty() ? "pass" : "pass (" + out.oracle.detail + ")");
+  }
   return out;
 }
 

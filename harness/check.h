@@ -50,6 +50,9 @@ bool IsOptimizedRunFailure(const CaseOutcome& o, const CheckOptions& opts);
 // error class (a wrong-shape error must not slide into an invalid-model error while shrinking).
 bool SameFailure(const CaseOutcome& o, const CaseOutcome& failing);
 
+// The nodes of `run.backend_quantizes` that ran in float or reference form (in that order).
+std::vector<std::string> LeftUnquantized(const TargetResult& run);
+
 // One run of the target (optimized or not, with `opt`) judged against `ref`.
 CaseOutcome RunAndJudge(Target& target, const Graph& g, const TensorMap& inputs,
                         const RefTensorMap& ref, const CheckOptions& opts, bool optimize,

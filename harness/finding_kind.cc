@@ -16,13 +16,16 @@ std::string_view FindingKindName(FindingKind k) {
       return "timeout";
     case FindingKind::kTargetError:
       return "target_error";
+    case FindingKind::kUnquantized:
+      return "unquantized";
   }
   return "";
 }
 
 std::optional<FindingKind> ParseFindingKind(std::string_view name) {
-  for (FindingKind k : {FindingKind::kFusion, FindingKind::kKernel, FindingKind::kCrash,
-                        FindingKind::kTimeout, FindingKind::kTargetError})
+  for (FindingKind k :
+       {FindingKind::kFusion, FindingKind::kKernel, FindingKind::kCrash, FindingKind::kTimeout,
+        FindingKind::kTargetError, FindingKind::kUnquantized})
     if (FindingKindName(k) == name) return k;
   return std::nullopt;
 }

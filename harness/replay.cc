@@ -12,12 +12,14 @@ ReplayOutcome ReplayCase(const Repro& expected, const Graph& g, const TensorMap&
   RefTensorMap ref = RunReference(g, inputs);
   r.outcome = CheckCase(target, g, inputs, ref, opts);
   const bool optimized_failure = IsOptimizedRunFailure(r.outcome, opts);
-  if (r.outcome.kind == FindingKind::kFusion || optimized_failure) {
+  if (r.outcome.kind == FindingKind::kFusion || r.outcome.kind == FindingKind::kUnquantized ||
+      optimized_failure) {
     r.blame = BlameFusion(target, g, inputs, ref, opts, r.outcome);
   }
   r.same_finding = expected.kind != FindingKind::kNone && r.outcome.kind == expected.kind;
   switch (expected.kind) {
     case FindingKind::kFusion:
+    case FindingKind::kUnquantized:
       r.same_finding = r.same_finding && r.blame.rule == expected.blame.rule;
       break;
     case FindingKind::kTargetError:

@@ -410,6 +410,7 @@ bool IsErrorKind(FindingKind k) {
     case FindingKind::kNone:
     case FindingKind::kFusion:
     case FindingKind::kKernel:
+    case FindingKind::kUnquantized:
       return false;
   }
   return false;

@@ -68,6 +68,11 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
           (r.blame.rule.empty() ? "" : " after " + MdCode(r.blame.rule)) + ": " +
           MdText(FirstLine(r.detail));
       break;
+    case FindingKind::kUnquantized:
+      s = "the optimized run's numbers pass, but " + MdText(FirstLine(r.detail)) +
+          (r.blame.rule.empty() ? std::string(" (no fusion blamed)")
+                                : "; the fusion that absorbed it: " + MdCode(r.blame.rule));
+      break;
     case FindingKind::kNone:
       s = "no finding";
       break;

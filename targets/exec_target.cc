@@ -219,6 +219,41 @@ std::string ParseTimings(const json& j, int runs, BenchTimings* out) {
   return "";
 }
 
+// The node names of a response key: strings, each a node of the graph (or what is wrong).
+std::string NodeName(const json& j, const Graph& g, const std::string& at) {
+  if (!j.is_string()) return at + ": must be a node name";
+  const std::string& name = j.get_ref<const std::string&>();
+  for (const Node& n : g.nodes) {
+    if (n.name == name) return "";
+  }
+  return at + ": '" + name.substr(0, 64) + "' is no node of the graph";
+}
+
+// "node_forms" {node: form} and "backend_quantizes" [node] of a quantized target's response;
+// returns what is wrong, or "".
+std::string ParseNodeForms(const json& j, const Graph& g, TargetResult* r) {
+  if (auto f = j.find("node_forms"); f != j.end()) {
+    if (!f->is_object()) return "/node_forms: must be an object";
+    for (auto it = f->begin(); it != f->end(); ++it) {
+      const std::string at = "/node_forms/" + it.key().substr(0, 64);
+      if (std::string why = NodeName(json(it.key()), g, "/node_forms"); !why.empty()) return why;
+      std::optional<NodeForm> form;
+      if (it->is_string()) form = ParseNodeForm(it->get_ref<const std::string&>());
+      if (!form) return at + ": must be quantized, reference, float or simulated";
+      r->node_forms[it.key()] = *form;
+    }
+  }
+  if (auto b = j.find("backend_quantizes"); b != j.end()) {
+    if (!b->is_array()) return "/backend_quantizes: must be an array of node names";
+    for (size_t i = 0; i < b->size(); ++i) {
+      const std::string at = "/backend_quantizes/" + std::to_string(i);
+      if (std::string why = NodeName((*b)[i], g, at); !why.empty()) return why;
+      r->backend_quantizes.push_back((*b)[i].get<std::string>());
+    }
+  }
+  return "";
+}
+
 // Rewrites of a response; returns what is wrong, or "".
 std::string ParseRewrites(const json& j, std::vector<Rewrite>* out) {
   if (!j.is_array()) return "/rewrites: must be an array";
@@ -350,6 +385,9 @@ class ExecTarget : public Target {
       if (std::string why = ParseRewrites(*rw, &r.rewrites); !why.empty()) {
         return Bad("target wrote a bad response: " + why);
       }
+    }
+    if (std::string why = ParseNodeForms(j, g, &r); !why.empty()) {
+      return Bad("target wrote a bad response: " + why);
     }
     if (req.bench_runs > 0) {
       BenchTimings t;

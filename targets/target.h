@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,6 +21,17 @@ namespace fusefuzz {
 
 enum class RunStatus { kOk, kUnsupported, kError, kCrash, kTimeout };
 std::string_view RunStatusName(RunStatus s);
+
+// How a quantized target ran one graph node (response "node_forms", docs/target-protocol.md).
+enum class NodeForm {
+  kQuantized,  // an int8 kernel, or an op run on the int8 tensor as it is (ReLU, max pooling)
+  kReference,  // a reference module: dequantize, the float op, quantize
+  kFloat,      // in float
+  kSimulated,  // the graph's quantization simulated in float (the unoptimized run)
+};
+// "quantized", "reference", "float", "simulated".
+std::string_view NodeFormName(NodeForm f);
+std::optional<NodeForm> ParseNodeForm(std::string_view name);
 
 struct TargetCaps {
   std::string name;
@@ -68,6 +80,11 @@ struct TargetResult {
   std::vector<Rewrite> rewrites;        // when the target reports them
   std::string log;                      // stderr tail of an external target after a crash
   std::optional<BenchTimings> timings;  // answers a timing request (validated)
+  // Quantized targets: how each graph node ran, and the nodes the backend's own configuration
+  // declares a quantized form for (response "node_forms", "backend_quantizes"). A promised node
+  // in float or reference form after the optimized run is a finding of kind `unquantized`.
+  std::map<std::string, NodeForm> node_forms;
+  std::vector<std::string> backend_quantizes;
   // The target broke the protocol (garbage, or a well-formed response with bad content such as
   // invalid timings), as opposed to reporting an error of its own.
   bool bad_response = false;

@@ -36,9 +36,9 @@ NOT_TRANSLATED = {
 # (between DequantizeLinear and QuantizeLinear) that PyTorch's flows quantize.
 QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", "Conv",
              "BatchNorm", "Relu", "Relu6", "Clip", "HardSwish", "Add", "MaxPool", "AvgPool",
-             "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape"]
+             "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm"]
 FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
-QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "qat_fx"]
+QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 MODES = FLOAT_MODES + QUANT_MODES
 
 
@@ -222,6 +222,8 @@ def handle_quant(req, mode, state):
         req, mode, options.get("optimize", True), -1 if limit is None else int(limit), state,
         counts, time_runs)
     resp = {"outputs": outputs, "node_forms": forms}
+    if state.get("backend_quantizes") is not None:
+        resp["backend_quantizes"] = state["backend_quantizes"]
     if timings:
         resp["timings"] = timings
     if rewrites is not None:

@@ -22,7 +22,7 @@ from translate import Unsupported
 
 # Functions of the float model that run on quantized tensors in eager mode.
 QUANTIZED_FUNCTIONS = {torch.reshape, torch.clamp}
-MODULES = (nn.Conv2d, nn.BatchNorm2d, nn.ReLU, nn.ReLU6, nn.Hardswish, nn.MaxPool2d,
+MODULES = (nn.Conv2d, nn.Linear, nn.BatchNorm2d, nn.ReLU, nn.ReLU6, nn.Hardswish, nn.MaxPool2d,
            nn.AvgPool2d, nn.AdaptiveAvgPool2d)
 
 
@@ -74,7 +74,12 @@ def run(tr, split, inputs, limit, state):
     import fusefuzz_torch
     groups = fusefuzz_torch.declaration_order_groups(tr.modules)
     if limit >= 0:
-        groups = groups[:limit]
+        # The groups past the limit are fused as the data flow allows (their longest chain
+        # prefix), not left unfused: every conv's output quantization point is the graph's only
+        # once its BN (and ReLU) are fused into it, so an unfused conv has no parameters to
+        # honour. Limit 0 is the correct lists (mode ptq_eager_dataflow).
+        groups = groups[:limit] + [c for c in (chain_prefix(tr, g) for g in groups[limit:])
+                                   if len(c) > 1]
     rewrites = [{"index": i + 1,
                  "rule": "ptq_eager:" + "-".join(type(mod).__name__ for _, _, mod in grp),
                  "nodes": unique(split.origin[node] for _, node, _ in grp)}
@@ -95,7 +100,7 @@ def run(tr, split, inputs, limit, state):
         if isinstance(mod, nn.Identity):
             continue
         conv = mod[0] if isinstance(mod, nn.Sequential) else mod  # ConvReLU2d is a Sequential
-        if isinstance(conv, nn.Conv2d):
+        if isinstance(conv, (nn.Conv2d, nn.Linear)):
             grid = split.weights.get(node)
             mod.qconfig = quant_observers.qconfig(grid) if grid else None
     prepare(model, inplace=True)
@@ -132,6 +137,15 @@ def unique(xs):
     return out
 
 
+def chain_prefix(tr, grp):
+    """The longest prefix of the group in which each module is the only consumer of the one
+    before it: the fusion a user writing lists from the data flow would give."""
+    for k in range(len(grp), 1, -1):
+        if is_chain(tr, grp[:k]):
+            return grp[:k]
+    return grp[:1]
+
+
 def is_chain(tr, grp):
     """True when each module of the group is the only consumer of the one before it."""
     nodes = {n.target: n for n in tr.module.graph.nodes if n.op == "call_module"}
@@ -155,7 +169,7 @@ def node_forms(tr, split, model, stubs):
                                                      "torch.ao.nn.intrinsic.quantized",
                                                      "torch.nn.intrinsic.quantized"))
         # ReLU, pools and shape ops run on the quantized tensors as they are.
-        forms[origin] = "quantized" if quantized or isinstance(mod, MODULES[2:]) else "float"
+        forms[origin] = "quantized" if quantized or isinstance(mod, MODULES[3:]) else "float"
     for name, value in stubs:
         mod = getattr(model, name)
         if name.startswith("ff_"):

@@ -26,6 +26,27 @@ def backend_config(mode):
         get_native_backend_config()
 
 
+def promised_modules(config):
+    """The module types `config` (a BackendConfig) declares a quantized form of on their own:
+    a single-module pattern with a quint8 output."""
+    configs = config.configs.values() if isinstance(config.configs, dict) else config.configs
+    out = set()
+    for c in configs:
+        p = c.pattern
+        if isinstance(p, type) and issubclass(p, nn.Module) and \
+                any(d.output_dtype == torch.quint8 for d in c.dtype_configs):
+            out.add(p)
+    return out
+
+
+def backend_quantizes(tr, split, config):
+    """The graph nodes whose float module the backend config promises to quantize: the nodes
+    fusefuzz expects in "quantized" form (docs/campaign.md, kind unquantized)."""
+    promised = promised_modules(config)
+    return sorted({split.origin[node] for _, node, module in tr.modules
+                   if type(module) in promised})
+
+
 def qconfig_mapping(tr, split, qat):
     from torch.ao.quantization import QConfigMapping
     mapping = QConfigMapping().set_global(quant_observers.qconfig(None, qat))
@@ -151,6 +172,7 @@ def run(tr, split, inputs, mode, state):
     model = tr.module
     mapping = qconfig_mapping(tr, split, qat)
     config = backend_config(mode)
+    state["backend_quantizes"] = backend_quantizes(tr, split, config)
     example = tuple(inputs)
     if qat:
         model.train()

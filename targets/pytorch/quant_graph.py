@@ -26,6 +26,10 @@ ACT_TYPES = {"uint8": (0, 255), "int8": (-128, 127)}
 # Ops that commute with a quantization for s > 0 (Q(op(v)) = op(Q(v))): ReLU since Q(0) = z,
 # ReLU6 and Clip as the clamp at Q(lo), Q(hi), max pooling, shape ops.
 COMMUTING = ("Relu", "Relu6", "Clip", "MaxPool", "Identity", "Reshape", "Flatten")
+# Ops PyTorch runs on the quantized tensor keeping its parameters: the commuting ones and the
+# average pools (their integer mean rounded on the input's grid, which is what the graph's
+# QuantizeLinear of the float mean under the same parameters says).
+ON_INPUT_GRID = COMMUTING + ("AvgPool", "GlobalAvgPool")
 
 
 class QParams:
@@ -64,6 +68,11 @@ class WeightGrid:
         self.ints = ints  # float32 array of integers, shape [M, C/g, kH, kW]
         self.scales = scales  # float64 array [M] of float32 values
         self.per_channel = per_channel
+
+
+def channel_column(scales, ndim):
+    """Per-output-channel scales shaped to broadcast over a weight of rank ndim."""
+    return scales.reshape((-1,) + (1,) * (ndim - 1))
 
 
 def _pack(arr):
@@ -196,18 +205,32 @@ class Split:
             node.pop("quant", None)
             self.add(name, node)
             if op in ("Conv", "FusedConv"):
-                self.weight_grid(n, name)
+                self.weight_grid(n, name, "W")
+            elif op == "Gemm":
+                self.weight_grid(n, name, "B")
 
-    def weight_grid(self, n, name):
-        q = n.get("quant", {}).get("W")
+    def weight_grid(self, n, name, role):
+        """The grid of a conv's W or of a Gemm's B, in the orientation of PyTorch's weight
+        (nn.Conv2d [M, C/g, kH, kW], nn.Linear [N, K]): per output channel, axis 0."""
+        q = n.get("quant", {}).get(role)
         if q is None:
             return
-        w = tensor_from_json(n["params"]["W"]).numpy()
+        w = tensor_from_json(n["params"][role]).numpy()
+        if role == "B":
+            a = n.get("attrs", {})
+            plain = a.get("alpha", 1.0) == 1.0 and a.get("beta", 1.0) == 1.0 and \
+                not a.get("transA", 0)
+            per_tensor = q.get("axis", -1) in (-1, None)
+            if not plain or not (a.get("transB", 0) or per_tensor):
+                raise Unsupported("node %s: a Gemm quantized as nn.Linear needs alpha = beta = 1, "
+                                  "no transA, and transB or a per-tensor weight grid" % name)
+            if not a.get("transB", 0):
+                w = w.T  # B [K, N] -> nn.Linear's weight [N, K]
         if q["type"] != "int8" or any(z != 0 for z in q["zero_point"]):
             raise Unsupported("node %s: weight grid %s with zero points %s (PyTorch's weights "
                               "are int8, symmetric)" % (name, q["type"], q["zero_point"]))
         scales = _scales(q, w.shape[0])
-        ints = np.rint(w.astype(np.float64) / scales.reshape(-1, 1, 1, 1)).astype(np.float32)
+        ints = np.rint(w.astype(np.float64) / channel_column(scales, w.ndim)).astype(np.float32)
         self.weights[name] = WeightGrid(ints, scales, q.get("axis", -1) not in (-1, None))
 
     def qlinear_conv(self, n):
@@ -251,13 +274,14 @@ class Split:
         return None
 
     def same_grid_source(self, value):
-        """The point `value` is computed from on its own grid: the input of an order-preserving
-        op (COMMUTING) whose input is a point with the same parameters; else None. PyTorch runs
+        """The point `value` is computed from on its own grid: the input of an op PyTorch runs
+        on the quantized tensor (ON_INPUT_GRID) whose input is a point with the same
+        parameters; else None. PyTorch runs
         such ops on the quantized tensor as it is (its params shared), so no observer sits at
         `value` and none is needed: Q(op(v)) = op(Q(v))."""
         for n in self.nodes:
             if n["outputs"][0] == value:
-                if n["op"] in COMMUTING and n["inputs"] and n["inputs"][0] in self.points and \
+                if n["op"] in ON_INPUT_GRID and n["inputs"] and n["inputs"][0] in self.points and \
                         self.points[n["inputs"][0]] == self.points.get(value):
                     return n["inputs"][0]
                 return None

@@ -3,6 +3,7 @@
     ptq_fx          prepare_fx -> calibration -> convert_fx, onednn engine
     ptq_fx_qnnpack  the same on the qnnpack engine (its backend config)
     ptq_eager       fuse_modules (lists by declaration order) -> prepare -> calibrate -> convert
+    ptq_eager_dataflow  the same with correct lists (Conv/BN/ReLU chains of the data flow)
     qat_fx          prepare_qat_fx -> a few train steps -> convert_fx, onednn engine
 
 The optimized run is the flow (quant_fx.py, quant_eager.py). The unoptimized run (fusefuzz's
@@ -18,9 +19,9 @@ import quant_graph
 import translate
 from translate import Unsupported
 
-QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "qat_fx"]
+QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 ENGINE = {"ptq_fx": "onednn", "ptq_fx_qnnpack": "qnnpack", "ptq_eager": "onednn",
-          "qat_fx": "onednn"}
+          "ptq_eager_dataflow": "onednn", "qat_fx": "onednn"}
 TORCH_DTYPE = {"uint8": torch.quint8, "int8": torch.qint8}
 
 
@@ -148,9 +149,11 @@ def handle(req, mode, optimize, bisect_limit, state, counts=None, time_runs=None
         forms = {origin: "simulated" for origin in split.origin.values()}
     else:
         check_flow_params(split, mode)
-        if mode == "ptq_eager":
+        if mode in ("ptq_eager", "ptq_eager_dataflow"):
             import quant_eager
-            module, rewrites, forms = quant_eager.run(tr, split, inputs, bisect_limit, state)
+            # ptq_eager_dataflow: the correct lists (each group cut to its data-flow chain).
+            limit = 0 if mode == "ptq_eager_dataflow" else bisect_limit
+            module, rewrites, forms = quant_eager.run(tr, split, inputs, limit, state)
         else:
             import quant_fx
             module, rewrites, forms = quant_fx.run(tr, split, inputs, mode, state)

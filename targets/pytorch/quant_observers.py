@@ -19,6 +19,8 @@ import numpy as np
 import torch
 from torch.ao.quantization.observer import ObserverBase
 
+from quant_graph import channel_column
+
 ACT_DTYPES = {"uint8": (torch.quint8, 0, 255), "int8": (torch.qint8, -128, 127)}
 
 
@@ -94,7 +96,8 @@ class GraphWeightObserver(ObserverBase):
         if w.shape != g.ints.shape:
             raise RuntimeError("fusefuzz adapter: weight of shape %s, graph grid %s" %
                                (list(w.shape), list(g.ints.shape)))
-        own = (g.ints * g.scales.astype(np.float32).reshape(-1, 1, 1, 1)).astype(np.float32)
+        own = (g.ints * channel_column(g.scales.astype(np.float32), g.ints.ndim)).astype(
+            np.float32)
         if np.array_equal(self.weight.numpy(), own):
             return g.scales.copy(), True
         m = w.shape[0]
