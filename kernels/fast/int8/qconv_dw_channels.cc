@@ -27,54 +27,73 @@ using int8::QStorage;
 constexpr int64_t kCb = 16;  // channels per block: one byte lane of an xmm, one int32 lane here
 constexpr int kPx = 4;       // output pixels per step: independent accumulator chains
 
-// in[r] byte c -> out[c] byte r.
-inline void Transpose16(const __m128i in[16], __m128i out[16]) {
-  __m128i a[16], b[16], c[16];
+// Four independent 16x16 byte transposes, one per 128-bit lane: in[r] lane L byte c -> out[c]
+// lane L byte r (the unpacks work within lanes).
+inline void Transpose16x4(const __m512i in[16], __m512i out[16]) {
+  __m512i a[16], b[16], c[16];
   for (int k = 0; k < 8; ++k) {
-    a[k] = _mm_unpacklo_epi8(in[2 * k], in[2 * k + 1]);
-    a[k + 8] = _mm_unpackhi_epi8(in[2 * k], in[2 * k + 1]);
+    a[k] = _mm512_unpacklo_epi8(in[2 * k], in[2 * k + 1]);
+    a[k + 8] = _mm512_unpackhi_epi8(in[2 * k], in[2 * k + 1]);
   }
   for (int k = 0; k < 8; ++k) {
-    b[k] = _mm_unpacklo_epi16(a[2 * k], a[2 * k + 1]);
-    b[k + 8] = _mm_unpackhi_epi16(a[2 * k], a[2 * k + 1]);
+    b[k] = _mm512_unpacklo_epi16(a[2 * k], a[2 * k + 1]);
+    b[k + 8] = _mm512_unpackhi_epi16(a[2 * k], a[2 * k + 1]);
   }
   for (int k = 0; k < 8; ++k) {
-    c[k] = _mm_unpacklo_epi32(b[2 * k], b[2 * k + 1]);
-    c[k + 8] = _mm_unpackhi_epi32(b[2 * k], b[2 * k + 1]);
+    c[k] = _mm512_unpacklo_epi32(b[2 * k], b[2 * k + 1]);
+    c[k + 8] = _mm512_unpackhi_epi32(b[2 * k], b[2 * k + 1]);
   }
   // After three stages c[2k], c[2k+1] hold columns (col, col + 1) of rows 0-7 and 8-15.
   constexpr int kCol[8] = {0, 8, 4, 12, 2, 10, 6, 14};
   for (int k = 0; k < 8; ++k) {
-    out[kCol[k]] = _mm_unpacklo_epi64(c[2 * k], c[2 * k + 1]);
-    out[kCol[k] + 1] = _mm_unpackhi_epi64(c[2 * k], c[2 * k + 1]);
+    out[kCol[k]] = _mm512_unpacklo_epi64(c[2 * k], c[2 * k + 1]);
+    out[kCol[k] + 1] = _mm512_unpackhi_epi64(c[2 * k], c[2 * k + 1]);
   }
 }
 
-inline __mmask16 FirstLanes(int64_t n) {
-  return static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1);
-}
+inline __mmask64 FirstBytes(int64_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
 
-// n (<= 16) consecutive bytes of each of the 16 channel rows src[l] + i (a row in NCHW) to the
-// pixel-major dst: pixel i's 16 channel bytes at dst + i * 16.
-inline void ChannelsToPixels(const uint8_t* const src[16], int64_t i, int64_t n, uint8_t* dst) {
-  __m128i in[16], out[16];
-  const __mmask16 k = FirstLanes(n);
-  for (int l = 0; l < 16; ++l) in[l] = _mm_maskz_loadu_epi8(k, src[l] + i);
-  Transpose16(in, out);
-  for (int64_t c = 0; c < n; ++c)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + c * 16), out[c]);
-}
-
-// The inverse, n (<= 16) pixels of the pixel-major src to the first nc channel rows dst[l] + i.
-inline void PixelsToChannels(const uint8_t* src, int64_t n, uint8_t* const dst[16], int64_t nc,
-                             int64_t i) {
-  __m128i in[16], out[16];
-  for (int c = 0; c < 16; ++c) {  // the staging plane has 16 pixels of slack: no masked load
-    in[c] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c * 16));
+// The 16 channel planes src[l] (count bytes each, NCHW) to pixels: pixel i's 16 channel bytes
+// stored at dst + at(i), or nowhere where at(i) < 0. 64 pixels per step.
+template <typename At>
+inline void ChannelsToPixels(const uint8_t* const src[16], int64_t count, uint8_t* dst, At at) {
+  for (int64_t i0 = 0; i0 < count; i0 += 64) {
+    const int64_t n = std::min<int64_t>(64, count - i0);
+    const __mmask64 k = FirstBytes(n);
+    __m512i in[16], out[16];
+    for (int l = 0; l < 16; ++l) in[l] = _mm512_maskz_loadu_epi8(k, src[l] + i0);
+    Transpose16x4(in, out);
+    // out[c] lane L: pixel i0 + 16 L + c.
+    for (int c = 0; c < 16; ++c) {
+      const __m128i lane[4] = {_mm512_castsi512_si128(out[c]), _mm512_extracti32x4_epi32(out[c], 1),
+                               _mm512_extracti32x4_epi32(out[c], 2),
+                               _mm512_extracti32x4_epi32(out[c], 3)};
+      for (int L = 0; L < 4; ++L) {
+        const int64_t i = i0 + 16 * L + c;
+        if (i >= count) continue;
+        const int64_t d = at(i);
+        if (d >= 0) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + d), lane[L]);
+      }
+    }
   }
-  Transpose16(in, out);
-  const __mmask16 k = FirstLanes(n);
-  for (int64_t l = 0; l < nc; ++l) _mm_mask_storeu_epi8(dst[l] + i, k, out[l]);
+}
+
+// Where Finish stores output pixel i in the staging plane (in pixels): within each 64, pixel
+// 16 L + r at 4 r + L, so that one 64-byte load holds pixels r, 16 + r, 32 + r, 48 + r in its
+// four lanes, the layout Transpose16x4 turns into 64 consecutive pixels per channel.
+inline int64_t StagedAt(int64_t i) { return (i & ~int64_t{63}) + (i & 15) * 4 + ((i >> 4) & 3); }
+
+// The staging plane (count pixels, StagedAt order) to the first nc channel planes dst[l].
+inline void PixelsToChannels(const uint8_t* src, int64_t count, uint8_t* const dst[16],
+                             int64_t nc) {
+  for (int64_t i0 = 0; i0 < count; i0 += 64) {
+    __m512i in[16], out[16];
+    // Whole 64-pixel groups are allocated: the lanes past count are read, never stored.
+    for (int r = 0; r < 16; ++r) in[r] = _mm512_loadu_si512(src + (i0 + 4 * r) * 16);
+    Transpose16x4(in, out);
+    const __mmask64 k = FirstBytes(count - i0);
+    for (int64_t l = 0; l < nc; ++l) _mm512_mask_storeu_epi8(dst[l] + i0, k, out[l]);
+  }
 }
 
 // One channel block's requantization: the lanes are the 16 channels.
@@ -98,7 +117,7 @@ inline void Finish(const Epi& e, V acc, int64_t pix) {
     v = AddF(v, Mul(ToFloat(d), e.residual_multiplier));
   }
   const V q = Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(e.y + pix * kCb), _mm512_cvtepi32_epi8(q));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(e.y + StagedAt(pix) * kCb), _mm512_cvtepi32_epi8(q));
 }
 
 struct Geo {
@@ -109,52 +128,62 @@ struct Geo {
 // Output row oy of one channel block. UNIT (stride 1, dilation 1, KW known): each input pixel
 // is widened once per kernel row and reused by the KW taps that read it. KH = KW = 0: run-time
 // kernel size, one load per tap.
-#define FUSEFUZZ_Q8_DWC_ROW(MAC)                                                            \
-  const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;                                   \
-  V wr[KH * KW > 0 ? KH * KW : 1];                                                          \
-  if constexpr (KH * KW > 0) {                                                              \
-    _Pragma("GCC unroll 25") for (int t = 0; t < KH * KW; ++t) wr[t] = Load(wt + t * kCb);  \
-  }                                                                                         \
-  auto w = [&](int64_t t) { return KH * KW > 0 ? wr[t] : Load(wt + t * kCb); };             \
-  const int64_t rs = g.wp * kCb;                                                            \
-  const uint8_t* top = g.plane + oy * g.sh * rs;                                            \
-  const int64_t pix0 = oy * g.ow;                                                           \
-  int64_t ox = 0;                                                                           \
-  for (; ox + kPx <= g.ow; ox += kPx) {                                                     \
-    V acc[kPx];                                                                             \
-    _Pragma("GCC unroll 4") for (int i = 0; i < kPx; ++i) acc[i] = Zero();                  \
-    for (int64_t ky = 0; ky < kh; ++ky) {                                                   \
-      const uint8_t* row = top + ky * g.dh * rs;                                            \
-      if constexpr (UNIT && KW > 0) {                                                       \
-        const uint8_t* s = row + ox * kCb;                                                  \
-        V xv[kPx + KW - 1];                                                                 \
-        _Pragma("GCC unroll 8") for (int i = 0; i < kPx + KW - 1; ++i) xv[i] =              \
-            Load8(s + i * kCb, SIGNED);                                                     \
-        _Pragma("GCC unroll 4") for (int kx = 0; kx < KW; ++kx) {                           \
-          const V wv = w(ky * KW + kx);                                                     \
-          _Pragma("GCC unroll 4") for (int i = 0; i < kPx; ++i) acc[i] =                    \
-              MAC(acc[i], xv[i + kx], wv);                                                  \
-        }                                                                                   \
-      } else {                                                                              \
-        for (int64_t kx = 0; kx < kw; ++kx) {                                               \
-          const V wv = w(ky * kw + kx);                                                     \
-          const uint8_t* s = row + (ox * g.sw + kx * g.dw) * kCb;                           \
-          _Pragma("GCC unroll 4") for (int i = 0; i < kPx; ++i) acc[i] =                    \
-              MAC(acc[i], Load8(s + i * g.sw * kCb, SIGNED), wv);                           \
-        }                                                                                   \
-      }                                                                                     \
-    }                                                                                       \
-    _Pragma("GCC unroll 4") for (int i = 0; i < kPx; ++i) Finish(e, acc[i], pix0 + ox + i); \
-  }                                                                                         \
-  for (; ox < g.ow; ++ox) {                                                                 \
-    V acc = Zero();                                                                         \
-    for (int64_t ky = 0; ky < kh; ++ky) {                                                   \
-      const uint8_t* s = top + ky * g.dh * rs + ox * g.sw * kCb;                            \
-      for (int64_t kx = 0; kx < kw; ++kx) {                                                 \
-        acc = MAC(acc, Load8(s + kx * g.dw * kCb, SIGNED), w(ky * kw + kx));                \
-      }                                                                                     \
-    }                                                                                       \
-    Finish(e, acc, pix0 + ox);                                                              \
+// NP output pixels from ox, NP accumulator chains.
+#define FUSEFUZZ_Q8_DWC_BLOCK(MAC, NP)                                                     \
+  {                                                                                        \
+    V acc[NP];                                                                             \
+    _Pragma("GCC unroll 4") for (int i = 0; i < NP; ++i) acc[i] = Zero();                  \
+    for (int64_t ky = 0; ky < kh; ++ky) {                                                  \
+      const uint8_t* row = top + ky * g.dh * rs;                                           \
+      if constexpr (UNIT && KW > 0) {                                                      \
+        const uint8_t* s = row + ox * kCb;                                                 \
+        V xv[NP + KW - 1];                                                                 \
+        _Pragma("GCC unroll 8") for (int i = 0; i < NP + KW - 1; ++i) xv[i] =              \
+            Load8(s + i * kCb, SIGNED);                                                    \
+        _Pragma("GCC unroll 7") for (int kx = 0; kx < KW; ++kx) {                          \
+          const V wv = w(ky * KW + kx);                                                    \
+          _Pragma("GCC unroll 4") for (int i = 0; i < NP; ++i) acc[i] =                    \
+              MAC(acc[i], xv[i + kx], wv);                                                 \
+        }                                                                                  \
+      } else {                                                                             \
+        for (int64_t kx = 0; kx < kw; ++kx) {                                              \
+          const V wv = w(ky * kw + kx);                                                    \
+          const uint8_t* s = row + (ox * g.sw + kx * g.dw) * kCb;                          \
+          _Pragma("GCC unroll 4") for (int i = 0; i < NP; ++i) acc[i] =                    \
+              MAC(acc[i], Load8(s + i * g.sw * kCb, SIGNED), wv);                          \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    _Pragma("GCC unroll 4") for (int i = 0; i < NP; ++i) Finish(e, acc[i], pix0 + ox + i); \
+  }
+
+// Output row oy of one channel block. UNIT (stride 1, dilation 1, KW known): each input pixel
+// is widened once per kernel row and reused by the KW taps that read it. KH = KW = 0: run-time
+// kernel size, one load per tap.
+#define FUSEFUZZ_Q8_DWC_ROW(MAC)                                                           \
+  const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;                                  \
+  V wr[KH * KW > 0 ? KH * KW : 1];                                                         \
+  if constexpr (KH * KW > 0) {                                                             \
+    _Pragma("GCC unroll 25") for (int t = 0; t < KH * KW; ++t) wr[t] = Load(wt + t * kCb); \
+  }                                                                                        \
+  auto w = [&](int64_t t) { return KH * KW > 0 ? wr[t] : Load(wt + t * kCb); };            \
+  const int64_t rs = g.wp * kCb;                                                           \
+  const uint8_t* top = g.plane + oy * g.sh * rs;                                           \
+  const int64_t pix0 = oy * g.ow;                                                          \
+  int64_t ox = 0;                                                                          \
+  for (; ox + kPx <= g.ow; ox += kPx) FUSEFUZZ_Q8_DWC_BLOCK(MAC, kPx)                      \
+  switch (g.ow - ox) {                                                                     \
+    case 3:                                                                                \
+      FUSEFUZZ_Q8_DWC_BLOCK(MAC, 3)                                                        \
+      break;                                                                               \
+    case 2:                                                                                \
+      FUSEFUZZ_Q8_DWC_BLOCK(MAC, 2)                                                        \
+      break;                                                                               \
+    case 1:                                                                                \
+      FUSEFUZZ_Q8_DWC_BLOCK(MAC, 1)                                                        \
+      break;                                                                               \
+    default:                                                                               \
+      break;                                                                               \
   }
 
 template <int KH, int KW, bool UNIT, bool SIGNED>
@@ -166,6 +195,7 @@ FUSEFUZZ_Q8_VNNI_TARGET void RowVnni(const Geo& g, const int32_t* wt, const Epi&
   FUSEFUZZ_Q8_DWC_ROW(Dpwssd)
 }
 #undef FUSEFUZZ_Q8_DWC_ROW
+#undef FUSEFUZZ_Q8_DWC_BLOCK
 
 using RowFn = void (*)(const Geo&, const int32_t*, const Epi&, int64_t);
 
@@ -215,6 +245,15 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
   const int64_t q1 = std::clamp<int64_t>(p.pad_left + p.w, q0, wp);
   const uint8_t pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
   const RowFn row = PickRow(p, pk.vnni);
+  // Where input pixel (iy, ix) lands in the bordered plane (bytes), -1 if no output reads it.
+  std::vector<int64_t> at(static_cast<size_t>(p.h * p.w), -1);
+  for (int64_t iy = 0; iy < p.h; ++iy) {
+    const int64_t yy = iy + p.pad_top;
+    if (yy < 0 || yy >= hp) continue;
+    for (int64_t q = q0; q < q1; ++q) {
+      at[static_cast<size_t>(iy * p.w + q - p.pad_left)] = (yy * wp + q) * kCb;
+    }
+  }
   ParallelFor(threads, p.n * blocks, [&](int64_t task) {
     const int64_t b = task / blocks, c0 = (task % blocks) * kCb;
     const int64_t nc = std::min(kCb, p.c - c0);
@@ -224,7 +263,7 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
     const uint8_t* src[16];
     for (int64_t l = 0; l < kCb; ++l) src[l] = p.x + (b * p.c + c0 + (l < nc ? l : 0)) * p.h * p.w;
     const int64_t rs = wp * kCb;
-    for (int64_t yy = 0; yy < hp; ++yy) {
+    for (int64_t yy = 0; yy < hp; ++yy) {  // the border: what no input pixel lands on
       const int64_t iy = yy - p.pad_top;
       uint8_t* prow = plane + yy * rs;
       if (iy < 0 || iy >= p.h) {
@@ -233,14 +272,10 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
       }
       std::memset(prow, pad, static_cast<size_t>(q0 * kCb));
       std::memset(prow + q1 * kCb, pad, static_cast<size_t>((wp - q1) * kCb));
-      const uint8_t* rows[16];
-      for (int l = 0; l < 16; ++l) rows[l] = src[l] + iy * p.w + (q0 - p.pad_left);
-      for (int64_t q = q0; q < q1; q += 16) {
-        ChannelsToPixels(rows, q - q0, std::min<int64_t>(16, q1 - q), prow + q * kCb);
-      }
     }
+    ChannelsToPixels(src, p.h * p.w, plane, [&](int64_t i) { return at[static_cast<size_t>(i)]; });
     Geo g{plane, wp, p.ow, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.kh, p.kw};
-    const size_t stage = static_cast<size_t>((opix + 16) * kCb);  // 16 pixels of slack
+    const size_t stage = static_cast<size_t>((opix + 63) / 64 * 64 * kCb);  // whole 64s
     for (int64_t j = 0; j < mg; ++j) {
       // Output channel of lane l: (c0 + l) * mg + j; its plane at y + (b*m + oc) * opix.
       const int64_t cb = c0 / kCb;
@@ -270,9 +305,7 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
           uint8_t* rst = Grow(buf.residual, stage);
           const uint8_t* rsrc[16];
           for (int l = 0; l < 16; ++l) rsrc[l] = p.residual + (dst[l] - p.y);
-          for (int64_t i = 0; i < opix; i += 16) {
-            ChannelsToPixels(rsrc, i, std::min<int64_t>(16, opix - i), rst + i * kCb);
-          }
+          ChannelsToPixels(rsrc, opix, rst, [](int64_t i) { return i * kCb; });
           e.residual = rst;
         }
       }
@@ -284,9 +317,7 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
         }
         continue;
       }
-      for (int64_t i = 0; i < opix; i += 16) {
-        PixelsToChannels(e.y + i * kCb, std::min<int64_t>(16, opix - i), dst, nc, i);
-      }
+      PixelsToChannels(e.y, opix, dst, nc);
     }
   });
   return true;
