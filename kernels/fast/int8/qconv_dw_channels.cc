@@ -96,6 +96,41 @@ inline void PixelsToChannels(const uint8_t* src, int64_t count, uint8_t* const d
   }
 }
 
+// The int32 staging plane (y_int32; count pixels, 16 channels each in pixel order) to the
+// first nc channel planes dst[l]: a 16x16 int32 transpose per 16 pixels.
+inline void Int32PixelsToChannels(const int32_t* src, int64_t count, int32_t* const dst[16],
+                                  int64_t nc) {
+  for (int64_t i0 = 0; i0 < count; i0 += 16) {
+    __m512i r[16], t[16], u[16];
+    for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_si512(src + (i0 + k) * 16);
+    for (int k = 0; k < 8; ++k) {
+      t[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+      t[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+    }
+    // u[4k + j] lane L: column 4L + j of rows 4k .. 4k + 3.
+    for (int k = 0; k < 4; ++k) {
+      u[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+      u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+      u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+      u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+    }
+    const __mmask16 k =
+        static_cast<__mmask16>(count - i0 >= 16 ? 0xFFFFu : (1u << (count - i0)) - 1);
+    for (int j = 0; j < 4; ++j) {
+      const __m512i v0 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88);
+      const __m512i v1 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xDD);
+      const __m512i w0 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88);
+      const __m512i w1 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xDD);
+      const __m512i col[4] = {
+          _mm512_shuffle_i32x4(v0, w0, 0x88), _mm512_shuffle_i32x4(v1, w1, 0x88),
+          _mm512_shuffle_i32x4(v0, w0, 0xDD), _mm512_shuffle_i32x4(v1, w1, 0xDD)};
+      for (int L = 0; L < 4; ++L) {
+        if (4 * L + j < nc) _mm512_mask_storeu_epi32(dst[4 * L + j] + i0, k, col[L]);
+      }
+    }
+  }
+}
+
 // One channel block's requantization: the lanes are the 16 channels.
 struct Epi {
   V offset;
@@ -311,10 +346,11 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
       }
       for (int64_t oy = 0; oy < p.oh; ++oy) row(g, w, e, oy);
       if (p.y_int32) {
-        for (int64_t l = 0; l < nc; ++l) {
-          int32_t* y32 = p.y_int32 + (b * p.m + (c0 + l) * mg + j) * opix;
-          for (int64_t i = 0; i < opix; ++i) y32[i] = e.y32[i * kCb + l];
+        int32_t* dst32[16];
+        for (int64_t l = 0; l < kCb; ++l) {
+          dst32[l] = p.y_int32 + (b * p.m + (c0 + (l < nc ? l : 0)) * mg + j) * opix;
         }
+        Int32PixelsToChannels(e.y32, opix, dst32, nc);
         continue;
       }
       PixelsToChannels(e.y, opix, dst, nc);
