@@ -1,13 +1,13 @@
 // Integer depthwise convolution, channel-blocked (AVX-512 copy only; docs/kernels.md "Int8"):
-// 16 input channels at a time are transposed (a 16x16 byte transpose per 16 pixels) into one
-// zero-point-bordered plane of pixels, each pixel the 16 channels' bytes, so one vector holds one
-// pixel of 16 channels and a tap is one widening load (vpmovzxbd/vpmovsxbd) times the 16
-// channels' weights of that tap (low int16 of each lane, high 0: pmaddwd, or vpdpwssd with
-// VNNI), exactly as the plane kernel (qconv_depthwise.cc) multiplies, with the same offset
-// correction. Nothing is done per plane: no compaction, no wasted lanes on 7x7 planes, and the
+// 16 input channels at a time are transposed (four 16x16 byte transposes at once in zmm
+// registers, 64 pixels per step) into one zero-point-bordered plane of pixels, each pixel the 16
+// channels' bytes, so one vector holds one pixel of 16 channels and a tap is one widening load
+// (vpmovzxbd/vpmovsxbd) times the 16 channels' weights of that tap (low int16 of each lane, high
+// 0: pmaddwd, or vpdpwssd with VNNI), exact, with offset = bias - zx * sum(w) undoing the raw
+// inputs. Nothing is done per plane: no compaction, no wasted lanes on 7x7 planes, and the
 // requantization (per-channel offset and multiplier as vectors, the lanes being channels) runs
-// in registers into a pixel-major staging plane that one transpose per 16 pixels writes back to
-// the NCHW output planes. Every buffer is the thread's own, allocated once (thread_local).
+// in registers into a staging plane that the same transpose writes back to the NCHW output
+// planes. Every buffer is the thread's own, allocated once (thread_local).
 #include <algorithm>
 #include <cstring>
 #include <vector>
