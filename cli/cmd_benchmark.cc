@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/bench_int8_table.h"
 #include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
@@ -224,8 +225,8 @@ std::string Fixed(double v, int digits) {
 std::string Cell(double v, int digits) { return v > 0 ? Fixed(v, digits) : "-"; }
 std::string Ratio(double num, double den) { return num > 0 && den > 0 ? Fixed(num / den, 2) : "-"; }
 
-std::string Markdown(const std::vector<TableLine>& lines, const json& fusion_doc,
-                     const Rows& harness, int threads) {
+std::string Markdown(const std::vector<TableLine>& lines, const std::string& int8_section,
+                     const json& fusion_doc, const Rows& harness, int threads) {
   std::ostringstream o;
   const json ctx = fusion_doc.value("context", json::object());
   o << "# fusefuzz benchmarks\n\n";
@@ -248,6 +249,7 @@ std::string Markdown(const std::vector<TableLine>& lines, const json& fusion_doc
       << Cell(l.dnnl_unfused, 0) << " | " << Ratio(l.dnnl_unfused, l.dnnl_fused) << " | "
       << Cell(l.dnnl_gflops, 1) << " | " << Ratio(l.dnnl_fused, l.fused) << " |\n";
   }
+  o << int8_section;
   if (!harness.empty()) {
     o << "\n## Harness throughput\n\n| stage | graphs/s |\n|---|---:|\n";
     for (const auto& [name, row] : harness) {
@@ -354,13 +356,22 @@ int Bench(const BenchArgs& a) {
     harness_json = (fs::path(fusion_json).parent_path() / "harness.json").string();
   }
   const json doc = fusion_json.empty() ? json::object() : ReadJson(fusion_json);
-  const std::vector<TableLine> lines = Table(ReadRows(doc, a.threads == 1));
+  const Rows rows = ReadRows(doc, a.threads == 1);
+  const std::vector<TableLine> lines = Table(rows);
+  std::vector<Int8BenchRow> int8_rows;
+  for (const auto& [name, row] : rows) {
+    const auto op = row.counters.find("OP");
+    int8_rows.push_back({name, row.micros, op == row.counters.end() ? 0 : op->second});
+  }
+  const std::vector<Int8Line> int8_lines = Int8Table(int8_rows);
   Rows harness;
   if (!harness_json.empty()) harness = ReadRows(ReadJson(harness_json), a.threads == 1);
-  WriteFile(out / "benchmarks.md", Markdown(lines, doc, harness, a.threads));
+  WriteFile(out / "benchmarks.md",
+            Markdown(lines, Int8Markdown(int8_lines), doc, harness, a.threads));
   WriteFile(out / "speedup.svg", Svg(lines));
   std::cout << "wrote " << (out / "benchmarks.md").string() << " and "
-            << (out / "speedup.svg").string() << " (" << lines.size() << " patterns)\n";
+            << (out / "speedup.svg").string() << " (" << lines.size() << " float and "
+            << int8_lines.size() << " int8 pattern rows)\n";
   return 0;
 }
 

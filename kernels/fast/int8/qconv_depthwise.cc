@@ -1,11 +1,13 @@
-// Integer depthwise convolution (c / group == 1, any channel multiplier, stride, dilation, pads):
-// each input plane is copied once into a zero-point-bordered byte plane (split into stride_w
-// column phases, so a tap of a strided row is a contiguous load), then every output row is a
-// vector of pixels accumulating its taps: raw bytes widened to int32 lanes, times the tap's
-// weight in the low int16 of a word whose high int16 is 0 (pmaddwd, or vpdpwssd with VNNI:
-// lo*w + hi*0, exact). offset[m] = bias - x_zero_point * sum(w) undoes the raw inputs. Four
-// vectors at a time keep four independent accumulator chains in flight. Stride 1 runs on the
-// flattened grid of the padded plane (as the GEMM's direct mode), so 7x7 planes fill vectors.
+// Integer depthwise convolution (c / group == 1, any channel multiplier, stride, dilation, pads),
+// the plane kernel of the SSE2 and AVX2 copies (the AVX-512 copy runs the channel-blocked
+// kernel, qconv_dw_channels.cc): each input plane is copied once into a zero-point-bordered
+// byte plane (split into stride_w column phases, so a tap of a strided row is a contiguous
+// load), then every output row is a vector of pixels accumulating its taps: raw bytes widened to
+// int32 lanes, times the tap's weight in the low int16 of a word whose high int16 is 0
+// (pmaddwd: lo*w + hi*0, exact). offset[m] = bias - x_zero_point * sum(w) undoes the raw
+// inputs. Four vectors at a time keep four independent accumulator chains in flight. Stride 1
+// runs on the flattened grid of the padded plane (as the GEMM's direct mode), so 7x7 planes fill
+// vectors.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -80,18 +82,6 @@ void RowsMadd(const QConvProblem& p, const Plane& pl, const int32_t* w, int64_t 
   FUSEFUZZ_Q8_DW_ROWS(MAdd)
 }
 
-#ifdef FUSEFUZZ_Q8_VNNI
-template <int KH, int KW>
-FUSEFUZZ_Q8_VNNI_TARGET void FlatVnni(const QConvProblem& p, const Plane& pl, const int32_t* w,
-                                      int64_t nblk, int32_t* out) {
-  FUSEFUZZ_Q8_DW_FLAT(Dpwssd)
-}
-template <int KH, int KW, int RB>
-FUSEFUZZ_Q8_VNNI_TARGET void RowsVnni(const QConvProblem& p, const Plane& pl, const int32_t* w,
-                                      int64_t oy, int64_t owr, int32_t* out) {
-  FUSEFUZZ_Q8_DW_ROWS(Dpwssd)
-}
-#endif
 #undef FUSEFUZZ_Q8_DW_FLAT
 #undef FUSEFUZZ_Q8_DW_ROWS
 
@@ -105,18 +95,14 @@ struct Kernels {
 };
 
 template <int KH, int KW>
-Kernels KernelsOf(bool vnni) {
-#ifdef FUSEFUZZ_Q8_VNNI
-  if (vnni) return {&FlatVnni<KH, KW>, &RowsVnni<KH, KW, kRows>, &RowsVnni<KH, KW, 1>};
-#else
-  (void)vnni;
-#endif
+Kernels KernelsOf() {
   return {&FlatMadd<KH, KW>, &RowsMadd<KH, KW, kRows>, &RowsMadd<KH, KW, 1>};
 }
 
 }  // namespace
 
 void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
+  if (RunDepthwiseChannels(pk, p, threads)) return;
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;
   const bool flat = p.stride_h == 1 && p.stride_w == 1;
   const int64_t sw = p.stride_w;
@@ -136,19 +122,7 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
            : static_cast<size_t>(sw * hp * wq + 16);
   const size_t acc_size = static_cast<size_t>(flat ? qp : kRows * owr);
   const uint8_t pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
-  const Kernels kern = p.kh == 3 && p.kw == 3 ? KernelsOf<3, 3>(pk.vnni) : KernelsOf<0, 0>(pk.vnni);
-#if defined(__AVX512BW__)
-  // Per grid vector, the lanes that are outputs (column < ow, position < qv).
-  std::vector<__mmask16> masks(flat ? static_cast<size_t>((qv + kLanes - 1) / kLanes) : 0);
-  for (size_t v = 0; v < masks.size(); ++v) {
-    uint32_t k = 0;
-    for (int l = 0; l < kLanes; ++l) {
-      const int64_t q = static_cast<int64_t>(v) * kLanes + l;
-      if (q < qv && q % wq < p.ow) k |= 1u << l;
-    }
-    masks[v] = static_cast<__mmask16>(k);
-  }
-#endif
+  const Kernels kern = p.kh == 3 && p.kw == 3 ? KernelsOf<3, 3>() : KernelsOf<0, 0>();
   // Tasks of up to 8 channels: the buffers are allocated once per task.
   constexpr int64_t kChunk = 8;
   const int64_t chunks = (p.c + kChunk - 1) / kChunk;
@@ -157,9 +131,6 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
     std::vector<uint8_t> bytes(plane_bytes), ygrid(flat ? static_cast<size_t>(qp) : 0),
         rgrid(flat && p.residual ? static_cast<size_t>(qp) : 0);
     std::vector<int32_t> acc(acc_size);
-#if defined(__AVX512BW__)
-    std::vector<int32_t> packed(flat ? static_cast<size_t>(opix + kLanes) : 0);
-#endif
     Plane pl;
     pl.bytes = bytes.data();
     pl.hp = hp;
@@ -205,19 +176,6 @@ void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
             }
             continue;
           }
-#if defined(__AVX512BW__)
-          // The grid's output lanes compacted in registers (vpcompressd), then one requantization
-          // of the whole plane in NCHW order, residual read in place.
-          int32_t* dst = packed.data();
-          for (size_t v = 0; v < masks.size(); ++v) {
-            const __mmask16 k = masks[v];
-            _mm512_storeu_si512(dst, _mm512_maskz_compress_epi32(k, Load(acc.data() + v * kLanes)));
-            dst += __builtin_popcount(k);
-          }
-          r.residual = res;
-          RequantRow(r, packed.data(), opix, y);
-          continue;
-#endif
           // One requantization over the grid (residual rows moved onto it), then the rows out.
           if (res) {
             for (int64_t oy = 0; oy < p.oh; ++oy) {

@@ -310,6 +310,21 @@ QPacked* Pack(const QConvProblem& p) {
       pk->offset[static_cast<size_t>(oc)] =
           static_cast<int32_t>(static_cast<uint32_t>(bias - p.x_zero_point * sum));
     }
+    if (kLanes == 16) {  // the channel-blocked words of qconv_dw_channels.cc
+      const int64_t blocks = (p.c + 15) / 16;
+      pk->wc.assign(static_cast<size_t>(mg * blocks * taps * 16), 0);
+      pk->offc.assign(static_cast<size_t>(mg * blocks * 16), 0);
+      for (int64_t c = 0; c < p.c; ++c) {
+        for (int64_t j = 0; j < mg; ++j) {
+          const int64_t oc = c * mg + j, at = j * blocks + c / 16, l = c % 16;
+          for (int64_t t = 0; t < taps; ++t) {
+            pk->wc[static_cast<size_t>((at * taps + t) * 16 + l)] =
+                pk->w[static_cast<size_t>(oc * taps + t)];
+          }
+          pk->offc[static_cast<size_t>(at * 16 + l)] = pk->offset[static_cast<size_t>(oc)];
+        }
+      }
+    }
     return pk;
   }
   pk->vnni = kLanes == 16 && CpuHasVnni();

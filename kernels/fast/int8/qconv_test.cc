@@ -47,6 +47,16 @@ const Geo kGeos[] = {
     {"depthwise_on_1x1", 1, 6, 1, 1, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},
     {"depthwise_wide37", 1, 4, 9, 37, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
     {"depthwise_s2_odd", 1, 3, 10, 19, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, 3},
+    // The channel-blocked kernel (AVX-512): channel counts off its 16-channel blocks, 7x7 and
+    // 56x56 planes, odd widths, stride 2, asymmetric pads, multipliers, 5x5 and run-time sizes.
+    {"dw_c20_7x7", 1, 20, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 20},
+    {"dw_c17_56x56", 1, 17, 56, 56, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},
+    {"dw_c33_s2_odd23", 2, 33, 15, 23, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 33},
+    {"dw_c18_mult2_asym", 1, 18, 9, 11, 36, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 18},
+    {"dw_c16_5x5", 1, 16, 12, 13, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 16},
+    {"dw_c21_7x7_d2", 1, 21, 15, 14, 21, 7, 7, 1, 1, 2, 2, 3, 6, 3, 6, 21},
+    {"dw_c19_1x1_s2", 1, 19, 8, 9, 19, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 19},
+    {"dw_c31_s2_5x5_pad0", 1, 31, 17, 18, 31, 5, 5, 2, 2, 1, 1, 0, 0, 0, 0, 31},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -195,6 +205,7 @@ TEST(QConvFast, BenchShapesBitExact) {
       {"resnet18_conv5_x", 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       {"resnet18_conv3_x", 1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       {"mobilenetv2_dw", 1, 144, 56, 56, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144},
+      {"mobilenetv2_dw7", 1, 960, 7, 7, 960, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 960},
       {"mobilenetv2_pw", 1, 96, 14, 14, 576, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
   };
   const Variant v{QStorage::kUint8, QStorage::kUint8, true, QStorage::kUint8, false, 2};
@@ -219,7 +230,8 @@ TEST(QConvFast, BenchShapesBitExact) {
 // The unfused pipeline: the int32 accumulator (y_int32), then QRequantize as its own pass. Each
 // step bit-exact with its loops at every level, and the two passes give the fused bytes.
 TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
-  for (size_t gi : {size_t{0}, size_t{3}, size_t{9}, size_t{12}, size_t{14}}) {
+  for (size_t gi : {size_t{0}, size_t{3}, size_t{9}, size_t{12}, size_t{14}, size_t{20}, size_t{22},
+                    size_t{23}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;

@@ -24,6 +24,10 @@ struct QPacked {
   int64_t mtiles = 0;           // register tiles of output channels per conv group
   std::vector<int32_t> w;       // gemm: [group][mtiles][nk][kMr]; depthwise: [m][kh * kw]
   std::vector<int32_t> offset;  // [m]
+  // Depthwise, AVX-512 copy: the channel-blocked words (qconv_dw_channels.cc), lane l of block
+  // cb the channel c = cb * 16 + l (output channel c * multiplier + j), 0 past c:
+  // wc [j][cb][kh * kw][16], offc [j][cb][16]. Empty in the other copies.
+  std::vector<int32_t> wc, offc;
   // What it was packed for (Run checks that the problem matches).
   int64_t m = 0, c = 0, kh = 0, kw = 0, group = 0;
   int8::QStorage x_type = int8::QStorage::kUint8;
@@ -34,6 +38,9 @@ QPacked* Pack(const int8::QConvProblem& p);
 void Run(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // Depthwise (c / group == 1, any multiplier), called by Run.
 void RunDepthwise(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// The channel-blocked depthwise kernel (AVX-512 copy); false where it does not run (then
+// RunDepthwise's plane kernel does).
+bool RunDepthwiseChannels(const QPacked& pk, const int8::QConvProblem& p, int threads);
 void QAddKernel(const int8::QAddProblem& p, int threads);
 void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
 
