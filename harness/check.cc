@@ -93,6 +93,31 @@ std::string ErrorClass(const std::string& message) {
     line = line.substr(0, prefix) + lines[i].substr(start);
     break;
   }
+  // A name in parentheses, "two nodes with same node name (n3/conv)": a word of letters with a
+  // digit or a '/' (value and node names; op types such as "(QLinearAdd)" have neither, and a
+  // bare number "(8)" is a number, below) is one name, whatever its numbers and parts.
+  {
+    std::string named;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '(') {
+        const size_t end = line.find(')', i + 1);
+        if (end != std::string::npos && end > i + 1) {
+          const std::string word = line.substr(i + 1, end - i - 1);
+          const bool plain = word.find_first_of(" \t,") == std::string::npos;
+          const bool letter = std::any_of(word.begin(), word.end(), [](char c) {
+            return std::isalpha(static_cast<unsigned char>(c)) != 0;
+          });
+          if (plain && letter && word.find_first_of("0123456789/") != std::string::npos) {
+            named += "(*)";
+            i = end;
+            continue;
+          }
+        }
+      }
+      named += line[i];
+    }
+    line = named;
+  }
   // What varies between cases of one failure is replaced: numbers (sizes, indices, ids,
   // addresses, hex too) by '#', quoted text (node, value and file names) by '*'; then a list
   // of numbers ("[1, 3, 8, 8]", "2x2") becomes one '#', so that shapes of any rank are alike.

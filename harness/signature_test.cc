@@ -94,6 +94,17 @@ TEST(ErrorClass, TracebacksAreKeyedByTheExceptionOnTheirLastLine) {
             ErrorClass("target error: KeyError: bad pads [1, 2]"));
 }
 
+TEST(ErrorClass, NamesInParenthesesAreOneName) {
+  // ONNX Runtime's duplicate-name error gave two folders for one bug: (n2) and (n3/conv).
+  const std::string dup =
+      "target error: This is an invalid model. Error: two nodes with same node name ";
+  EXPECT_EQ(ErrorClass(dup + "(n2)."), ErrorClass(dup + "(n3/conv)."));
+  // An op type in parentheses still tells two failures apart.
+  EXPECT_NE(ErrorClass("Node (n5) Op (QLinearAdd) failed"),
+            ErrorClass("Node (n5) Op (QLinearConv) failed"));
+  EXPECT_EQ(ErrorClass("Node (n5) Op (QLinearAdd) failed"), "Node (*) Op (QLinearAdd) failed");
+}
+
 TEST(ErrorClass, NumbersOfAnyFormAndShapesOfAnyRankAreRemoved) {
   // ONNX Runtime: source line numbers, node names, counts.
   auto ort = [](const std::string& node, int src_line, int pad) {
