@@ -23,6 +23,70 @@
 #include "onnx/proto_io.h"
 
 namespace fusefuzz {
+
+namespace {
+
+// Bytes per element of a raw_data tensor; 0 for types without a fixed size (string, unknown).
+int64_t RawElementBytes(int32_t data_type) {
+  switch (data_type) {
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::BOOL:
+      return 1;
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      return 2;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+      return 4;
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::COMPLEX64:
+      return 8;
+    case onnx::TensorProto::COMPLEX128:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+bool RawDataSizeHolds(const onnx::TensorProto& t) {
+  if (!t.has_raw_data()) return true;
+  const int64_t bytes = RawElementBytes(t.data_type());
+  if (bytes == 0) return false;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || (d > 0 && n > std::numeric_limits<int64_t>::max() / bytes / d)) return false;
+    n *= d;
+  }
+  return static_cast<int64_t>(t.raw_data().size()) == n * bytes;
+}
+
+// Every initializer and tensor attribute, subgraphs included.
+bool RawDataSizesHold(const onnx::GraphProto& g) {
+  for (const auto& t : g.initializer()) {
+    if (!RawDataSizeHolds(t)) return false;
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t() && !RawDataSizeHolds(a.t())) return false;
+      for (const auto& t : a.tensors()) {
+        if (!RawDataSizeHolds(t)) return false;
+      }
+      if (a.has_g() && !RawDataSizesHold(a.g())) return false;
+      for (const auto& sg : a.graphs()) {
+        if (!RawDataSizesHold(sg)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
 namespace {
 
 class Importer {
@@ -279,13 +343,17 @@ class Importer {
 
   // --cut: the shapes of every value, from libonnx's shape inference (with data propagation, so
   // Reshape targets computed by Shape/Gather chains are known too). A model it cannot infer
-  // simply has fewer cut points.
+  // simply has fewer cut points. libonnx 1.12's data propagation copies raw_data without
+  // checking its length (ParseData: a 3-byte int64 raw_data is a memcpy into an empty vector's
+  // null data, found by fuzz/onnx_cut_fuzzer.cc), so it runs only when every tensor's raw_data
+  // holds exactly its dims' elements.
   void InferShapesForCut(std::string_view bytes) {
     onnx::ModelProto m;
     ParseProto(bytes, &m, src_, "ONNX ModelProto");
     try {
-      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(false, 0, true));
+      onnx::shape_inference::InferShapes(
+          m, onnx::OpSchemaRegistry::Instance(),
+          onnx::ShapeInferenceOptions(false, 0, RawDataSizesHold(m.graph())));
     } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): partial shapes are kept
     }
     auto add = [&](const onnx::ValueInfoProto& p) {
