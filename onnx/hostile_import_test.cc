@@ -159,20 +159,23 @@ TEST(HostileRound2, Item2FirstBytesMustStartTheMessage) {
 // import and by --cut, as max = FLT_MAX, written as its shortest form 3.4028235e+38, which is a
 // little above FLT_MAX as a double, and fusefuzz's own graph reader refused it ("outside the
 // float32 range"). Every bound a model can hold must read back as the float it is.
-// Found by fuzz/onnx_cut_fuzzer.cc in its first hour: an int64 tensor whose raw_data is not a
-// whole number of elements, read by libonnx 1.12's data propagation during `import --cut`'s
-// shape inference, was a memcpy into a null pointer (SIGSEGV). The cut runs shape inference
-// without data propagation for such a model, and refuses or cuts it like any other.
-TEST(HostileRound2, CutSurvivesRawDataShorterThanItsDims) {
-  std::ifstream f(
-      std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/hostile/cut-int64-raw-data-3-bytes.onnx",
-      std::ios::binary);
-  ASSERT_TRUE(f.good());
-  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  try {
-    ImportOnnxCut(bytes, "m.onnx");
-  } catch (const InputError&) {
-    // refused with a message: fine; a crash is the bug
+// Found by fuzz/onnx_cut_fuzzer.cc: libonnx 1.12's shape inference, which `import --cut` runs
+// on the whole model before fusefuzz checks its nodes, crashed on two hostile models: an int64
+// tensor whose raw_data is not a whole number of elements (data propagation memcpy'd it into a
+// null pointer: SIGSEGV) and a Conv with a stride of 0 (SIGFPE). The cut now runs inference
+// without data propagation, or not at all, for such models, and refuses or cuts them like any
+// other.
+TEST(HostileRound2, CutSurvivesModelsThatCrashLibonnxShapeInference) {
+  for (const char* name : {"cut-int64-raw-data-3-bytes.onnx", "cut-conv-stride-0.onnx"}) {
+    std::ifstream f(std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/hostile/" + name,
+                    std::ios::binary);
+    ASSERT_TRUE(f.good()) << name;
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    try {
+      ImportOnnxCut(bytes, "m.onnx");
+    } catch (const InputError&) {
+      // refused with a message: fine; a crash is the bug
+    }
   }
 }
 
