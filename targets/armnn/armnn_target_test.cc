@@ -114,6 +114,23 @@ TEST(ArmnnTarget, ReducedModesRunAtTheirPrecision) {
   }
 }
 
+// A depthwise conv with channel multiplier 2 and distinct weights per output channel: a wrong
+// reorder into Arm NN's [multiplier, C, kH, kW] layout swaps channels (conv_layout.h).
+TEST(ArmnnTarget, DepthwiseWithAChannelMultiplierMatchesTheReference) {
+  ARMNN_OR_SKIP(t, "fp32", "");
+  std::string w;
+  for (int i = 0; i < 6 * 9; ++i) w += (i ? "," : "") + std::to_string((i * 5 % 11 - 5) * 0.125);
+  const Graph g = ParseGraph(R"({"format":"fusefuzz-graph","version":2,
+    "inputs":[{"name":"x","shape":[1,3,5,4]}],
+    "nodes":[{"name":"dw","op":"Conv","inputs":["x"],"outputs":["y"],
+      "attrs":{"group":3,"pads":[1,1,1,1]},
+      "params":{"W":{"shape":[6,1,3,3],"data":[)" +
+                             w + R"(]},"B":{"shape":[6],"data":[1,2,3,4,5,6]}}}],
+    "outputs":["y"]})");
+  const TensorMap in = InputsFromSeed(g, 3);
+  ExpectCloseToReference(g, in, t->Run(g, in, RunRequest{}), 0x1p-24);
+}
+
 TEST(ArmnnTarget, AnswersUnsupportedForWhatArmnnCannotExpress) {
   ARMNN_OR_SKIP(t, "fp32", "");
   Graph g = PadConv();

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "targets/armnn/conv_layout.h"
+
 namespace fusefuzz::armnn_net {
 
 armnn::TensorInfo Info(const Shape& s) {
@@ -229,30 +231,15 @@ armnn::IConnectableLayer* Builder::Conv(const Node& n) {
   if (auto b = n.params.find("B"); b != n.params.end()) bias = Const({m}, b->second.data);
   armnn::IConnectableLayer* l = nullptr;
   if (a.group == 1) {
-    armnn::Convolution2dDescriptor d;
-    d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
-    d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
-    d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
-    d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
-    d.m_BiasEnabled = bias.has_value();
-    d.m_DataLayout = armnn::DataLayout::NCHW;
-    l = net_->AddConvolution2dLayer(d, Const(w.shape, w.data), bias, n.name.c_str());
+    l = net_->AddConvolution2dLayer(
+        armnn_conv::ConvDescriptor<armnn::Convolution2dDescriptor>(a, bias.has_value()),
+        Const(w.shape, w.data), bias, n.name.c_str());
   } else if (a.group == c) {
-    // Depthwise weights are [multiplier, C, kH, kW]; ours [C*multiplier, 1, kH, kW].
     const int64_t mult = m / c;
-    std::vector<float> dw(w.data.size());
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t k = 0; k < mult; ++k)
-        for (int64_t i = 0; i < kh * kw; ++i)
-          dw[(k * c + ch) * kh * kw + i] = w.data[(ch * mult + k) * kh * kw + i];
-    armnn::DepthwiseConvolution2dDescriptor d;
-    d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
-    d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
-    d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
-    d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
-    d.m_BiasEnabled = bias.has_value();
-    d.m_DataLayout = armnn::DataLayout::NCHW;
-    l = net_->AddDepthwiseConvolution2dLayer(d, Const({mult, c, kh, kw}, dw), bias, n.name.c_str());
+    l = net_->AddDepthwiseConvolution2dLayer(
+        armnn_conv::ConvDescriptor<armnn::DepthwiseConvolution2dDescriptor>(a, bias.has_value()),
+        Const({mult, c, kh, kw}, armnn_conv::DepthwiseWeights<float>(w.data, c, mult, kh * kw)),
+        bias, n.name.c_str());
   } else {
     throw Unsupported("grouped convolution with " + std::to_string(a.group) +
                       " groups: Arm NN has no groups" + Where(n));

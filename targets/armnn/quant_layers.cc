@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "targets/armnn/conv_layout.h"
 #include "targets/native_server.h"
 
 namespace fusefuzz::armnn_int8 {
@@ -115,18 +116,11 @@ std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*> AddQLinearConv(
   for (int64_t o = 0; o < m; ++o) sw[static_cast<size_t>(o)] = static_cast<float>(qw.Scale(o));
   const bool per_channel = std::any_of(sw.begin(), sw.end(), [&](float s) { return s != sw[0]; });
   // Weights: ours [M, C/group, kH, kW]; depthwise [multiplier, C, kH, kW] for Arm NN.
-  keep->i8.push_back(std::make_unique<std::vector<int8_t>>(w.data.size()));
-  std::vector<int8_t>& wq = *keep->i8.back();
   const int64_t mult = depthwise ? m / c : 1;
-  for (size_t i = 0; i < w.data.size(); ++i) {
-    size_t at = i;
-    if (depthwise) {
-      const int64_t o = static_cast<int64_t>(i) / (kh * kw),
-                    k = static_cast<int64_t>(i) % (kh * kw);
-      at = static_cast<size_t>(((o % mult) * c + o / mult) * kh * kw + k);
-    }
-    wq[at] = static_cast<int8_t>(w.data[i]);
-  }
+  keep->i8.push_back(std::make_unique<std::vector<int8_t>>(
+      depthwise ? armnn_conv::DepthwiseWeights<int8_t>(w.data, c, mult, kh * kw)
+                : std::vector<int8_t>(w.data.begin(), w.data.end())));
+  std::vector<int8_t>& wq = *keep->i8.back();
   const Shape wshape = depthwise ? Shape{mult, c, kh, kw} : w.shape;
   // Where Arm NN 20.08 reads a depthwise filter's per-axis scales ([mult, C, kH, kW]) is not
   // established here: not translated rather than guessed.
@@ -153,23 +147,13 @@ std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*> AddQLinearConv(
   const armnn::ConstTensor weights(winfo, wq.data());
   armnn::IConnectableLayer* conv = nullptr;
   if (depthwise) {
-    armnn::DepthwiseConvolution2dDescriptor d;
-    d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
-    d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
-    d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
-    d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
-    d.m_BiasEnabled = bias.has_value();
-    d.m_DataLayout = armnn::DataLayout::NCHW;
-    conv = net->AddDepthwiseConvolution2dLayer(d, weights, bias, n.name.c_str());
+    conv = net->AddDepthwiseConvolution2dLayer(
+        armnn_conv::ConvDescriptor<armnn::DepthwiseConvolution2dDescriptor>(a, bias.has_value()),
+        weights, bias, n.name.c_str());
   } else {
-    armnn::Convolution2dDescriptor d;
-    d.m_PadLeft = unsigned(a.pad_left), d.m_PadRight = unsigned(a.pad_right);
-    d.m_PadTop = unsigned(a.pad_top), d.m_PadBottom = unsigned(a.pad_bottom);
-    d.m_StrideX = unsigned(a.stride_w), d.m_StrideY = unsigned(a.stride_h);
-    d.m_DilationX = unsigned(a.dilation_w), d.m_DilationY = unsigned(a.dilation_h);
-    d.m_BiasEnabled = bias.has_value();
-    d.m_DataLayout = armnn::DataLayout::NCHW;
-    conv = net->AddConvolution2dLayer(d, weights, bias, n.name.c_str());
+    conv = net->AddConvolution2dLayer(
+        armnn_conv::ConvDescriptor<armnn::Convolution2dDescriptor>(a, bias.has_value()), weights,
+        bias, n.name.c_str());
   }
   armnn::IConnectableLayer* last = conv;
   for (const EpilogueStep& s : n.epilogue) {
