@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -133,7 +134,11 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
         }
       }
       end["rewrites"] = std::move(fires);
-      end["coverage"] = ClassifyGraph(c.graph);
+      // The value-dependent classes ("quant/saturated") need the reference's intermediate
+      // values: a second reference run, for quantized graphs only (float graphs return at once).
+      std::map<std::string, int64_t> coverage = ClassifyGraph(c.graph);
+      for (const auto& [id, n] : ClassifyQuantValues(c.graph, c.inputs)) coverage[id] += n;
+      end["coverage"] = std::move(coverage);
       if (!Send(fd, end)) break;
     }
   } catch (const OutputError& e) {

@@ -46,6 +46,21 @@ TEST(Campaign, NoFaultsNoFindings) {
   fs::remove_all(dir);
 }
 
+// The value-dependent coverage classes reach the summary: the workers classify each quantized
+// case on the reference's values too, not only its structure.
+TEST(Campaign, QuantCampaignCountsSaturatedCoverage) {
+  fs::path dir = TempDir("quant-coverage");
+  CmdResult r = Fusefuzz("fuzz --quant --graphs 150 --seed 1 -q --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  json s = ReadJson(dir / "summary.json");
+  int64_t saturated = -1;
+  for (const auto& c : s["coverage"]["classes"]) {
+    if (c["id"] == "quant/saturated") saturated = c["graphs"].get<int64_t>();
+  }
+  EXPECT_GT(saturated, 0) << s["coverage"].dump();
+  fs::remove_all(dir);
+}
+
 TEST(Campaign, InjectedFaultIsFoundBlamedAndReplayed) {
   fs::path dir = TempDir("fault");
   std::string junit = (dir / "junit.xml").string();
