@@ -18,6 +18,7 @@ nan, inf = float("nan"), float("inf")
 
 def T(shape, values):
     return torch.tensor(values, dtype=torch.float32).reshape(shape)
+
 )PY";
 
 const char* const kTorchFloatFlows = R"PY(
@@ -300,6 +301,9 @@ def simulated():
     return gm
 
 
+CLASSES = {}  # module -> its class after convert_fx (for the printout)
+
+
 class FormRecorder(torch.fx.Interpreter):
     def __init__(self, module):
         super().__init__(module)
@@ -328,6 +332,8 @@ def module_forms(converted, traced, inputs):
     forms = {}
     for n in converted.graph.nodes:
         if n.op == "call_module" and n.target in NODE_OF_MODULE:
+            CLASSES[n.target] = "%s.%s" % (type(mods[n.target]).__module__,
+                                           type(mods[n.target]).__name__)
             forms[n.target] = "reference" if isinstance(mods[n.target], reference) else \
                 "quantized" if rec.quantized.get(n.name) else "float"
     for n in traced.graph.nodes:
@@ -421,8 +427,14 @@ def outside(i, v):
 
 
 def last_line(e):
-    lines = [line for line in str(e).strip().splitlines() if line.strip()]
-    return "%s: %s" % (type(e).__name__, lines[-1] if lines else "")
+    """The error's own message: TorchScript puts it last, after the traceback; torch.fx first,
+    before "While executing" and the original traceback."""
+    skip = ("While executing", "Original traceback", "Traceback of TorchScript", "The following")
+    lines = [line for line in str(e).strip().splitlines()
+             if line.strip() and not line[0].isspace() and not line.startswith(skip)]
+    msg = lines[-1] if lines else ""
+    return msg if msg.split(":")[0].endswith(("Error", "Exception")) else \
+        "%s: %s" % (type(e).__name__, msg)
 
 
 def attempt(optimize):
@@ -457,7 +469,10 @@ def main():
         print("modules the %s backend config quantizes, and how each ran after convert_fx:" %
               ENGINE)
         for m in forms["promised"]:
-            print("  %s (graph node %s): %s" % (m, NODE_OF_MODULE[m], forms["forms"].get(m)))
+            form = forms["forms"].get(m)
+            print("  %s (graph node %s): %s%s" % (m, NODE_OF_MODULE[m], form,
+                                                  " (%s)" % CLASSES[m] if m in CLASSES else
+                                                  " (fused into the module before it)"))
         if left:
             print("%d left in float or reference form: the bug is there" % len(left))
             return 1
@@ -471,7 +486,7 @@ def main():
                                                   if not math.isnan(g[i] - REFERENCE[i]) else inf))
     shown = order[:8] + ([WORST] if WORST not in order[:8] else [])
     for i in shown:
-        ref = "[%g, %g]" % (LO[i], HI[i]) if GRID else "%.9g" % REFERENCE[i]
+        ref = "[%g, %g]" % (LO[i] + 0.0, HI[i] + 0.0) if GRID else "%.9g" % REFERENCE[i]
         print("  %-14s %-16s %-16.9g %-16.9g%s" % (at(i), ref, g[i], p[i],
                                                   "  <- off" if outside(i, g[i]) else ""))
     bound = "the admitted integers" if GRID else "the oracle's bound %g" % BOUND
