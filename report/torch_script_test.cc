@@ -134,6 +134,22 @@ TEST(TorchScript, ExitsZeroWhereTheBugDoesNotShow) {
   fs::remove_all(dir);
 }
 
+// The qnnpack clamp bug's graph through the same flows on onednn, whose clamp is correct: the
+// flows run end to end (prepare, observers on the graph's parameters, convert; QAT's train
+// steps) and agree with the grid oracle, exit 0.
+TEST(TorchScript, QuantFlowsOnOnednnPassTheQnnpackClampCase) {
+  if (!HaveTorch()) GTEST_SKIP() << "no torch for /usr/bin/python3 (ci/setup installs it)";
+  Repro r = ReadReproFile(kSource + "/corpus/upstream/pytorch/qnnpack_clamp_channels_last.repro.json");
+  for (const char* mode : {"pytorch:ptq_fx", "pytorch:qat_fx"}) {
+    r.target = mode;
+    const fs::path dir = TempDir("onednn");
+    std::ofstream(dir / "reproduce.py") << TorchReproScript(r);
+    const auto [status, out] = RunPython(dir / "reproduce.py");
+    EXPECT_EQ(status, 0) << mode << "\n" << out;
+    fs::remove_all(dir);
+  }
+}
+
 // Every PyTorch reproducer of the corpus: the finding folder written by the writer holds
 // reproduce.py, report.md names it, and the script reproduces the bug on its own.
 class CorpusScript : public ::testing::TestWithParam<std::string> {};
