@@ -11,128 +11,12 @@
 
 #include "ir/error.h"
 #include "ir/verifier.h"
+#include "report/py_literal.h"
+#include "report/torch_script_py.h"
 
 namespace fusefuzz {
 
-std::string PyStr(const std::string& s) {
-  const bool plain = std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-' || c == ':' || c == '/' || c == ' ';
-  });
-  if (plain) return "'" + s + "'";
-  std::string out = "b'";
-  for (unsigned char c : s) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\x%02x", c);
-    out += buf;
-  }
-  return out + "'.decode('utf-8', 'replace')";
-}
-
-std::string PyFloat32(float v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string PyDouble(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
 namespace {
-
-std::string Ints(const std::vector<int64_t>& v, const char* open = "[", const char* close = "]") {
-  std::string s = open;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  if (v.size() == 1 && std::string(open) == "(") s += ",";
-  return s + close;
-}
-
-}  // namespace
-
-std::string PyTensor(const Tensor& t) {
-  std::string s = "T(" + Ints(t.shape) + ", [";
-  for (size_t i = 0; i < t.data.size(); ++i) s += (i ? ", " : "") + PyFloat32(t.data[i]);
-  return s + "])";
-}
-
-namespace {
-
-// translate.py's decompositions, written into the script only when a graph needs them.
-constexpr const char* kHelpers = R"PY(
-class OnnxMaxPool2d(nn.Module):
-    """ONNX MaxPool with any pads below the kernel and ONNX's ceil mode: -inf padding to the
-    extent of the ONNX windows, then a floor-mode max_pool2d."""
-
-    def __init__(self, kernel, stride, pad):
-        super().__init__()
-        self.kernel, self.stride, self.pad = list(kernel), list(stride), list(pad)
-
-    def forward(self, x):
-        x = F.pad(x, self.pad, mode="constant", value=float("-inf"))
-        return F.max_pool2d(x, self.kernel, self.stride)
-
-
-class OnnxAvgPool2d(nn.Module):
-    """ONNX AvgPool with any pads below the kernel: window sums of the zero-padded input
-    divided by the count of cells each window counts (input, or input + declared pads)."""
-
-    def __init__(self, kernel, stride, pad, divisor):
-        super().__init__()
-        self.kernel, self.stride, self.pad = list(kernel), list(stride), list(pad)
-        self.register_buffer("divisor", divisor)
-
-    def forward(self, x):
-        x = F.pad(x, self.pad, mode="constant", value=0.0)
-        return F.avg_pool2d(x, self.kernel, self.stride, divisor_override=1) / self.divisor
-
-
-class BroadcastPReLU(nn.Module):
-    """ONNX PRelu with a slope broadcast along other dims than the channel."""
-
-    def __init__(self, slope):
-        super().__init__()
-        self.register_buffer("slope", slope)
-
-    def forward(self, x):
-        return torch.where(x >= 0, x, x * self.slope)
-
-
-class OnnxHardSigmoid(nn.Module):
-    """max(0, min(1, alpha*x + beta)) (torch's Hardsigmoid is alpha 1/6, beta 1/2 only)."""
-
-    def __init__(self, alpha, beta):
-        super().__init__()
-        self.alpha, self.beta = float(alpha), float(beta)
-
-    def forward(self, x):
-        return torch.clamp(x * self.alpha + self.beta, 0.0, 1.0)
-
-
-class SingleElementNorm(nn.Module):
-    """A norm whose every span is one element: (x - x) / sqrt(eps) * scale + bias."""
-
-    def __init__(self, scale, bias, eps, rank):
-        super().__init__()
-        per_channel = [1, -1] + [1] * (rank - 2)
-        self.register_buffer("scale", scale.reshape(per_channel))
-        self.register_buffer("bias", bias.reshape(per_channel))
-        self.register_buffer("sigma", torch.tensor(float(eps)).sqrt())
-
-    def forward(self, x):
-        return (x - x) / self.sigma * self.scale + self.bias
-
-)PY";
 
 class Emitter {
  public:
@@ -144,10 +28,10 @@ class Emitter {
       m_.var_of[g_.inputs[i].name] = var;
       m_.input_vars.push_back(var);
     }
-    for (size_t i = 0; i < g_.nodes.size(); ++i) EmitNode(g_.nodes[i], static_cast<int>(i));
+    for (const Node& n : g_.nodes) EmitNode(n);
     for (const auto& o : g_.outputs) m_.output_vars.push_back(m_.var_of.at(o));
     std::ostringstream py;
-    if (m_.uses_helpers) py << kHelpers;
+    if (m_.uses_helpers) py << kTorchHelpers;
     py << "\nclass Graph(nn.Module):\n"
        << "    \"\"\"The finding's graph, modules declared in graph order (as the adapter's "
           "translate.py).\"\"\"\n\n"
@@ -195,8 +79,7 @@ class Emitter {
     params_.push_back("self." + attr + "." + field + ".copy_(" + PyTensor(t) + reshape + ")");
   }
 
-  void EmitNode(const Node& n, int index) {
-    (void)index;
+  void EmitNode(const Node& n) {
     const std::string x = n.inputs.empty() ? "" : In(n, 0);
     std::string y;
     switch (n.op) {
@@ -243,16 +126,17 @@ class Emitter {
         const BinaryOperands b = GetBinaryOperands(n);
         const std::string a = b.const_a ? Buffer(*b.const_a) : In(n, b.input_a);
         const std::string c = b.const_b ? Buffer(*b.const_b) : In(n, b.input_b);
-        const char* op = n.op == Op::Add ? " + " : n.op == Op::Sub ? " - " : n.op == Op::Mul
-                                                                                 ? " * "
-                                                                                 : " / ";
+        const char* op = n.op == Op::Add   ? " + "
+                         : n.op == Op::Sub ? " - "
+                         : n.op == Op::Mul ? " * "
+                                           : " / ";
         y = Call(n.output, a + op + c);
         break;
       }
       case Op::Pad: {
         const auto p = AttrInts(n, "pads");  // t, l, b, r
         const std::string mode = AttrString(n, "mode");
-        const std::string pads = Ints({p[1], p[3], p[0], p[2]});
+        const std::string pads = PyInts({p[1], p[3], p[0], p[2]});
         if (mode == "constant") {
           y = Call(n.output, "F.pad(" + x + ", " + pads + ", mode='constant', value=" +
                                  PyDouble(AttrFloat(n, "value")) + ")");
@@ -287,7 +171,7 @@ class Emitter {
         break;
       case Op::Flatten:
       case Op::Reshape:
-        y = Call(n.output, "torch.reshape(" + x + ", " + Ints(ShapeOf(n.output), "(", ")") + ")");
+        y = Call(n.output, "torch.reshape(" + x + ", " + PyInts(ShapeOf(n.output), "(", ")") + ")");
         break;
       case Op::Gemm:
         y = Gemm(n, x);
@@ -314,14 +198,14 @@ class Emitter {
     if (!symmetric) {
       // nn.Conv2d pads both sides equally; ONNX pads may differ per side.
       x = Call("", "F.pad(" + x + ", " +
-                       Ints({a.pad_left, a.pad_right, a.pad_top, a.pad_bottom}) + ")");
+                       PyInts({a.pad_left, a.pad_right, a.pad_top, a.pad_bottom}) + ")");
     }
     const std::string ctor =
         "nn.Conv2d(" + std::to_string(w.shape[1] * a.group) + ", " + std::to_string(w.shape[0]) +
-        ", " + Ints({w.shape[2], w.shape[3]}, "(", ")") + ", stride=" +
-        Ints({a.stride_h, a.stride_w}, "(", ")") + ", dilation=" +
-        Ints({a.dilation_h, a.dilation_w}, "(", ")") + ", padding=" +
-        (symmetric ? Ints({a.pad_top, a.pad_left}, "(", ")") : std::string("0")) +
+        ", " + PyInts({w.shape[2], w.shape[3]}, "(", ")") +
+        ", stride=" + PyInts({a.stride_h, a.stride_w}, "(", ")") +
+        ", dilation=" + PyInts({a.dilation_h, a.dilation_w}, "(", ")") +
+        ", padding=" + (symmetric ? PyInts({a.pad_top, a.pad_left}, "(", ")") : std::string("0")) +
         ", groups=" + std::to_string(a.group) + ", bias=" + (bias ? "True" : "False") + ")";
     const std::string m = Module(n, "Conv2d", ctor);
     Set(m, "weight", w);
@@ -362,7 +246,7 @@ class Emitter {
     const Shape& s = ShapeOf(n.inputs[0]);
     std::string m;
     if (n.op == Op::LayerNorm) {
-      m = Module(n, "LayerNorm", "nn.LayerNorm(" + Ints(scale.shape) + ", eps=" + eps + ")");
+      m = Module(n, "LayerNorm", "nn.LayerNorm(" + PyInts(scale.shape) + ", eps=" + eps + ")");
     } else {
       const int64_t c = s[1];
       const int64_t groups = n.op == Op::GroupNorm ? AttrInt(n, "num_groups") : c;
@@ -375,13 +259,12 @@ class Emitter {
                        ", " + std::to_string(s.size()) + ")");
         return Call(n.output, "self." + m + "(" + x + ")");
       }
-      m = n.op == Op::GroupNorm
-              ? Module(n, "GroupNorm",
-                       "nn.GroupNorm(" + std::to_string(groups) + ", " + std::to_string(c) +
-                           ", eps=" + eps + ")")
-              : Module(n, "InstanceNorm2d",
-                       "nn.InstanceNorm2d(" + std::to_string(c) + ", eps=" + eps +
-                           ", affine=True, track_running_stats=False)");
+      m = n.op == Op::GroupNorm ? Module(n, "GroupNorm",
+                                         "nn.GroupNorm(" + std::to_string(groups) + ", " +
+                                             std::to_string(c) + ", eps=" + eps + ")")
+                                : Module(n, "InstanceNorm2d",
+                                         "nn.InstanceNorm2d(" + std::to_string(c) + ", eps=" + eps +
+                                             ", affine=True, track_running_stats=False)");
     }
     Set(m, "weight", scale);
     Set(m, "bias", bias);
@@ -413,8 +296,8 @@ class Emitter {
           if (i + lead != 1 && slope.shape[i] != 1) per_channel = false;
         }
         if (per_channel) {
-          const std::string m = Module(
-              n, "PReLU", "nn.PReLU(num_parameters=" + std::to_string(slope.size()) + ")");
+          const std::string m =
+              Module(n, "PReLU", "nn.PReLU(num_parameters=" + std::to_string(slope.size()) + ")");
           Set(m, "weight", slope, ".reshape(-1)");
           return Call(value, "self." + m + "(" + x + ")");
         }
@@ -449,7 +332,30 @@ class Emitter {
         cls = "GELU", ctor = "nn.GELU(approximate='" + approx + "')";
         break;
       }
-      default:
+      case Op::Conv:
+      case Op::FusedConv:
+      case Op::BatchNorm:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Pad:
+      case Op::MaxPool:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+      case Op::Concat:
+      case Op::Identity:
+      case Op::Flatten:
+      case Op::Reshape:
+      case Op::Gemm:
+      case Op::MatMul:
+      case Op::QuantizeLinear:
+      case Op::DequantizeLinear:
+      case Op::QLinearConv:
+      case Op::QLinearAdd:
         throw InputError("node " + n.name, "not an activation: " + std::string(OpName(op)));
     }
     return Call(value, "self." + Module(n, cls, ctor) + "(" + x + ")");
@@ -461,20 +367,19 @@ class Emitter {
       throw InputError("node " + n.name, "a dilated pool (the adapter answers unsupported)");
     }
     const bool max = n.op == Op::MaxPool;
-    const std::string k = Ints({p.kernel_h, p.kernel_w}, "(", ")");
-    const std::string st = Ints({p.stride_h, p.stride_w}, "(", ")");
+    const std::string k = PyInts({p.kernel_h, p.kernel_w}, "(", ")");
+    const std::string st = PyInts({p.stride_h, p.stride_w}, "(", ")");
     const std::string ceil = p.ceil_mode ? "True" : "False";
     if (p.pad_top == p.pad_bottom && p.pad_left == p.pad_right && 2 * p.pad_top <= p.kernel_h &&
         2 * p.pad_left <= p.kernel_w) {
       // torch's own padding (symmetric, at most half the kernel) and ceil rule are ONNX's.
-      const std::string pad = Ints({p.pad_top, p.pad_left}, "(", ")");
+      const std::string pad = PyInts({p.pad_top, p.pad_left}, "(", ")");
       const std::string m =
           max ? Module(n, "MaxPool2d",
                        "nn.MaxPool2d(" + k + ", " + st + ", " + pad + ", ceil_mode=" + ceil + ")")
               : Module(n, "AvgPool2d",
                        "nn.AvgPool2d(" + k + ", " + st + ", " + pad + ", ceil_mode=" + ceil +
-                           ", count_include_pad=" + (p.count_include_pad ? "True" : "False") +
-                           ")");
+                           ", count_include_pad=" + (p.count_include_pad ? "True" : "False") + ")");
       return Call(n.output, "self." + m + "(" + x + ")");
     }
     // Explicit padding to exactly the extent of the ONNX windows (may crop at the end).
@@ -484,7 +389,7 @@ class Emitter {
     const int64_t oh = o[2], ow = o[3];
     const int64_t end_h = (oh - 1) * p.stride_h + p.kernel_h - s[2] - p.pad_top;
     const int64_t end_w = (ow - 1) * p.stride_w + p.kernel_w - s[3] - p.pad_left;
-    const std::string pad = Ints({p.pad_left, end_w, p.pad_top, end_h});
+    const std::string pad = PyInts({p.pad_left, end_w, p.pad_top, end_h});
     if (max) {
       return Call(n.output, "self." +
                                 Module(n, "OnnxMaxPool2d",
@@ -504,8 +409,9 @@ class Emitter {
             nh * std::max<int64_t>(0, std::min(w0 + p.kernel_w, hi_w) - std::max(w0, lo_w)));
       }
     }
-    const std::string m = Module(
-        n, "OnnxAvgPool2d", "OnnxAvgPool2d(" + k + ", " + st + ", " + pad + ", " + PyTensor(div) + ")");
+    const std::string m =
+        Module(n, "OnnxAvgPool2d",
+               "OnnxAvgPool2d(" + k + ", " + st + ", " + pad + ", " + PyTensor(div) + ")");
     return Call(n.output, "self." + m + "(" + x + ")");
   }
 
@@ -524,9 +430,8 @@ class Emitter {
     }
     auto c = n.params.find("C");
     const bool has_c = c != n.params.end();
-    const bool column_bias =
-        !has_c || (c->second.size() == d.n && d.n > 1 &&
-                   (c->second.shape.size() == 1 || c->second.shape[0] == 1));
+    const bool column_bias = !has_c || (c->second.size() == d.n && d.n > 1 &&
+                                        (c->second.shape.size() == 1 || c->second.shape[0] == 1));
     std::string y;
     const std::string value = n.epilogue.empty() ? n.output : "";
     if (d.alpha == 1.0 && d.beta == 1.0 && !d.trans_a && column_bias) {
@@ -538,9 +443,8 @@ class Emitter {
         }
       }
       const std::string m = Module(n, "Linear",
-                                   "nn.Linear(" + std::to_string(d.k) + ", " +
-                                       std::to_string(d.n) + ", bias=" +
-                                       (has_c ? "True" : "False") + ")");
+                                   "nn.Linear(" + std::to_string(d.k) + ", " + std::to_string(d.n) +
+                                       ", bias=" + (has_c ? "True" : "False") + ")");
       Set(m, "weight", wt);
       if (has_c) Set(m, "bias", c->second, ".reshape(-1)");
       y = Call(value, "self." + m + "(" + x + ")");

@@ -2,7 +2,7 @@
 // report/torch_script.h): modules declared in graph order and called as a hand-written model
 // calls them, with the ONNX decompositions of targets/pytorch/translate.py, so that the script
 // builds the model the PyTorch adapter builds. Graph names never become Python identifiers:
-// modules are `m0, m1, ...`, buffers `c0, ...`, values `x0, ...` (inputs) and `v0, ...`; names
+// modules are `m0, m1, ...`, buffers `c0, ...`, values `x0, ...` (inputs) and `t0, ...`; names
 // appear only as string literals (PyStr).
 #pragma once
 
@@ -15,16 +15,6 @@
 
 namespace fusefuzz {
 
-// A Python literal of any byte string: '...' for plain names, else a bytes literal of \xNN
-// escapes decoded as UTF-8, so that no quote, backslash or newline of a name reaches the source.
-std::string PyStr(const std::string& s);
-// A float32 value exactly ("nan", "inf" and "-inf" are names the script defines).
-std::string PyFloat32(float v);
-// A double exactly.
-std::string PyDouble(double v);
-// `T([dims], [values])`: the script's tensor constructor.
-std::string PyTensor(const Tensor& t);
-
 struct TorchModuleInfo {
   std::string attr;        // m0, m1, ...
   std::string cls;         // "Conv2d", "BatchNorm2d", "ReLU", ... or a script class
@@ -32,7 +22,7 @@ struct TorchModuleInfo {
 };
 
 struct TorchModule {
-  std::string source;      // `class Graph(nn.Module)` and the helper classes it uses
+  std::string source;                    // `class Graph(nn.Module)` and the helper classes it uses
   std::vector<TorchModuleInfo> modules;  // declaration order (what fuse_modules lists see)
   // One entry per call of forward in order (each line of forward is one torch.fx call node):
   // the graph value that call computes, "" for an intermediate (an explicit pad).

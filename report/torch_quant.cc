@@ -18,9 +18,38 @@ bool Commutes(Op op) {
     case Op::Reshape:
     case Op::Flatten:
       return true;
-    default:
+    case Op::Conv:
+    case Op::FusedConv:
+    case Op::BatchNorm:
+    case Op::LayerNorm:
+    case Op::GroupNorm:
+    case Op::InstanceNorm:
+    case Op::LeakyRelu:
+    case Op::PRelu:
+    case Op::Elu:
+    case Op::Sigmoid:
+    case Op::HardSigmoid:
+    case Op::Tanh:
+    case Op::Silu:
+    case Op::HardSwish:
+    case Op::Gelu:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pad:
+    case Op::AvgPool:
+    case Op::GlobalAvgPool:
+    case Op::Concat:
+    case Op::Gemm:
+    case Op::MatMul:
+    case Op::QuantizeLinear:
+    case Op::DequantizeLinear:
+    case Op::QLinearConv:
+    case Op::QLinearAdd:
       return false;
   }
+  return false;
 }
 
 class Splitter {
@@ -108,11 +137,18 @@ class Splitter {
         alias_[n.output] = ReadInt(n, n.inputs[0]);
         return;
       case Op::QLinearAdd: {
-        Node add{n.name, Op::Add, {ReadInt(n, n.inputs[0]), ReadInt(n, n.inputs[1])},
-                 n.name + "__sum", {}, {}, {}, {}};
+        Node add{n.name,
+                 Op::Add,
+                 {ReadInt(n, n.inputs[0]), ReadInt(n, n.inputs[1])},
+                 n.name + "__sum",
+                 {},
+                 {},
+                 {},
+                 {}};
         std::string y = Add(n.name, add);
         if (AttrString(n, "activation") == "relu") {
-          y = Add(n.name, Node{n.name + "__relu", Op::Relu, {y}, n.name + "__relu", {}, {}, {}, {}});
+          y = Add(n.name,
+                  Node{n.name + "__relu", Op::Relu, {y}, n.name + "__relu", {}, {}, {}, {}});
         }
         Quantize(y, n.output, n.quant.at("y"));
         return;
@@ -137,8 +173,35 @@ class Splitter {
           return;
         }
         break;
-      default:
-        break;
+      case Op::Conv:
+      case Op::FusedConv:
+      case Op::BatchNorm:
+      case Op::LayerNorm:
+      case Op::GroupNorm:
+      case Op::InstanceNorm:
+      case Op::Relu:
+      case Op::Relu6:
+      case Op::Clip:
+      case Op::LeakyRelu:
+      case Op::PRelu:
+      case Op::Elu:
+      case Op::Sigmoid:
+      case Op::HardSigmoid:
+      case Op::Tanh:
+      case Op::Silu:
+      case Op::HardSwish:
+      case Op::Gelu:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Pad:
+      case Op::AvgPool:
+      case Op::GlobalAvgPool:
+      case Op::Concat:
+      case Op::Gemm:
+      case Op::MatMul:
+        break;  // a float op of the model, below
     }
     Node f = n;
     for (auto& i : f.inputs) i = Alias(i);
@@ -176,11 +239,23 @@ class Splitter {
         const std::string r = ReadInt(n, n.inputs[static_cast<size_t>(st.input)]);
         y = Add(n.name, Node{n.name + "__add", Op::Add, {y, r}, n.name + "__add", {}, {}, {}, {}});
       } else if (st.kind == EpilogueKind::kActivation) {
-        y = Add(n.name, Node{n.name + "__act" + std::to_string(k), st.act, {y},
-                             n.name + "__act" + std::to_string(k), st.attrs, st.params, {}, {}});
+        y = Add(n.name, Node{n.name + "__act" + std::to_string(k),
+                             st.act,
+                             {y},
+                             n.name + "__act" + std::to_string(k),
+                             st.attrs,
+                             st.params,
+                             {},
+                             {}});
       } else if (st.kind == EpilogueKind::kClamp) {
-        y = Add(n.name, Node{n.name + "__clip" + std::to_string(k), Op::Clip, {y},
-                             n.name + "__clip" + std::to_string(k), st.attrs, {}, {}, {}});
+        y = Add(n.name, Node{n.name + "__clip" + std::to_string(k),
+                             Op::Clip,
+                             {y},
+                             n.name + "__clip" + std::to_string(k),
+                             st.attrs,
+                             {},
+                             {},
+                             {}});
       } else {
         throw InputError("node " + n.name, "a QLinearConv epilogue step the adapter refuses");
       }

@@ -9,6 +9,7 @@
 
 #include "ir/error.h"
 #include "kernels/reference/reference.h"
+#include "report/py_literal.h"
 #include "report/torch_module.h"
 #include "report/torch_quant.h"
 #include "report/torch_script_py.h"
@@ -36,8 +37,7 @@ std::string PytorchMode(const std::string& target) {
 namespace {
 
 bool IsFloatMode(const std::string& m) {
-  return m == "eager" || m == "fx" || m == "fuse_fx" || m == "fuse_modules" ||
-         m == "torchscript";
+  return m == "eager" || m == "fx" || m == "fuse_fx" || m == "fuse_modules" || m == "torchscript";
 }
 bool IsQuantFxMode(const std::string& m) {
   return m == "ptq_fx" || m == "ptq_fx_qnnpack" || m == "qat_fx";
@@ -63,9 +63,10 @@ std::string PyDims(const Shape& s) {
 // translate.py + fusefuzz_torch.py's declaration_order_groups: consecutive Conv2d, BatchNorm2d,
 // ReLU modules in declaration order, whatever the data flow (the fuse_modules mode's lists).
 std::vector<std::vector<std::string>> DeclarationOrderGroups(const TorchModule& m) {
-  const std::vector<std::vector<std::string>> patterns = {
-      {"Conv2d", "BatchNorm2d", "ReLU"}, {"Conv2d", "BatchNorm2d"}, {"Conv2d", "ReLU"},
-      {"BatchNorm2d", "ReLU"}};
+  const std::vector<std::vector<std::string>> patterns = {{"Conv2d", "BatchNorm2d", "ReLU"},
+                                                          {"Conv2d", "BatchNorm2d"},
+                                                          {"Conv2d", "ReLU"},
+                                                          {"BatchNorm2d", "ReLU"}};
   std::vector<std::vector<std::string>> groups;
   size_t i = 0;
   while (i < m.modules.size()) {
@@ -113,8 +114,8 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
   const std::string mode = PytorchMode(r.target);
   const bool quant = IsQuantFxMode(mode);
   if (!quant && !IsFloatMode(mode)) return "";
-  const bool mismatch = r.kind == FindingKind::kFusion && !r.worst.output.empty() &&
-                        r.worst.index >= 0;
+  const bool mismatch =
+      r.kind == FindingKind::kFusion && !r.worst.output.empty() && r.worst.index >= 0;
   const bool error = r.kind == FindingKind::kTargetError && r.failing_run != "unoptimized";
   const bool unquantized = r.kind == FindingKind::kUnquantized && quant;
   if (!mismatch && !error && !unquantized) return "";
@@ -183,8 +184,8 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
      << "# The graph is the nn.Module Graph below, with its weights and the case's inputs.\n";
   if (mismatch) {
     py << "# Exit 1 while the bug is there: at the failing output's worst element the optimized "
-          "run is outside\n# what fusefuzz's " << OracleKindName(r.oracle.kind)
-       << " oracle admits and the unoptimized run is not.\n";
+          "run is outside\n# what fusefuzz's "
+       << OracleKindName(r.oracle.kind) << " oracle admits and the unoptimized run is not.\n";
   } else if (error) {
     py << "# Exit 1 while the bug is there: the optimized run raises, the unoptimized one does "
           "not.\n";
@@ -213,11 +214,13 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
   py << "MODE = '" << mode << "'\nKIND = '" << FindingKindName(r.kind) << "'\n"
      << "INPUT_NAMES = " << PyList(input_names) << "\n"
      << "OUTPUT_NAMES = " << PyList(output_names) << "\n"
-     << "NODE_OF_MODULE = {" << [&] {
-          std::string s;
-          for (size_t i = 0; i < node_of.size(); ++i) s += (i ? ", " : "") + node_of[i];
-          return s;
-        }() << "}\n"
+     << "NODE_OF_MODULE = {" <<
+      [&] {
+        std::string s;
+        for (size_t i = 0; i < node_of.size(); ++i) s += (i ? ", " : "") + node_of[i];
+        return s;
+      }()
+     << "}\n"
      << "INPUTS = " << PyList(inputs) << "\n"
      << "INPUT_VARS = " << PyList(input_vars) << "\n";
   if (mismatch) {
@@ -263,7 +266,8 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
     std::vector<std::string> int_in, int_out, dq_out;
     for (size_t i = 0; i < r.graph.inputs.size(); ++i) {
       auto it = split.int_inputs.find(r.graph.inputs[i].name);
-      if (it != split.int_inputs.end()) int_in.push_back(std::to_string(i) + ": " + PyParams(it->second));
+      if (it != split.int_inputs.end())
+        int_in.push_back(std::to_string(i) + ": " + PyParams(it->second));
     }
     for (size_t i = 0; i < r.graph.outputs.size(); ++i) {
       auto io = split.int_outputs.find(r.graph.outputs[i]);
@@ -271,7 +275,8 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
         int_out.push_back(std::to_string(i) + ": " + PyParams(io->second.second));
       }
       auto dq = split.dq_outputs.find(r.graph.outputs[i]);
-      if (dq != split.dq_outputs.end()) dq_out.push_back(std::to_string(i) + ": " + PyParams(dq->second));
+      if (dq != split.dq_outputs.end())
+        dq_out.push_back(std::to_string(i) + ": " + PyParams(dq->second));
     }
     auto dict = [](const std::vector<std::string>& items) {
       std::string s = "{";

@@ -62,345 +62,70 @@ def run(optimize):
     return flat, None
 )PY";
 
-const char* const kTorchQuantFlows = R"PY(
-from torch.ao.quantization.observer import ObserverBase
+// translate.py's decompositions, written into the script only when a graph needs them.
+const char* const kTorchHelpers = R"PY(
+class OnnxMaxPool2d(nn.Module):
+    """ONNX MaxPool with any pads below the kernel and ONNX's ceil mode: -inf padding to the
+    extent of the ONNX windows, then a floor-mode max_pool2d."""
 
-ENGINE = {"ptq_fx": "onednn", "ptq_fx_qnnpack": "qnnpack", "qat_fx": "onednn"}[MODE]
-DTYPES = {"uint8": (torch.quint8, 0, 255), "int8": (torch.qint8, -128, 127)}
-QAT_STEPS = 3
-
-
-class GraphActObserver(ObserverBase):
-    """Answers the graph's scale and zero point of the tensor it observes (assigned after
-    prepare), as the adapter's observer does: the flow runs on the graph's parameters."""
-
-    def __init__(self, dtype=torch.quint8, **kwargs):
-        super().__init__(dtype=dtype)
-        self.qscheme = torch.per_tensor_affine
-        self.quant_min, self.quant_max = (0, 255) if dtype == torch.quint8 else (-128, 127)
-        self.eps = 2.0 ** -12
-        self.params = None
-
-    def assign(self, params):
-        self.params = params
-        self.dtype, self.quant_min, self.quant_max = DTYPES[params[0]]
+    def __init__(self, kernel, stride, pad):
+        super().__init__()
+        self.kernel, self.stride, self.pad = list(kernel), list(stride), list(pad)
 
     def forward(self, x):
-        return x
-
-    @torch.jit.export
-    def calculate_qparams(self):
-        if self.params is None:
-            raise RuntimeError("an observer the graph gave no parameters")
-        return (torch.tensor([self.params[1]], dtype=torch.float),
-                torch.tensor([self.params[2]], dtype=torch.int))
+        x = F.pad(x, self.pad, mode="constant", value=float("-inf"))
+        return F.max_pool2d(x, self.kernel, self.stride)
 
 
-class GraphWeightObserver(ObserverBase):
-    """The graph's weight integers: its scales for an unchanged weight; for a weight PyTorch
-    folded a BatchNorm into, per channel s'_c = sum|w'_c| / sum|q_c| (the re-snap that keeps
-    the integers)."""
+class OnnxAvgPool2d(nn.Module):
+    """ONNX AvgPool with any pads below the kernel: window sums of the zero-padded input
+    divided by the count of cells each window counts (input, or input + declared pads)."""
 
-    def __init__(self, grid=None, per_channel_only=False, dtype=torch.qint8, **kwargs):
-        super().__init__(dtype=dtype)
-        # No grid: the global qconfig's, never asked (weights without a grid get no qconfig).
-        self.ints, self.grid_scales, self.per_channel = grid if grid else (None, None, False)
-        self.per_channel_only = per_channel_only
-        self.qscheme = torch.per_channel_symmetric
-        self.ch_axis = 0
-        self.quant_min, self.quant_max = -128, 127
-        self.eps = 2.0 ** -12
-        self.weight = None
+    def __init__(self, kernel, stride, pad, divisor):
+        super().__init__()
+        self.kernel, self.stride, self.pad = list(kernel), list(stride), list(pad)
+        self.register_buffer("divisor", divisor)
 
-    def forward(self, w):
-        self.weight = w.detach().clone()
-        _, own = self.scales()
-        per_tensor = own and not self.per_channel and not self.per_channel_only
-        self.qscheme = torch.per_tensor_symmetric if per_tensor else torch.per_channel_symmetric
-        return w
-
-    def scales(self):
-        column = [-1] + [1] * (self.ints.dim() - 1)
-        own = self.ints.float() * self.grid_scales.float().reshape(column)
-        if torch.equal(self.weight.float(), own):
-            return self.grid_scales.clone(), True
-        m = self.weight.shape[0]
-        num = self.weight.double().reshape(m, -1).abs().sum(1)
-        den = self.ints.double().reshape(m, -1).abs().sum(1)
-        s = torch.where(den > 0, num / torch.where(den > 0, den, torch.ones_like(den)),
-                        self.grid_scales)
-        s = torch.where(s > 0, s, self.grid_scales)
-        return s.float().double(), False
-
-    @torch.jit.export
-    def calculate_qparams(self):
-        s, _ = self.scales()
-        if self.qscheme == torch.per_tensor_symmetric:
-            return torch.tensor([float(s[0])], dtype=torch.float), torch.tensor([0], dtype=torch.int)
-        return s.clone(), torch.zeros(len(s), dtype=torch.int64)
+    def forward(self, x):
+        x = F.pad(x, self.pad, mode="constant", value=0.0)
+        return F.avg_pool2d(x, self.kernel, self.stride, divisor_override=1) / self.divisor
 
 
-def qconfig(grid, qat):
-    from torch.ao.quantization import QConfig
-    from torch.ao.quantization.fake_quantize import FakeQuantize
-    act = GraphActObserver
-    weight = GraphWeightObserver.with_args(grid=grid, per_channel_only=qat)
-    if qat:
-        return QConfig(activation=FakeQuantize.with_args(observer=act),
-                       weight=FakeQuantize.with_args(observer=weight, quant_min=-128,
-                                                     quant_max=127, dtype=torch.qint8,
-                                                     qscheme=torch.per_channel_symmetric,
-                                                     ch_axis=0))
-    return QConfig(activation=act.with_args(), weight=weight)
+class BroadcastPReLU(nn.Module):
+    """ONNX PRelu with a slope broadcast along other dims than the channel."""
+
+    def __init__(self, slope):
+        super().__init__()
+        self.register_buffer("slope", slope)
+
+    def forward(self, x):
+        return torch.where(x >= 0, x, x * self.slope)
 
 
-def weight_grid(model, name):
-    """(integers, scales, per channel) of a module's weight on the graph's grid."""
-    scales, per_channel = WEIGHT_GRIDS[name]
-    w = getattr(model, name).weight.detach()
-    s = torch.tensor(scales * w.shape[0] if len(scales) == 1 else scales, dtype=torch.float64)
-    column = [-1] + [1] * (w.dim() - 1)
-    ints = torch.round(w.double() / s.reshape(column)).float()
-    return ints, s, per_channel
+class OnnxHardSigmoid(nn.Module):
+    """max(0, min(1, alpha*x + beta)) (torch's Hardsigmoid is alpha 1/6, beta 1/2 only)."""
+
+    def __init__(self, alpha, beta):
+        super().__init__()
+        self.alpha, self.beta = float(alpha), float(beta)
+
+    def forward(self, x):
+        return torch.clamp(x * self.alpha + self.beta, 0.0, 1.0)
 
 
-def new_model():
-    model = Graph().eval()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return torch.fx.symbolic_trace(model)  # a GraphModule, as the adapter's model
+class SingleElementNorm(nn.Module):
+    """A norm whose every span is one element: (x - x) / sqrt(eps) * scale + bias."""
 
+    def __init__(self, scale, bias, eps, rank):
+        super().__init__()
+        per_channel = [1, -1] + [1] * (rank - 2)
+        self.register_buffer("scale", scale.reshape(per_channel))
+        self.register_buffer("bias", bias.reshape(per_channel))
+        self.register_buffer("sigma", torch.tensor(float(eps)).sqrt())
 
-def values_of_nodes(gm):
-    """fx node name -> the variable (POINTS key) of the graph value it computes."""
-    out = {}
-    for n, v in zip([n for n in gm.graph.nodes if n.op == "placeholder"], INPUT_VARS):
-        out[n.name] = v
-    calls = [n for n in gm.graph.nodes if n.op in ("call_module", "call_function", "call_method")]
-    if len(calls) != len(CALLS):
-        raise RuntimeError("the traced model has %d calls, the script expects %d" %
-                           (len(calls), len(CALLS)))
-    for n, v in zip(calls, CALLS):
-        if v:
-            out[n.name] = v
-    return out
+    def forward(self, x):
+        return (x - x) / self.sigma * self.scale + self.bias
 
-
-def absorbed_chain_end(node, kept):
-    """The last node of the pattern fused into `node` (BatchNorm, ReLU folded into it)."""
-    cur = node
-    while True:
-        nxt = [u for u in cur.users if u.op == "call_module" and u.target not in kept]
-        if len(nxt) != 1 or len(cur.users) != 1:
-            return cur
-        cur = nxt[0]
-
-
-def is_zero_pad(node):
-    return (node.op == "call_function" and node.target is F.pad and
-            node.kwargs.get("mode", "constant") == "constant" and
-            not node.kwargs.get("value", 0.0) and len(node.args) == 2)
-
-
-def assign_observers(traced, prepared):
-    """Each activation observer gets the parameters of the graph's quantization point of the
-    tensor it observes, or of the point after it through ops that commute with quantization."""
-    value_of = values_of_nodes(traced)
-    orig = {n.name: n for n in traced.graph.nodes}
-    kept = {n.target for n in prepared.graph.nodes if n.op == "call_module"}
-    for n in prepared.graph.nodes:
-        if n.op != "call_module" or not n.target.startswith("activation_post_process"):
-            continue
-        obs = getattr(prepared, n.target)
-        obs = getattr(obs, "activation_post_process", obs)
-        o = orig.get(n.args[0].name)
-        if o is None:
-            raise RuntimeError("prepare observes %s, not a node of the model" % n.args[0].name)
-        if o.op == "call_module":
-            o = absorbed_chain_end(o, kept)
-        while o.name not in value_of and is_zero_pad(o):
-            o = o.args[0]
-        v = value_of.get(o.name)
-        while v is not None and v not in POINTS:
-            v = COMMUTING.get(v)
-        if v is None:
-            raise RuntimeError("prepare quantizes %s, which the graph keeps in float" % o.name)
-        obs.assign(POINTS[v])
-
-
-def backend_config():
-    from torch.ao.quantization.backend_config import (get_native_backend_config,
-                                                      get_qnnpack_backend_config)
-    return get_qnnpack_backend_config() if MODE == "ptq_fx_qnnpack" else \
-        get_native_backend_config()
-
-
-def quantize_flow(inputs):
-    """prepare_fx (prepare_qat_fx) -> calibration (QAT: train steps) -> convert_fx."""
-    from torch.ao.quantization import QConfigMapping
-    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx, prepare_qat_fx
-    qat = MODE == "qat_fx"
-    traced = new_model()
-    mapping = QConfigMapping().set_global(qconfig(None, qat))
-    for name in WEIGHT_MODULES:
-        grid = weight_grid(traced, name) if name in WEIGHT_GRIDS else None
-        mapping.set_module_name(name, qconfig(grid, qat) if grid else None)
-    config = backend_config()
-    example = tuple(inputs)
-    if qat:
-        traced.train()
-        prepared = prepare_qat_fx(traced, mapping, example, backend_config=config)
-    else:
-        prepared = prepare_fx(traced, mapping, example, backend_config=config)
-    assign_observers(traced, prepared)
-    if qat:
-        # The QAT machinery runs, but learning rate 0 and frozen BN statistics keep the
-        # weights the graph's.
-        import torch.nn.intrinsic.qat as nniqat
-        prepared.apply(nniqat.freeze_bn_stats)
-        params = list(prepared.parameters())
-        for p in params:
-            p.requires_grad_(True)
-        opt = torch.optim.SGD(params, lr=0.0) if params else None
-        for _ in range(QAT_STEPS):
-            outs = prepared(*example)
-            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
-            loss = sum(o.float().mean() for o in outs)
-            if opt and loss.requires_grad:
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        prepared.eval()
-    else:
-        with torch.no_grad():
-            prepared(*example)  # calibration
-    return convert_fx(prepared, backend_config=config), traced, config
-
-
-def fake_quant(x, scale, zero_point, dtype):
-    return torch.quantize_per_tensor(x, scale, zero_point, dtype).dequantize()
-
-
-def simulated():
-    """The unoptimized run: the float model with the graph's quantization simulated by PyTorch
-    (quantize_per_tensor -> dequantize at every quantization point), nothing fused."""
-    gm = new_model()
-    value_of = values_of_nodes(gm)
-    g, done = gm.graph, set()
-    for node in list(g.nodes):
-        v = value_of.get(node.name)
-        if v is None or v not in POINTS or v in done:
-            continue
-        done.add(v)
-        kind, scale, zp = POINTS[v]
-        with g.inserting_after(node):
-            fq = g.call_function(fake_quant, (node, scale, zp, DTYPES[kind][0]))
-        node.replace_all_uses_with(fq, delete_user_cb=lambda user, fq=fq: user is not fq)
-    g.lint()
-    gm.recompile()
-    return gm
-
-
-CLASSES = {}  # module -> its class after convert_fx (for the printout)
-
-
-class FormRecorder(torch.fx.Interpreter):
-    def __init__(self, module):
-        super().__init__(module)
-        self.quantized = {}
-
-    def run_node(self, n):
-        out = super().run_node(n)
-        first = out[0] if isinstance(out, (tuple, list)) and out else out
-        self.quantized[n.name] = isinstance(first, torch.Tensor) and first.is_quantized
-        return out
-
-
-def module_forms(converted, traced, inputs):
-    """Module -> "quantized", "reference" (dequantize, float op, quantize) or "float", from a
-    run of the converted model; modules fused into another take its form."""
-    try:
-        import torch.ao.nn.quantized.reference as nnqr
-        reference = tuple(v for v in vars(nnqr).values() if isinstance(v, type))
-    except ImportError:
-        reference = ()
-    rec = FormRecorder(converted)
-    with torch.no_grad():
-        rec.run(*inputs)
-    mods = dict(converted.named_modules())
-    kept = {n.target for n in converted.graph.nodes if n.op == "call_module"}
-    forms = {}
-    for n in converted.graph.nodes:
-        if n.op == "call_module" and n.target in NODE_OF_MODULE:
-            CLASSES[n.target] = "%s.%s" % (type(mods[n.target]).__module__,
-                                           type(mods[n.target]).__name__)
-            forms[n.target] = "reference" if isinstance(mods[n.target], reference) else \
-                "quantized" if rec.quantized.get(n.name) else "float"
-    for n in traced.graph.nodes:
-        if n.op == "call_module" and n.target in kept and n.target in NODE_OF_MODULE:
-            end, cur = absorbed_chain_end(n, kept), n
-            while cur is not end:
-                cur = next(iter(cur.users))
-                forms.setdefault(cur.target, forms.get(n.target))
-    return forms
-
-
-def promised(traced, config):
-    """The modules the backend config declares a quantized (quint8) form of on their own."""
-    configs = config.configs.values() if isinstance(config.configs, dict) else config.configs
-    types = set()
-    for c in configs:
-        p = c.pattern
-        if isinstance(p, type) and issubclass(p, nn.Module) and \
-                any(d.output_dtype == torch.quint8 for d in c.dtype_configs):
-            types.add(p)
-    return [name for name in NODE_OF_MODULE if type(getattr(traced, name)) in types]
-
-
-def model_inputs():
-    """Integer inputs fed dequantized ((q - z) * s in float32), as the adapter feeds them."""
-    xs = []
-    for i, t in enumerate(INPUTS):
-        if i in INT_INPUTS:
-            _, scale, zp = INT_INPUTS[i]
-            t = (t - torch.tensor(float(zp))) * torch.tensor(scale, dtype=torch.float32)
-        xs.append(t)
-    return xs
-
-
-def answer(outs):
-    """The model's outputs as the graph's: integer outputs on the graph's grid."""
-    flat = []
-    for i, t in enumerate(outs):
-        if t.is_quantized:
-            t = t.dequantize()
-        t = t.detach().float().contiguous()
-        if i in DQ_OUTPUTS:
-            kind, scale, zp = DQ_OUTPUTS[i]
-            t = fake_quant(t, scale, zp, DTYPES[kind][0])
-        if i in INT_OUTPUTS:
-            kind, scale, zp = INT_OUTPUTS[i]
-            t = torch.quantize_per_tensor(t, scale, zp, DTYPES[kind][0]).int_repr().float()
-        flat.append(t.reshape(-1).tolist())
-    return flat
-
-
-def run(optimize):
-    """(flat outputs, module forms or None): the flow, or the simulated quantization."""
-    torch.backends.quantized.engine = ENGINE
-    inputs = model_inputs()
-    forms = None
-    if optimize:
-        module, traced, config = quantize_flow(inputs)
-        forms = {"forms": module_forms(module, traced, inputs),
-                 "promised": promised(traced, config)}
-    else:
-        module = simulated()
-    with torch.no_grad():
-        outs = module(*inputs)
-    if not isinstance(outs, (tuple, list)):
-        outs = (outs,)
-    return answer(outs), forms
 )PY";
 
 const char* const kTorchVerdict = R"PY(

@@ -83,8 +83,8 @@ TEST(TorchScript, OnlyForPytorchTargetsAndScriptedModes) {
   Repro r = ReadReproFile(kRelu6);
   r.target = "pytorch:torchscript";
   EXPECT_NE(TorchReproScript(r), "");
-  for (const char* other : {"embedded", "onnxruntime:all", "exec:./my-engine",
-                            "pytorch:ptq_eager", "pytorch:no_such_mode"}) {
+  for (const char* other : {"embedded", "onnxruntime:all", "exec:./my-engine", "pytorch:ptq_eager",
+                            "pytorch:no_such_mode"}) {
     r.target = other;
     EXPECT_EQ(TorchReproScript(r), "") << other;
   }
@@ -139,7 +139,8 @@ TEST(TorchScript, ExitsZeroWhereTheBugDoesNotShow) {
 // steps) and agree with the grid oracle, exit 0.
 TEST(TorchScript, QuantFlowsOnOnednnPassTheQnnpackClampCase) {
   if (!HaveTorch()) GTEST_SKIP() << "no torch for /usr/bin/python3 (ci/setup installs it)";
-  Repro r = ReadReproFile(kSource + "/corpus/upstream/pytorch/qnnpack_clamp_channels_last.repro.json");
+  Repro r =
+      ReadReproFile(kSource + "/corpus/upstream/pytorch/qnnpack_clamp_channels_last.repro.json");
   for (const char* mode : {"pytorch:ptq_fx", "pytorch:qat_fx"}) {
     r.target = mode;
     const fs::path dir = TempDir("onednn");
