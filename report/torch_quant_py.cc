@@ -7,7 +7,7 @@ namespace fusefuzz {
 const char* const kTorchQuantFlows = R"PY(
 from torch.ao.quantization.observer import ObserverBase
 
-ENGINE = {"ptq_fx": "onednn", "ptq_fx_qnnpack": "qnnpack", "qat_fx": "onednn"}[MODE]
+ENGINE = "qnnpack" if MODE == "ptq_fx_qnnpack" else "onednn"
 DTYPES = {"uint8": (torch.quint8, 0, 255), "int8": (torch.qint8, -128, 127)}
 QAT_STEPS = 3
 
@@ -22,16 +22,33 @@ class GraphActObserver(ObserverBase):
         self.quant_min, self.quant_max = (0, 255) if dtype == torch.quint8 else (-128, 127)
         self.eps = 2.0 ** -12
         self.params = None
+        self.seen = None  # (min, max) seen in calibration
+        self.calibrated = False
 
     def assign(self, params):
         self.params = params
         self.dtype, self.quant_min, self.quant_max = DTYPES[params[0]]
 
     def forward(self, x):
+        if x.numel():
+            lo, hi = float(x.detach().min()), float(x.detach().max())
+            self.seen = (lo, hi) if self.seen is None else (min(lo, self.seen[0]),
+                                                            max(hi, self.seen[1]))
         return x
+
+    def calibrate(self):
+        """No graph parameters for this tensor (ptq_eager's declaration-order groups fuse
+        across the data flow): what a min/max observer would choose, as the user's would."""
+        self.calibrated = True
 
     @torch.jit.export
     def calculate_qparams(self):
+        if self.calibrated:
+            lo, hi = self.seen if self.seen else (0.0, 0.0)
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+            scale = max((hi - lo) / 255.0, float(torch.finfo(torch.float32).eps))
+            zp = int(min(255, max(0, round(-lo / scale))))
+            return torch.tensor([scale], dtype=torch.float), torch.tensor([zp], dtype=torch.int)
         if self.params is None:
             raise RuntimeError("an observer the graph gave no parameters")
         return (torch.tensor([self.params[1]], dtype=torch.float),
@@ -162,12 +179,17 @@ def assign_observers(traced, prepared):
             o = absorbed_chain_end(o, kept)
         while o.name not in value_of and is_zero_pad(o):
             o = o.args[0]
-        v = value_of.get(o.name)
-        while v is not None and v not in POINTS:
-            v = COMMUTING.get(v)
-        if v is None:
-            raise RuntimeError("prepare quantizes %s, which the graph keeps in float" % o.name)
-        obs.assign(POINTS[v])
+        obs.assign(point_of(value_of.get(o.name), o.name))
+
+
+def point_of(v, what):
+    """The graph's parameters for the tensor of variable v: its quantization point, or the
+    point after it through ops that commute with quantization."""
+    while v is not None and v not in POINTS:
+        v = COMMUTING.get(v)
+    if v is None:
+        raise RuntimeError("the flow quantizes %s, which the graph keeps in float" % what)
+    return POINTS[v]
 
 
 def backend_config():
@@ -217,6 +239,111 @@ def quantize_flow(inputs):
         with torch.no_grad():
             prepared(*example)  # calibration
     return convert_fx(prepared, backend_config=config), traced, config
+
+
+def is_chain(traced, group):
+    """Each module of the group the only consumer of the one before it."""
+    nodes = {n.target: n for n in traced.graph.nodes if n.op == "call_module"}
+    for a, b in zip(group, group[1:]):
+        users = list(nodes[a].users)
+        if len(users) != 1 or users[0] is not nodes[b]:
+            return False
+    return True
+
+
+def chain_prefix(traced, group):
+    for k in range(len(group), 1, -1):
+        if is_chain(traced, group[:k]):
+            return group[:k]
+    return group[:1]
+
+
+def eager_model(traced):
+    """The eager user's model: a QuantStub after each input, a FloatFunctional per Add, a
+    DeQuantStub before each output (quant_eager.py, build()); [(stub module, variable)]."""
+    import operator
+    from torch.ao.nn.quantized import FloatFunctional
+    from torch.ao.quantization import DeQuantStub, QuantStub
+    m, g = traced, traced.graph
+    value_of = values_of_nodes(traced)
+    stubs = []
+    for n in list(g.nodes):
+        if n.op == "call_function" and n.target is operator.add:
+            name = "ff_" + n.name
+            m.add_module(name, FloatFunctional())
+            with g.inserting_before(n):
+                add = g.call_method("add", (g.get_attr(name), n.args[0], n.args[1]))
+            n.replace_all_uses_with(add)
+            g.erase_node(n)
+            stubs.append((name, value_of.get(n.name)))
+    for n in list(g.nodes):
+        if n.op == "placeholder":
+            name = "quant_" + n.name
+            m.add_module(name, QuantStub())
+            with g.inserting_after(n):
+                q = g.call_module(name, (n,))
+            n.replace_all_uses_with(q, delete_user_cb=lambda user, q=q: user is not q)
+            stubs.append((name, value_of.get(n.name)))
+    out = [n for n in g.nodes if n.op == "output"][0]
+    outs = []
+    for k, o in enumerate(out.args[0]):
+        m.add_module("dequant_%d" % k, DeQuantStub())
+        with g.inserting_before(out):
+            outs.append(g.call_module("dequant_%d" % k, (o,)))
+    out.args = (tuple(outs),)
+    g.lint()
+    m.recompile()
+    return stubs
+
+
+def eager_flow(inputs):
+    """fuse_modules with the declaration-order lists (groups past LIMIT cut to their data-flow
+    chain) -> prepare -> calibration -> convert, as quant_eager.py runs it."""
+    from torch.ao.quantization import fuse_modules
+    from torch.ao.quantization.quantize import convert, prepare
+    traced = new_model()
+    groups = [list(gr) for gr in GROUPS]
+    if LIMIT >= 0:
+        groups = groups[:LIMIT] + [c for c in (chain_prefix(traced, gr) for gr in groups[LIMIT:])
+                                   if len(c) > 1]
+    value_of = values_of_nodes(traced)
+    var_of_module = {n.target: value_of.get(n.name) for n in traced.graph.nodes
+                     if n.op == "call_module"}
+    chained = {gr[0]: is_chain(traced, gr) for gr in groups}
+    ends = {gr[0]: var_of_module[gr[-1]] for gr in groups}
+    grids = {name: weight_grid(traced, name) for name in WEIGHT_GRIDS}
+    stubs = eager_model(traced)
+    model = fuse_modules(traced, groups) if groups else traced
+    model.qconfig = qconfig(None, False)
+    for name in NODE_OF_MODULE:
+        mod = model.get_submodule(name)
+        if isinstance(mod, nn.Identity):
+            continue
+        conv = mod[0] if isinstance(mod, nn.Sequential) else mod
+        if isinstance(conv, (nn.Conv2d, nn.Linear)):
+            mod.qconfig = qconfig(grids[name], False) if name in grids else None
+    prepare(model, inplace=True)
+    fallback = []
+    for name in NODE_OF_MODULE:
+        mod = model.get_submodule(name)
+        obs = getattr(mod, "activation_post_process", None)
+        # nnq.ReLU6 ignores its observer (it runs on the input's grid): not a quantization.
+        if obs is None or isinstance(mod, (nn.Identity, nn.ReLU6)):
+            continue
+        if name in chained and not chained[name]:
+            fallback.append(obs)  # a group fused across the data flow: min/max calibration
+        else:
+            obs.assign(point_of(ends.get(name, var_of_module[name]), name))
+    for name, var in stubs:
+        obs = getattr(model.get_submodule(name), "activation_post_process", None)
+        if obs is not None:
+            obs.assign(point_of(var, name))
+    for obs in fallback:
+        obs.calibrate()
+    with torch.no_grad():
+        model(*inputs)  # calibration
+    convert(model, inplace=True)
+    return model
 
 
 def fake_quant(x, scale, zero_point, dtype):
@@ -332,7 +459,9 @@ def run(optimize):
     torch.backends.quantized.engine = ENGINE
     inputs = model_inputs()
     forms = None
-    if optimize:
+    if optimize and MODE in ("ptq_eager", "ptq_eager_dataflow"):
+        module = eager_flow(inputs)
+    elif optimize:
         module, traced, config = quantize_flow(inputs)
         forms = {"forms": module_forms(module, traced, inputs),
                  "promised": promised(traced, config)}

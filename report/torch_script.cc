@@ -42,6 +42,9 @@ bool IsFloatMode(const std::string& m) {
 bool IsQuantFxMode(const std::string& m) {
   return m == "ptq_fx" || m == "ptq_fx_qnnpack" || m == "qat_fx";
 }
+bool IsQuantEagerMode(const std::string& m) {
+  return m == "ptq_eager" || m == "ptq_eager_dataflow";
+}
 
 std::string PyList(const std::vector<std::string>& items) {
   std::string s = "[";
@@ -100,6 +103,14 @@ std::string ModeWords(const std::string& mode) {
     return "fuse_modules(model, lists by declaration order) vs the eager model";
   }
   if (mode == "eager") return "the eager model twice";
+  if (IsQuantEagerMode(mode)) {
+    return std::string("fuse_modules with lists by declaration order") +
+           (mode == "ptq_eager_dataflow" ? " cut to their data-flow chains" : "") +
+           ", prepare, one calibration pass, convert on the onednn engine (QuantStub, "
+           "FloatFunctional, DeQuantStub), with observers that answer the graph's scales and "
+           "zero points, vs the same float model with the graph's quantization simulated by "
+           "quantize_per_tensor/dequantize";
+  }
   const std::string engine = mode == "ptq_fx_qnnpack" ? "qnnpack" : "onednn";
   const std::string flow = mode == "qat_fx" ? "prepare_qat_fx, 3 train steps at learning rate 0"
                                             : "prepare_fx, one calibration pass";
@@ -112,12 +123,12 @@ std::string ModeWords(const std::string& mode) {
 
 std::string TorchReproScript(const Repro& r, int64_t max_elements) {
   const std::string mode = PytorchMode(r.target);
-  const bool quant = IsQuantFxMode(mode);
+  const bool quant = IsQuantFxMode(mode) || IsQuantEagerMode(mode);
   if (!quant && !IsFloatMode(mode)) return "";
   const bool mismatch =
       r.kind == FindingKind::kFusion && !r.worst.output.empty() && r.worst.index >= 0;
   const bool error = r.kind == FindingKind::kTargetError && r.failing_run != "unoptimized";
-  const bool unquantized = r.kind == FindingKind::kUnquantized && quant;
+  const bool unquantized = r.kind == FindingKind::kUnquantized && IsQuantFxMode(mode);
   if (!mismatch && !error && !unquantized) return "";
   int64_t total = 0;
   for (const auto& [name, t] : r.inputs) total += t.size();
@@ -283,6 +294,18 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
       for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
       return s + "}";
     };
+    if (IsQuantEagerMode(mode)) {
+      // quant_eager.py: the declaration-order lists; past LIMIT each is cut to its data-flow
+      // chain (ptq_eager_dataflow: all of them).
+      std::vector<std::string> groups;
+      for (const auto& grp : DeclarationOrderGroups(m)) {
+        std::vector<std::string> names;
+        for (const auto& a : grp) names.push_back("'" + a + "'");
+        groups.push_back(PyList(names));
+      }
+      py << "GROUPS = " << PyList(groups)
+         << "\nLIMIT = " << (mode == "ptq_eager_dataflow" ? 0 : r.opt.bisect_limit) << "\n";
+    }
     py << "POINTS = " << dict(points) << "\nCOMMUTING = " << dict(commuting)
        << "\nWEIGHT_GRIDS = " << dict(grids) << "\nWEIGHT_MODULES = " << PyList(weight_modules)
        << "\nCALLS = " << PyList(calls) << "\nINT_INPUTS = " << dict(int_in)
