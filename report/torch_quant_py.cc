@@ -127,7 +127,7 @@ def new_model():
     model = Graph().eval()
     for p in model.parameters():
         p.requires_grad_(False)
-    return torch.fx.symbolic_trace(model)  # a GraphModule, as the adapter's model
+    return torch.fx.symbolic_trace(model).eval()  # a GraphModule, as the adapter's model
 
 
 def values_of_nodes(gm):
