@@ -121,7 +121,9 @@ std::string ModeWords(const std::string& mode) {
 
 }  // namespace
 
-std::string TorchReproScript(const Repro& r, int64_t max_elements) {
+namespace {
+
+std::string Script(const Repro& r, int64_t max_elements) {
   const std::string mode = PytorchMode(r.target);
   const bool quant = IsQuantFxMode(mode) || IsQuantEagerMode(mode);
   if (!quant && !IsFloatMode(mode)) return "";
@@ -314,6 +316,18 @@ std::string TorchReproScript(const Repro& r, int64_t max_elements) {
   }
   py << kTorchVerdict;
   return py.str();
+}
+
+}  // namespace
+
+std::string TorchReproScript(const Repro& r, int64_t max_elements) {
+  // A script is a convenience of the finding folder: what the generator cannot write (a value
+  // it has no variable for, an attribute of another type) leaves the folder without one.
+  try {
+    return Script(r, max_elements);
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 }  // namespace fusefuzz
