@@ -120,6 +120,26 @@ TEST(TorchScript, HostileNamesStayStringLiterals) {
   fs::remove_all(dir);
 }
 
+// The same through the quantization split: graph names reach the script only as literals.
+TEST(TorchScript, HostileNamesInAQuantizedGraph) {
+  Repro r =
+      ReadReproFile(kSource + "/corpus/upstream/pytorch/qnnpack_clamp_channels_last.repro.json");
+  RenameValue(r, "xq", "xq'\n__import__('os')");
+  RenameValue(r, "y", "y\\\"\"\"");
+  for (auto& n : r.graph.nodes) n.name += "')\nraise SystemExit(0)#";
+  const std::string script = TorchReproScript(r);
+  ASSERT_NE(script, "");
+  EXPECT_EQ(script.find("__import__"), std::string::npos);
+  EXPECT_EQ(script.find("raise SystemExit(0)#"), std::string::npos);
+  if (!HaveTorch()) GTEST_SKIP() << "no torch for /usr/bin/python3 (ci/setup installs it)";
+  const fs::path dir = TempDir("hostile-quant");
+  std::ofstream(dir / "reproduce.py") << script;
+  const auto [status, out] = RunPython(dir / "reproduce.py");
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("the bug is there"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
 // The verdict is the script's own: on inputs where the clamp has nothing to clamp, the
 // optimized run agrees with the reference and the script exits 0.
 TEST(TorchScript, ExitsZeroWhereTheBugDoesNotShow) {
