@@ -15,6 +15,7 @@
 #include "report/integers_section.h"
 #include "report/markdown.h"
 #include "report/ort_script.h"
+#include "report/torch_script.h"
 
 namespace fusefuzz {
 namespace {
@@ -474,6 +475,12 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
   // The finding folder holds the case as ONNX (finding_writer.cc): any ONNX tool replays it.
   const std::string dir =
       folder.empty() ? "." : ShellWord(std::filesystem::path(repro).parent_path().string());
+  if (!TorchReproScript(r).empty()) {
+    md << "Without fusefuzz: `reproduce.py` holds the graph as a plain `nn.Module` with its "
+          "weights and the case's inputs, runs the mode's optimized and unoptimized runs with "
+          "torch alone and exits 1 while the bug is there:\n\n```sh\n/usr/bin/python3 "
+       << dir << "/reproduce.py\n```\n\n";
+  }
   md << "## The case as ONNX\n\n"
      << "The folder is in ONNX's backend-test layout: `model.onnx` (opset 17, docs/onnx.md) and "
         "`test_data_set_0/` (inputs and reference outputs as TensorProto files), for any ONNX "

@@ -20,6 +20,7 @@
 #include "onnx/export.h"
 #include "report/finding_report.h"
 #include "report/ort_script.h"
+#include "report/torch_script.h"
 
 extern char** environ;
 
@@ -138,6 +139,9 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
     DotToSvg(dir, "after.dot", "after.svg");
   }
   WriteOnnxRepro(dir, r);
+  // PyTorch findings: the engine alone reproduces them (the graph written as an nn.Module).
+  const std::string script = TorchReproScript(r);
+  if (!script.empty()) WriteFileInFolder(dir, "reproduce.py", script);
 }
 
 }  // namespace fusefuzz
