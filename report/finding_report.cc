@@ -15,6 +15,7 @@
 #include "report/integers_section.h"
 #include "report/markdown.h"
 #include "report/ort_script.h"
+#include "report/report_numbers.h"
 #include "report/torch_script.h"
 
 namespace fusefuzz {
@@ -26,19 +27,10 @@ constexpr int64_t kSmallTensor = 32;
 // Above this many elements in total (inputs + params), the report does not print values at
 // all: a reader cannot use them, and the reference runs for the path would cost time.
 constexpr int64_t kMaxValuesReported = 4096;
-constexpr int64_t kMaxElementsRun = 1 << 22;
 
-std::string Fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+std::string Fmt(double v) { return NumberText(v); }
 
-std::string Short(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string Short(double v) { return NumberText(v, 6); }
 
 // Nested brackets per dimension: [[0, 1], [2, 3]].
 void Nested(const std::vector<float>& d, const Shape& s, size_t dim, int64_t& pos,

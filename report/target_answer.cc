@@ -11,24 +11,14 @@
 #include "kernels/reference/reference.h"
 #include "report/finding_report.h"
 #include "report/markdown.h"
+#include "report/report_numbers.h"
 
 namespace fusefuzz {
 namespace {
 
-// Above this many values in the whole graph the reference is not rerun for the report.
-constexpr int64_t kMaxElementsRun = 1 << 22;
+std::string Fmt(double v) { return NumberText(v); }
 
-std::string Fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-std::string Short(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+std::string Short(double v) { return NumberText(v, 3); }
 
 std::string RewriteText(const Rewrite& w) {
   std::string s = "(" + std::to_string(w.index) + ") " + w.rule;
