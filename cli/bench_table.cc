@@ -60,6 +60,7 @@ void AddRuns(const BenchTable& t, const BenchRow& row, size_t engine, const char
     e["iterations"] = t.runs;
     e["min_ns"] = min_ns[i];
     e["label"] = cell.verdict;
+    if (row.ops > 0) e["OP"] = row.ops / (ns[i] * 1e-9);
     out->push_back(std::move(e));
   }
   const double mean = std::accumulate(ns.begin(), ns.end(), 0.0) / static_cast<double>(ns.size());
@@ -73,6 +74,9 @@ void AddRuns(const BenchTable& t, const BenchRow& row, size_t engine, const char
     e["aggregate_unit"] = std::string(agg) == "cv" ? "percentage" : "time";
     e["iterations"] = static_cast<int>(ns.size());
     e["label"] = cell.verdict;
+    if (row.ops > 0 && (std::string(agg) == "mean" || std::string(agg) == "median")) {
+      e["OP"] = row.ops / (value * 1e-9);
+    }
     out->push_back(std::move(e));
   }
 }
@@ -128,7 +132,10 @@ json BenchJson(const BenchTable& t) {
 std::string BenchMarkdown(const BenchTable& t) {
   std::ostringstream o;
   const json& ctx = t.context;
-  o << "# fusefuzz bench: fusion speedup per engine\n\n";
+  const bool int8 = std::any_of(t.rows.begin(), t.rows.end(),
+                                [](const BenchRow& r) { return r.ops > 0; });
+  o << (int8 ? "# fusefuzz bench --quant: int8 fusion speedup per engine (QDQ graphs)\n\n"
+             : "# fusefuzz bench: fusion speedup per engine\n\n");
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
     << ", CPUs: " << ctx.value("num_cpus", 0)
     << ", load average at start: " << ctx.value("load_avg", json::array()).dump() << "\n";
@@ -142,14 +149,16 @@ std::string BenchMarkdown(const BenchTable& t) {
     << " warm-ups, in microseconds, " << t.threads
     << " intra-op thread(s); cv: coefficient of variation of the repetitions (unfused / fused); "
        "speedup: unfused / fused; verdict: fusefuzz's oracle on the outputs of the timed runs "
-       "(\"kernel:\" when the unfused run already failed)\n\n";
+       "(\"kernel:\" when the unfused run already failed)"
+    << (int8 ? "; GOPS: 2 ops per multiply-add of the conv, over the median time" : "") << "\n\n";
   o << "| pattern | layer | shape |";
   std::string rule = "|---|---|---|";
   for (const BenchEngine& e : t.engines) {
-    for (const char* col : {"unfused µs", "fused µs", "speedup", "cv %", "verdict"}) {
-      o << " " << MdCell(e.label) << " " << col << " |";
-    }
-    rule += "---:|---:|---:|---:|---|";
+    std::vector<const char*> cols = {"unfused µs", "fused µs"};
+    if (int8) cols.insert(cols.end(), {"unfused GOPS", "fused GOPS"});
+    cols.insert(cols.end(), {"speedup", "cv %", "verdict"});
+    for (const char* col : cols) o << " " << MdCell(e.label) << " " << col << " |";
+    rule += int8 ? "---:|---:|---:|---:|---:|---:|---|" : "---:|---:|---:|---:|---|";
   }
   o << "\n" << rule << "\n";
   std::vector<std::string> notes;
@@ -171,8 +180,14 @@ std::string BenchMarkdown(const BenchTable& t) {
         notes.push_back(row.name + " on " + t.engines[e].label + ": " + c.note);
         verdict += " [" + std::to_string(notes.size()) + "]";
       }
-      o << " " << us(c.unfused_ns) << " | " << us(c.fused_ns) << " | "
-        << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |";
+      o << " " << us(c.unfused_ns) << " | " << us(c.fused_ns) << " | ";
+      if (int8) {
+        auto gops = [&row](const std::vector<double>& v) {
+          return v.empty() ? std::string("-") : Fixed(row.ops / Median(v), 1);
+        };
+        o << gops(c.unfused_ns) << " | " << gops(c.fused_ns) << " | ";
+      }
+      o << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |";
     }
     o << "\n";
   }

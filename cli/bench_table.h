@@ -25,6 +25,9 @@ struct BenchCell {
 struct BenchRow {
   std::string name;  // "BM_Fusion/<pattern>/<model>/<shape>"
   std::string pattern, layer, shape;
+  // Int8 rows (`--quant`): 2 x the conv's multiply-adds, for GOPS (markdown columns, the JSON's
+  // "OP" rate counter as bench/fusion_bench's BM_FusionInt8 rows carry it); 0 for float rows.
+  double ops = 0;
   std::vector<BenchCell> cells;  // one per engine, in --target order
 };
 
