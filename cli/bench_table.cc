@@ -111,10 +111,13 @@ json BenchJson(const BenchTable& t) {
       AddRuns(t, row, e, "fused", c.fused_ns, c.fused_min_ns, family++, &benchmarks);
     }
   }
-  json verdicts = json::object();
+  json verdicts = json::object(), rewrites = json::object();
   for (const BenchRow& row : t.rows) {
     for (size_t e = 0; e < t.engines.size(); ++e) {
       verdicts[row.name + "/" + t.engines[e].label] = row.cells[e].verdict;
+      if (!row.cells[e].rewrites.empty()) {
+        rewrites[row.name + "/" + t.engines[e].label] = row.cells[e].rewrites;
+      }
     }
   }
   json engines = json::array();
@@ -126,6 +129,7 @@ json BenchJson(const BenchTable& t) {
   context["fusefuzz_warmup"] = t.warmup;
   context["fusefuzz_command"] = t.command;
   context["fusefuzz_verdicts"] = std::move(verdicts);
+  context["fusefuzz_rewrites"] = std::move(rewrites);
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};
 }
 
@@ -194,6 +198,31 @@ std::string BenchMarkdown(const BenchTable& t) {
   if (!notes.empty()) {
     o << "\n";
     for (size_t i = 0; i < notes.size(); ++i) o << i + 1 << ". " << MdCell(notes[i]) << "\n";
+  }
+  // Which rewrites bought the speedup (a fused run that reported none ran what the unfused one
+  // ran, as far as the engine tells): per engine, each distinct list with its number of rows.
+  bool any = false;
+  for (size_t e = 0; e < t.engines.size(); ++e) {
+    std::vector<std::pair<std::string, int>> lists;
+    for (const BenchRow& row : t.rows) {
+      const std::string& r = row.cells[e].rewrites;
+      if (r.empty()) continue;
+      auto it = std::find_if(lists.begin(), lists.end(), [&](const auto& l) { return l.first == r; });
+      if (it == lists.end()) {
+        lists.push_back({r, 1});
+      } else {
+        ++it->second;
+      }
+    }
+    if (lists.empty()) continue;
+    if (!any) o << "\nRewrites the fused runs reported (per engine: the list, the rows with it):\n\n";
+    any = true;
+    o << "- **" << MdCell(t.engines[e].label) << "**:";
+    for (size_t i = 0; i < lists.size(); ++i) {
+      o << (i ? ";" : "") << " " << MdCell(lists[i].first) << " (" << lists[i].second
+        << (lists[i].second == 1 ? " row)" : " rows)");
+    }
+    o << "\n";
   }
   return o.str();
 }

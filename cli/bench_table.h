@@ -20,6 +20,10 @@ struct BenchCell {
   std::vector<double> unfused_ns, fused_ns, unfused_min_ns, fused_min_ns;
   std::string verdict;  // "PASS", "MISMATCH", "kernel: MISMATCH", "unsupported", ...
   std::string note;     // why (an unsupported or error message), for the markdown table
+  // What the first fused run reported it rewrote: its rules in order, a repeat as "rule x2";
+  // "none" when it reported nothing (or the target does not report rewrites), "" when no fused
+  // run answered.
+  std::string rewrites;
 };
 
 struct BenchRow {

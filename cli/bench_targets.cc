@@ -107,6 +107,25 @@ json Context() {
   return ctx;
 }
 
+// "rule, rule x2, other" in the order applied; "none" for no rewrites.
+std::string RewriteList(const std::vector<Rewrite>& rewrites) {
+  std::vector<std::pair<std::string, int>> runs;
+  for (const Rewrite& r : rewrites) {
+    if (!runs.empty() && runs.back().first == r.rule) {
+      ++runs.back().second;
+    } else {
+      runs.push_back({r.rule, 1});
+    }
+  }
+  std::string s;
+  for (const auto& [rule, n] : runs) {
+    if (!s.empty()) s += ", ";
+    s += rule;
+    if (n > 1) s += " x" + std::to_string(n);
+  }
+  return s.empty() ? "none" : s;
+}
+
 // The oracle's verdict on one timed run's outputs.
 // Judged for the arithmetic the target declares (an fp16 engine against fp16's bound).
 std::string Judge(const Graph& g, const RefTensorMap& ref, const TargetResult& r, Precision p) {
@@ -169,13 +188,14 @@ class Runner {
         if (r.status != RunStatus::kOk) {
           c.verdict = r.status == RunStatus::kUnsupported ? "UNSUPPORTED" : "TARGET_ERROR";
           c.note = r.message;
-          c.unfused_ns.clear(), c.fused_ns.clear(), c.unfused_min_ns.clear(),
+          c.rewrites.clear(), c.unfused_ns.clear(), c.fused_ns.clear(), c.unfused_min_ns.clear(),
               c.fused_min_ns.clear();
           return c;
         }
         // Exec targets always carry validated timings here; the embedded one measures itself.
         (optimize ? c.fused_ns : c.unfused_ns).push_back(r.timings->median_ns);
         (optimize ? c.fused_min_ns : c.unfused_min_ns).push_back(r.timings->min_ns);
+        if (optimize && c.rewrites.empty()) c.rewrites = RewriteList(r.rewrites);
         std::string& v = optimize ? fused_verdict : unfused_verdict;
         if (v == "PASS") {
           // The target's declared quantize rounding: its own reference (docs/oracle.md).
