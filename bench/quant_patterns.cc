@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -14,7 +15,7 @@
 namespace fusefuzz {
 namespace {
 
-// The layer's input and the residual are uint8 with zero point 0, as after a ReLU (the kernel
+// The layer's input and the residual have their real 0 at qmin, as after a ReLU (the kernel
 // rows' activations too): real values 0 .. 5.1.
 constexpr double kInputScale = static_cast<double>(0.02f);  // a float32 value, as ONNX stores it
 
@@ -39,13 +40,14 @@ Node Quantize(const std::string& name, const std::string& in, const QuantParams&
   return n;
 }
 
-// Deterministic uint8 integers (an LCG: the bench needs no statistical quality).
-Tensor Bytes(Shape shape, uint32_t seed) {
+// Deterministic integers of `type` (an LCG: the bench needs no statistical quality).
+Tensor Bytes(Shape shape, uint32_t seed, QuantType type) {
   Tensor t(std::move(shape));
+  const int64_t qmin = QMin(type);
   seed = seed * 2654435761u + 12345u;
   for (float& v : t.data) {
     seed = seed * 1664525u + 1013904223u;
-    v = static_cast<float>(seed >> 24);
+    v = static_cast<float>(int64_t{seed >> 24} + qmin);
   }
   return t;
 }
@@ -113,11 +115,13 @@ void SnapToGrids(Node& conv, double s_x) {
   conv.quant["B"] = bq;
 }
 
-// uint8 parameters for `value` as a static min/max calibration chooses them on the case's own
-// inputs (ONNX Runtime's compute_scale_zp, as `fusefuzz quantize` does): the range widened to
-// hold 0, scale float32((hi - lo) / 255), zero point round(-lo / scale). After a Relu or Relu6
-// lo is 0, so the zero point is 0, which the engines' QDQ fusions need to drop the activation.
-QuantParams Calibrate(const Graph& g, const TensorMap& inputs, const std::string& value) {
+// Parameters of `type` for `value` as a static min/max calibration chooses them on the case's
+// own inputs (ONNX Runtime's compute_scale_zp, as `fusefuzz quantize` does): the range widened
+// to hold 0, scale float32((hi - lo) / 255), zero point qmin + round(-lo / scale). After a Relu
+// or Relu6 lo is 0, so the zero point is qmin, which the engines' QDQ fusions need to drop the
+// activation.
+QuantParams Calibrate(const Graph& g, const TensorMap& inputs, const std::string& value,
+                      QuantType type) {
   Graph prefix = g;
   prefix.outputs = {value};
   const RefTensorMap r = RunReference(prefix, inputs);
@@ -127,27 +131,31 @@ QuantParams Calibrate(const Graph& g, const TensorMap& inputs, const std::string
     lo = std::min(lo, v);
     hi = std::max(hi, v);
   }
-  const double s = static_cast<float>((hi - lo) / 255);
-  if (!(s >= FLT_MIN)) return PerTensor(QuantType::kUint8, 1.0, 0);
-  const double z = std::clamp(std::nearbyint(-lo / s), 0.0, 255.0);
-  return PerTensor(QuantType::kUint8, s, static_cast<int64_t>(z));
+  const double qmin = double(QMin(type)), qmax = double(QMax(type));
+  const double s = static_cast<float>((hi - lo) / (qmax - qmin));
+  if (!(s >= FLT_MIN)) return PerTensor(type, 1.0, QMin(type));
+  const double z = std::clamp(qmin + std::nearbyint(-lo / s), qmin, qmax);
+  return PerTensor(type, s, static_cast<int64_t>(z));
 }
 
 }  // namespace
 
-std::string QuantCaseName(const Int8BenchCase& c) {
+std::string QuantCaseName(const Int8BenchCase& c, QuantType activations) {
   return std::string("BM_FusionInt8/") + QPatternName(c.pattern) + "/" + c.layer.model + "/" +
-         QShapeName(c.layer);
+         QShapeName(c.layer) + (activations == QuantType::kInt8 ? "_I8" : "");
 }
 
-BuiltCase BuildQuantCase(const Int8BenchCase& c) {
+BuiltCase BuildQuantCase(const Int8BenchCase& c, QuantType activations) {
+  if (activations == QuantType::kInt32) {
+    throw std::logic_error("BuildQuantCase: activations are uint8 or int8");
+  }
   const QLayer& l = c.layer;
   BuiltCase bc;
   Graph& g = bc.graph;
-  const QuantParams qx = PerTensor(QuantType::kUint8, kInputScale, 0);
+  const QuantParams qx = PerTensor(activations, kInputScale, QMin(activations));
   const Shape in_shape = {1, l.c, l.h, l.h}, out_shape = {1, l.m, l.h, l.h};
   g.inputs.push_back({"x", in_shape});
-  bc.inputs["x"] = Bytes(in_shape, 100);
+  bc.inputs["x"] = Bytes(in_shape, 100, activations);
   g.nodes.push_back(Dequantize("dq_x", "x", qx));
 
   Node conv = MakeNode("conv", Op::Conv, {"dq_x"});
@@ -175,11 +183,11 @@ BuiltCase BuildQuantCase(const Int8BenchCase& c) {
       last = "relu6";
       break;
     case QPattern::kConvAddReluRequant: {
-      const QuantParams qc = Calibrate(g, bc.inputs, "conv");
+      const QuantParams qc = Calibrate(g, bc.inputs, "conv", activations);
       g.nodes.push_back(Quantize("q_conv", "conv", qc));
       g.nodes.push_back(Dequantize("dq_conv", "q_conv", qc));
       g.inputs.push_back({"r", out_shape});
-      bc.inputs["r"] = Bytes(out_shape, 101);
+      bc.inputs["r"] = Bytes(out_shape, 101, activations);
       g.nodes.push_back(Dequantize("dq_r", "r", qx));
       g.nodes.push_back(MakeNode("add", Op::Add, {"dq_conv", "dq_r"}));
       g.nodes.push_back(MakeNode("relu", Op::Relu, {"add"}));
@@ -187,7 +195,7 @@ BuiltCase BuildQuantCase(const Int8BenchCase& c) {
       break;
     }
   }
-  const QuantParams qy = Calibrate(g, bc.inputs, last);
+  const QuantParams qy = Calibrate(g, bc.inputs, last, activations);
   g.nodes.push_back(Quantize("q_y", last, qy));
   g.outputs = {"q_y"};
   VerifyGraph(g);

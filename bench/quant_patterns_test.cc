@@ -26,6 +26,8 @@ std::vector<Int8BenchCase> SmallCases() {
           {QPattern::kConvAddReluRequant, k1}, {QPattern::kDwRelu6Requant, dw}};
 }
 
+constexpr QuantType kTypes[] = {QuantType::kUint8, QuantType::kInt8};
+
 std::multiset<std::string> Rules(const OptimizeResult& r) {
   std::multiset<std::string> s;
   for (const Rewrite& w : r.rewrites) s.insert(w.rule);
@@ -49,63 +51,73 @@ TEST(QuantPatterns, Deterministic) {
     const BuiltCase a = BuildQuantCase(c), b = BuildQuantCase(c);
     EXPECT_EQ(a.graph, b.graph) << QuantCaseName(c);
     EXPECT_EQ(a.inputs, b.inputs) << QuantCaseName(c);
+    EXPECT_NE(BuildQuantCase(c, QuantType::kInt8).inputs, a.inputs) << QuantCaseName(c);
   }
+  EXPECT_EQ(QuantCaseName(SmallCases()[0], QuantType::kInt8),
+            "BM_FusionInt8/conv_requant/test_k3/N1_C8_H6_K3_M12_I8");
 }
 
 TEST(QuantPatterns, ReferenceGivesInformativeIntegers) {
-  for (const Int8BenchCase& c : SmallCases()) {
-    SCOPED_TRACE(QuantCaseName(c));
-    const BuiltCase bc = BuildQuantCase(c);
-    ASSERT_EQ(bc.graph.outputs, std::vector<std::string>{"q_y"});
-    const RefTensorMap ref = RunReference(bc.graph, bc.inputs);
-    const RefTensor& y = ref.at("q_y");
-    ASSERT_FALSE(y.grid_t.empty()) << "the output is not judged on the grid";
-    std::set<double> distinct;
-    for (double v : y.value) {
-      ASSERT_EQ(v, std::nearbyint(v));
-      ASSERT_GE(v, 0);
-      ASSERT_LE(v, 255);
-      distinct.insert(v);
-    }
-    // Calibrated on these very inputs: the output spreads over the byte range.
-    EXPECT_GT(distinct.size(), 20u);
-    // After Relu/Relu6 the calibrated zero point is 0 (what the engines' fusions need).
-    const Node& q = bc.graph.nodes.back();
-    if (c.pattern != QPattern::kConvRequant) {
-      EXPECT_EQ(q.quant.at("y").zero_point[0], 0);
+  for (QuantType type : kTypes) {
+    for (const Int8BenchCase& c : SmallCases()) {
+      SCOPED_TRACE(QuantCaseName(c, type));
+      const BuiltCase bc = BuildQuantCase(c, type);
+      ASSERT_EQ(bc.graph.outputs, std::vector<std::string>{"q_y"});
+      const RefTensorMap ref = RunReference(bc.graph, bc.inputs);
+      const RefTensor& y = ref.at("q_y");
+      ASSERT_FALSE(y.grid_t.empty()) << "the output is not judged on the grid";
+      std::set<double> distinct;
+      for (double v : y.value) {
+        ASSERT_EQ(v, std::nearbyint(v));
+        ASSERT_GE(v, double(QMin(type)));
+        ASSERT_LE(v, double(QMax(type)));
+        distinct.insert(v);
+      }
+      // Calibrated on these very inputs: the output spreads over the byte range.
+      EXPECT_GT(distinct.size(), 20u);
+      // After Relu/Relu6 the calibrated zero point is qmin (what the engines' fusions need).
+      const Node& q = bc.graph.nodes.back();
+      EXPECT_EQ(q.quant.at("y").type, type);
+      if (c.pattern != QPattern::kConvRequant) {
+        EXPECT_EQ(q.quant.at("y").zero_point[0], QMin(type));
+      }
     }
   }
 }
 
 TEST(QuantPatterns, TheQuantizedFusionsMatchEachPattern) {
-  for (const Int8BenchCase& c : SmallCases()) {
-    SCOPED_TRACE(QuantCaseName(c));
-    const BuiltCase bc = BuildQuantCase(c);
-    const OptimizeResult r = Optimize(bc.graph);
-    const std::multiset<std::string> rules = Rules(r);
-    EXPECT_EQ(rules.count("qdq-conv-fuse"), 1u);
-    const bool residual = c.pattern == QPattern::kConvAddReluRequant;
-    EXPECT_EQ(rules.count("qdq-add-fuse"), residual ? 1u : 0u);
-    // Nothing float is left: one QLinearConv (and one QLinearAdd with its Relu).
-    std::multiset<Op> ops;
-    for (const Node& n : r.graph.nodes) ops.insert(n.op);
-    EXPECT_EQ(ops.count(Op::QLinearConv), 1u);
-    EXPECT_EQ(ops.count(Op::QLinearAdd), residual ? 1u : 0u);
-    EXPECT_EQ(r.graph.nodes.size(), residual ? 2u : 1u);
+  for (QuantType type : kTypes) {
+    for (const Int8BenchCase& c : SmallCases()) {
+      SCOPED_TRACE(QuantCaseName(c, type));
+      const BuiltCase bc = BuildQuantCase(c, type);
+      const OptimizeResult r = Optimize(bc.graph);
+      const std::multiset<std::string> rules = Rules(r);
+      EXPECT_EQ(rules.count("qdq-conv-fuse"), 1u);
+      const bool residual = c.pattern == QPattern::kConvAddReluRequant;
+      EXPECT_EQ(rules.count("qdq-add-fuse"), residual ? 1u : 0u);
+      // Nothing float is left: one QLinearConv (and one QLinearAdd with its Relu).
+      std::multiset<Op> ops;
+      for (const Node& n : r.graph.nodes) ops.insert(n.op);
+      EXPECT_EQ(ops.count(Op::QLinearConv), 1u);
+      EXPECT_EQ(ops.count(Op::QLinearAdd), residual ? 1u : 0u);
+      EXPECT_EQ(r.graph.nodes.size(), residual ? 2u : 1u);
+    }
   }
 }
 
 TEST(QuantPatterns, UnfusedAndFusedPassTheGridOracle) {
-  for (const Int8BenchCase& c : SmallCases()) {
-    SCOPED_TRACE(QuantCaseName(c));
-    const BuiltCase bc = BuildQuantCase(c);
-    const RefTensorMap ref = RunReference(bc.graph, bc.inputs);
-    const Graph fused = Optimize(bc.graph).graph;
-    for (const Graph* g : {&bc.graph, &fused}) {
-      const OracleResult o = Compare(bc.graph, ref, RunFast(*g, bc.inputs));
-      EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
-      EXPECT_GT(o.grid.compared, 0);
-      EXPECT_GT(o.grid.informative, 0);
+  for (QuantType type : kTypes) {
+    for (const Int8BenchCase& c : SmallCases()) {
+      SCOPED_TRACE(QuantCaseName(c, type));
+      const BuiltCase bc = BuildQuantCase(c, type);
+      const RefTensorMap ref = RunReference(bc.graph, bc.inputs);
+      const Graph fused = Optimize(bc.graph).graph;
+      for (const Graph* g : {&bc.graph, &fused}) {
+        const OracleResult o = Compare(bc.graph, ref, RunFast(*g, bc.inputs));
+        EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+        EXPECT_GT(o.grid.compared, 0);
+        EXPECT_GT(o.grid.informative, 0);
+      }
     }
   }
 }

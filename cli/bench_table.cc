@@ -136,8 +136,8 @@ json BenchJson(const BenchTable& t) {
 std::string BenchMarkdown(const BenchTable& t) {
   std::ostringstream o;
   const json& ctx = t.context;
-  const bool int8 = std::any_of(t.rows.begin(), t.rows.end(),
-                                [](const BenchRow& r) { return r.ops > 0; });
+  const bool int8 =
+      std::any_of(t.rows.begin(), t.rows.end(), [](const BenchRow& r) { return r.ops > 0; });
   o << (int8 ? "# fusefuzz bench --quant: int8 fusion speedup per engine (QDQ graphs)\n\n"
              : "# fusefuzz bench: fusion speedup per engine\n\n");
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
@@ -207,7 +207,8 @@ std::string BenchMarkdown(const BenchTable& t) {
     for (const BenchRow& row : t.rows) {
       const std::string& r = row.cells[e].rewrites;
       if (r.empty()) continue;
-      auto it = std::find_if(lists.begin(), lists.end(), [&](const auto& l) { return l.first == r; });
+      auto it =
+          std::find_if(lists.begin(), lists.end(), [&](const auto& l) { return l.first == r; });
       if (it == lists.end()) {
         lists.push_back({r, 1});
       } else {
@@ -215,7 +216,8 @@ std::string BenchMarkdown(const BenchTable& t) {
       }
     }
     if (lists.empty()) continue;
-    if (!any) o << "\nRewrites the fused runs reported (per engine: the list, the rows with it):\n\n";
+    if (!any)
+      o << "\nRewrites the fused runs reported (per engine: the list, the rows with it):\n\n";
     any = true;
     o << "- **" << MdCell(t.engines[e].label) << "**:";
     for (size_t i = 0; i < lists.size(); ++i) {

@@ -142,7 +142,7 @@ class Runner {
   // One row: every engine, `repetitions` times each variant (alternating, so that a burst of
   // machine load hits both variants alike).
   BenchRow Measure(const CaseSpec& cs) {
-    const BuiltCase bc = cs.q ? BuildQuantCase(*cs.q) : BuildCase(*cs.fp);
+    const BuiltCase bc = cs.q ? BuildQuantCase(*cs.q, a_.quant_activations) : BuildCase(*cs.fp);
     BenchRow row;
     row.name = cs.name;
     row.pattern = cs.q ? QPatternName(cs.q->pattern) : cs.fp->pattern;
@@ -164,8 +164,8 @@ class Runner {
     for (const Node& n : bc.graph.nodes) {
       if (!e.target->caps().ops.count(n.op)) {
         c.verdict = "UNSUPPORTED";
-        c.note = "the target does not declare " + std::string(OpName(n.op)) + " (node '" +
-                 n.name + "')";
+        c.note =
+            "the target does not declare " + std::string(OpName(n.op)) + " (node '" + n.name + "')";
         return c;
       }
     }
@@ -321,7 +321,7 @@ int BenchTargets(const TargetBenchArgs& a) {
   if (a.quant) {
     for (Int8BenchCase q : Int8BenchCases()) {
       if (a.tiny) q.layer = Tiny(q.layer);
-      add({QuantCaseName(q), std::nullopt, q});
+      add({QuantCaseName(q, a.quant_activations), std::nullopt, q});
     }
   } else {
     for (PatternCase pc : AllCases()) {

@@ -418,13 +418,23 @@ void RegisterBench(Cli& cli) {
                 "with --target: the int8 rows instead of the float ones: the int8 patterns as "
                 "quantized (QDQ) graphs, as fuzz --quant sends quantized graphs")
       ->needs(target);
-  cmd->callback([a, t, &cli] {
+  auto act = std::make_shared<std::string>("uint8");
+  cmd->add_option("--quant-activations", *act,
+                  "with --quant: the activations' type, uint8 (ONNX Runtime's and PyTorch's "
+                  "default) or int8 (TensorFlow Lite's; XNNPACK's per-channel int8 conv)")
+      ->check(CLI::IsMember({"uint8", "int8"}))
+      ->capture_default_str();
+  cmd->callback([a, t, act, &cli] {
     ExitOnInterrupt();
     PrepareOutFolder(a->out, a->force, a->from_json, "bench");
     if (t->targets.empty()) {
       cli.exit_code = Bench(*a);
       return;
     }
+    if (*act != "uint8" && !t->quant) {
+      throw InputError("--quant-activations", "applies to the int8 rows only: add --quant");
+    }
+    t->quant_activations = *QuantTypeFromName(*act);
     t->filter = a->filter;
     t->out = a->out;
     t->threads = a->threads;

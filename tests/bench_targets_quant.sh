@@ -3,7 +3,8 @@
 # never asserted: the int8 patterns' QDQ graphs on --tiny shapes through the embedded engine, a
 # target that declines graphs over 4 nodes (the residual rows: UNSUPPORTED with its reason), one
 # whose hello lacks QuantizeLinear (every row UNSUPPORTED, nothing sent) and, when built,
-# xnnpack:int8; rows, GOPS and verdicts in the markdown and the JSON.
+# xnnpack:int8 (also with int8 activations); rows, GOPS, verdicts and the fused runs' rewrites in
+# the markdown and the JSON.
 # Usage: bench_targets_quant.sh FUSEFUZZ EXAMPLE_TARGET OUT_DIR [EXTRA_TARGET]
 set -eu
 fusefuzz=$1 example=$2 out=$3 extra=${4:-}
@@ -46,7 +47,30 @@ assert "more than 4 (--decline-over)" in md, md
 assert "the target does not declare QuantizeLinear (node 'q_y')" in md, md
 PY
 
-# --quant needs --target; a --quant filter matching nothing names the int8 rows.
+# int8 activations (--quant-activations int8): names end in _I8; xnnpack:int8 fuses the QDQ
+# chain into its per-channel qc8 convolution (with uint8 it has none and stays on float).
+if [ -n "$extra" ]; then
+  "$fusefuzz" bench --quant --quant-activations int8 --target embedded --target "$extra" \
+    --filter 'conv_requant/resnet18' --tiny --repetitions 1 --runs 2 --warmup 0 --out "$out/i8"
+  "$py" - "$out/i8" "$extra" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1] + "/benchmarks.json"))
+verdicts, rewrites = doc["context"]["fusefuzz_verdicts"], doc["context"]["fusefuzz_rewrites"]
+assert len(verdicts) == 8 and all(k.split("/")[3].endswith("_I8") for k in verdicts), verdicts
+assert all(v == "PASS" for v in verdicts.values()), verdicts
+emb = [v for k, v in rewrites.items() if k.endswith("/embedded")]
+assert len(emb) == 4 and all(v == "qdq-conv-fuse" for v in emb), rewrites
+if sys.argv[2] == "xnnpack:int8":
+    xnn = [v for k, v in rewrites.items() if not k.endswith("/embedded")]
+    assert len(xnn) == 4 and all("quantized-convolution-from-qdq" in v for v in xnn), rewrites
+PY
+fi
+
+# --quant-activations needs --quant; --quant needs --target; a --quant filter matching nothing names the int8 rows.
+rc=0
+"$fusefuzz" bench --quant-activations int8 --target embedded --out "$out/none0" \
+  2>"$out/none0.err" || rc=$?
+test "$rc" = 2 && grep -q 'applies to the int8 rows only' "$out/none0.err"
 rc=0
 "$fusefuzz" bench --quant --out "$out/none1" 2>"$out/none1.err" || rc=$?
 test "$rc" != 0
