@@ -100,11 +100,9 @@ TEST(BenchTable, Int8RowsHaveGopsAndRewrites) {
   t.rows = {row, none, row};
   const std::string md = BenchMarkdown(t);
   EXPECT_EQ(md.rfind("# fusefuzz bench --quant: int8", 0), 0u) << md;
-  EXPECT_NE(md.find("| eng-a unfused GOPS | eng-a fused GOPS | eng-a speedup |"),
-            std::string::npos)
+  EXPECT_NE(md.find("| eng-a unfused GOPS | eng-a fused GOPS | eng-a speedup |"), std::string::npos)
       << md;
-  EXPECT_NE(md.find("| N1_C128_H28_K3 | 0.2 | 0.1 | 5.0 | 16.7 | 3.33 |"), std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| N1_C128_H28_K3 | 0.2 | 0.1 | 5.0 | 16.7 | 3.33 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- **eng-a**: qdq-conv-fuse (2 rows); none (1 row)\n"), std::string::npos)
       << md;
   EXPECT_EQ(md.find("- **eng-b**"), std::string::npos) << md;  // it answered nothing
@@ -115,7 +113,7 @@ TEST(BenchTable, Int8RowsHaveGopsAndRewrites) {
   EXPECT_DOUBLE_EQ(b[18]["OP"].get<double>(), 1000 / 200e-9);
   EXPECT_FALSE(b[20].contains("OP"));
   EXPECT_EQ(j["context"]["fusefuzz_rewrites"]
-                ["BM_FusionInt8/conv_requant/resnet18_conv3_x/N1_C128_H28_K3/eng-a"],
+             ["BM_FusionInt8/conv_requant/resnet18_conv3_x/N1_C128_H28_K3/eng-a"],
             "qdq-conv-fuse");  // the last row of that name
 }
 
