@@ -147,32 +147,16 @@ void BM_FusionInt8(benchmark::State& state, QLayer l, QPattern pattern, QVariant
 }
 
 void RegisterInt8(int threads) {
-  const QLayer r2{"resnet18_conv2_x", 64, 56, 64, 3, 1}, r3{"resnet18_conv3_x", 128, 28, 128, 3, 1};
-  const QLayer r4{"resnet18_conv4_x", 256, 14, 256, 3, 1},
-      r5{"resnet18_conv5_x", 512, 7, 512, 3, 1};
-  const QLayer expand{"mobilenetv2_expand", 24, 56, 144, 1, 1};
-  const QLayer project{"mobilenetv2_project", 192, 28, 32, 1, 1};
-  const QLayer dw56{"mobilenetv2_dw", 144, 56, 144, 3, 144},
-      dw28{"mobilenetv2_dw", 192, 28, 192, 3, 192};
-  const QLayer dw14{"mobilenetv2_dw", 576, 14, 576, 3, 576},
-      dw7{"mobilenetv2_dw", 960, 7, 960, 3, 960};
-  const std::pair<QPattern, std::vector<QLayer>> cases[] = {
-      {QPattern::kConvRequant, {r2, r3, r4, r5, expand, project}},
-      {QPattern::kConvBnReluRequant, {r2, r3, r4, r5, expand}},
-      {QPattern::kConvAddReluRequant, {r2, r3, r4, r5, project}},
-      {QPattern::kDwRelu6Requant, {dw56, dw28, dw14, dw7}},
-  };
   std::vector<QVariant> variants = {QVariant::kUnfused, QVariant::kFused, QVariant::kFloat};
   if (!DnnlVersion().empty()) variants.push_back(QVariant::kDnnl);
-  for (const auto& [pattern, layers] : cases) {
-    for (const QLayer& l : layers) {
-      for (QVariant v : variants) {
-        const std::string name = std::string("BM_FusionInt8/") + QPatternName(pattern) + "/" +
-                                 l.model + "/" + QShapeName(l) + "/" + QVariantName(v);
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_FusionInt8, l, pattern, v, threads);
-        b->Unit(benchmark::kMicrosecond);
-        if (threads > 1) b->UseRealTime();
-      }
+  for (const Int8BenchCase& c : Int8BenchCases()) {
+    for (QVariant v : variants) {
+      const std::string name = std::string("BM_FusionInt8/") + QPatternName(c.pattern) + "/" +
+                               c.layer.model + "/" + QShapeName(c.layer) + "/" + QVariantName(v);
+      auto* b =
+          benchmark::RegisterBenchmark(name.c_str(), BM_FusionInt8, c.layer, c.pattern, v, threads);
+      b->Unit(benchmark::kMicrosecond);
+      if (threads > 1) b->UseRealTime();
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "bench/fusion_patterns.h"
 #include "kernels/fast/fast_ops.h"
@@ -104,9 +105,34 @@ QCase::QCase(const QLayer& l, QPattern pattern) : l_(l), pattern_(pattern) {
   fy_ = Tensor(Shape{1, l.m, l.h, l.h});
 }
 
-double QCase::Ops() const {
-  return 2.0 * static_cast<double>(l_.m * l_.h * l_.h * (l_.c / l_.group) * l_.k * l_.k);
+double QLayerOps(const QLayer& l) {
+  return 2.0 * static_cast<double>(l.m * l.h * l.h * (l.c / l.group) * l.k * l.k);
 }
+
+std::vector<Int8BenchCase> Int8BenchCases() {
+  const QLayer r2{"resnet18_conv2_x", 64, 56, 64, 3, 1}, r3{"resnet18_conv3_x", 128, 28, 128, 3, 1};
+  const QLayer r4{"resnet18_conv4_x", 256, 14, 256, 3, 1},
+      r5{"resnet18_conv5_x", 512, 7, 512, 3, 1};
+  const QLayer expand{"mobilenetv2_expand", 24, 56, 144, 1, 1};
+  const QLayer project{"mobilenetv2_project", 192, 28, 32, 1, 1};
+  const QLayer dw56{"mobilenetv2_dw", 144, 56, 144, 3, 144},
+      dw28{"mobilenetv2_dw", 192, 28, 192, 3, 192};
+  const QLayer dw14{"mobilenetv2_dw", 576, 14, 576, 3, 576},
+      dw7{"mobilenetv2_dw", 960, 7, 960, 3, 960};
+  const std::pair<QPattern, std::vector<QLayer>> groups[] = {
+      {QPattern::kConvRequant, {r2, r3, r4, r5, expand, project}},
+      {QPattern::kConvBnReluRequant, {r2, r3, r4, r5, expand}},
+      {QPattern::kConvAddReluRequant, {r2, r3, r4, r5, project}},
+      {QPattern::kDwRelu6Requant, {dw56, dw28, dw14, dw7}},
+  };
+  std::vector<Int8BenchCase> cases;
+  for (const auto& [pattern, layers] : groups) {
+    for (const QLayer& l : layers) cases.push_back({pattern, l});
+  }
+  return cases;
+}
+
+double QCase::Ops() const { return QLayerOps(l_); }
 
 int8::QConvProblem QCase::Problem() const {
   int8::QConvProblem p;

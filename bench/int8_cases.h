@@ -39,6 +39,19 @@ const char* QPatternName(QPattern p);  // "conv_requant", ...
 // "N1_C64_H56_K3[_M..][_G..]" (_M when m != c).
 std::string QShapeName(const QLayer& l);
 
+// 2 * multiply-adds of the layer's conv (the GOPS of every int8 row, kernel or graph).
+double QLayerOps(const QLayer& l);
+
+// One int8 benchmark row: a pattern on a layer.
+struct Int8BenchCase {
+  QPattern pattern;
+  QLayer layer;
+};
+// Every int8 row, in table order: the ResNet-18 3x3 stages and the MobileNetV2 1x1 expand /
+// project and depthwise layers, as bench/fusion_bench's BM_FusionInt8 rows and
+// `fusefuzz bench --target --quant` (bench/quant_patterns.h) list them.
+std::vector<Int8BenchCase> Int8BenchCases();
+
 class QCase {
  public:
   QCase(const QLayer& l, QPattern pattern);

@@ -60,6 +60,7 @@ void AddRuns(const BenchTable& t, const BenchRow& row, size_t engine, const char
     e["iterations"] = t.runs;
     e["min_ns"] = min_ns[i];
     e["label"] = cell.verdict;
+    if (row.ops > 0) e["OP"] = row.ops / (ns[i] * 1e-9);
     out->push_back(std::move(e));
   }
   const double mean = std::accumulate(ns.begin(), ns.end(), 0.0) / static_cast<double>(ns.size());
@@ -73,6 +74,9 @@ void AddRuns(const BenchTable& t, const BenchRow& row, size_t engine, const char
     e["aggregate_unit"] = std::string(agg) == "cv" ? "percentage" : "time";
     e["iterations"] = static_cast<int>(ns.size());
     e["label"] = cell.verdict;
+    if (row.ops > 0 && (std::string(agg) == "mean" || std::string(agg) == "median")) {
+      e["OP"] = row.ops / (value * 1e-9);
+    }
     out->push_back(std::move(e));
   }
 }
@@ -107,10 +111,13 @@ json BenchJson(const BenchTable& t) {
       AddRuns(t, row, e, "fused", c.fused_ns, c.fused_min_ns, family++, &benchmarks);
     }
   }
-  json verdicts = json::object();
+  json verdicts = json::object(), rewrites = json::object();
   for (const BenchRow& row : t.rows) {
     for (size_t e = 0; e < t.engines.size(); ++e) {
       verdicts[row.name + "/" + t.engines[e].label] = row.cells[e].verdict;
+      if (!row.cells[e].rewrites.empty()) {
+        rewrites[row.name + "/" + t.engines[e].label] = row.cells[e].rewrites;
+      }
     }
   }
   json engines = json::array();
@@ -122,13 +129,17 @@ json BenchJson(const BenchTable& t) {
   context["fusefuzz_warmup"] = t.warmup;
   context["fusefuzz_command"] = t.command;
   context["fusefuzz_verdicts"] = std::move(verdicts);
+  context["fusefuzz_rewrites"] = std::move(rewrites);
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};
 }
 
 std::string BenchMarkdown(const BenchTable& t) {
   std::ostringstream o;
   const json& ctx = t.context;
-  o << "# fusefuzz bench: fusion speedup per engine\n\n";
+  const bool int8 =
+      std::any_of(t.rows.begin(), t.rows.end(), [](const BenchRow& r) { return r.ops > 0; });
+  o << (int8 ? "# fusefuzz bench --quant: int8 fusion speedup per engine (QDQ graphs)\n\n"
+             : "# fusefuzz bench: fusion speedup per engine\n\n");
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
     << ", CPUs: " << ctx.value("num_cpus", 0)
     << ", load average at start: " << ctx.value("load_avg", json::array()).dump() << "\n";
@@ -142,14 +153,16 @@ std::string BenchMarkdown(const BenchTable& t) {
     << " warm-ups, in microseconds, " << t.threads
     << " intra-op thread(s); cv: coefficient of variation of the repetitions (unfused / fused); "
        "speedup: unfused / fused; verdict: fusefuzz's oracle on the outputs of the timed runs "
-       "(\"kernel:\" when the unfused run already failed)\n\n";
+       "(\"kernel:\" when the unfused run already failed)"
+    << (int8 ? "; GOPS: 2 ops per multiply-add of the conv, over the median time" : "") << "\n\n";
   o << "| pattern | layer | shape |";
   std::string rule = "|---|---|---|";
   for (const BenchEngine& e : t.engines) {
-    for (const char* col : {"unfused µs", "fused µs", "speedup", "cv %", "verdict"}) {
-      o << " " << MdCell(e.label) << " " << col << " |";
-    }
-    rule += "---:|---:|---:|---:|---|";
+    std::vector<const char*> cols = {"unfused µs", "fused µs"};
+    if (int8) cols.insert(cols.end(), {"unfused GOPS", "fused GOPS"});
+    cols.insert(cols.end(), {"speedup", "cv %", "verdict"});
+    for (const char* col : cols) o << " " << MdCell(e.label) << " " << col << " |";
+    rule += int8 ? "---:|---:|---:|---:|---:|---:|---|" : "---:|---:|---:|---:|---|";
   }
   o << "\n" << rule << "\n";
   std::vector<std::string> notes;
@@ -171,14 +184,47 @@ std::string BenchMarkdown(const BenchTable& t) {
         notes.push_back(row.name + " on " + t.engines[e].label + ": " + c.note);
         verdict += " [" + std::to_string(notes.size()) + "]";
       }
-      o << " " << us(c.unfused_ns) << " | " << us(c.fused_ns) << " | "
-        << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |";
+      o << " " << us(c.unfused_ns) << " | " << us(c.fused_ns) << " | ";
+      if (int8) {
+        auto gops = [&row](const std::vector<double>& v) {
+          return v.empty() ? std::string("-") : Fixed(row.ops / Median(v), 1);
+        };
+        o << gops(c.unfused_ns) << " | " << gops(c.fused_ns) << " | ";
+      }
+      o << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |";
     }
     o << "\n";
   }
   if (!notes.empty()) {
     o << "\n";
     for (size_t i = 0; i < notes.size(); ++i) o << i + 1 << ". " << MdCell(notes[i]) << "\n";
+  }
+  // Which rewrites bought the speedup (a fused run that reported none ran what the unfused one
+  // ran, as far as the engine tells): per engine, each distinct list with its number of rows.
+  bool any = false;
+  for (size_t e = 0; e < t.engines.size(); ++e) {
+    std::vector<std::pair<std::string, int>> lists;
+    for (const BenchRow& row : t.rows) {
+      const std::string& r = row.cells[e].rewrites;
+      if (r.empty()) continue;
+      auto it =
+          std::find_if(lists.begin(), lists.end(), [&](const auto& l) { return l.first == r; });
+      if (it == lists.end()) {
+        lists.push_back({r, 1});
+      } else {
+        ++it->second;
+      }
+    }
+    if (lists.empty()) continue;
+    if (!any)
+      o << "\nRewrites the fused runs reported (per engine: the list, the rows with it):\n\n";
+    any = true;
+    o << "- **" << MdCell(t.engines[e].label) << "**:";
+    for (size_t i = 0; i < lists.size(); ++i) {
+      o << (i ? ";" : "") << " " << MdCell(lists[i].first) << " (" << lists[i].second
+        << (lists[i].second == 1 ? " row)" : " rows)");
+    }
+    o << "\n";
   }
   return o.str();
 }

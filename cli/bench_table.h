@@ -20,11 +20,18 @@ struct BenchCell {
   std::vector<double> unfused_ns, fused_ns, unfused_min_ns, fused_min_ns;
   std::string verdict;  // "PASS", "MISMATCH", "kernel: MISMATCH", "unsupported", ...
   std::string note;     // why (an unsupported or error message), for the markdown table
+  // What the first fused run reported it rewrote: its rules in order, a repeat as "rule x2";
+  // "none" when it reported nothing (or the target does not report rewrites), "" when no fused
+  // run answered.
+  std::string rewrites;
 };
 
 struct BenchRow {
   std::string name;  // "BM_Fusion/<pattern>/<model>/<shape>"
   std::string pattern, layer, shape;
+  // Int8 rows (`--quant`): 2 x the conv's multiply-adds, for GOPS (markdown columns, the JSON's
+  // "OP" rate counter as bench/fusion_bench's BM_FusionInt8 rows carry it); 0 for float rows.
+  double ops = 0;
   std::vector<BenchCell> cells;  // one per engine, in --target order
 };
 

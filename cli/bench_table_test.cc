@@ -84,5 +84,38 @@ TEST(BenchTable, MarkdownRowHasSpeedupVerdictAndEscapedNote) {
   EXPECT_NE(svg.find(">3.33</text>"), std::string::npos) << svg;
 }
 
+// An int8 row (ops > 0): GOPS columns and the JSON's OP rate; the fused runs' rewrites listed
+// per engine, each distinct list with its row count; float tables have neither GOPS nor OP.
+TEST(BenchTable, Int8RowsHaveGopsAndRewrites) {
+  BenchTable t = Table();
+  EXPECT_EQ(BenchMarkdown(t).find("GOPS"), std::string::npos);
+  EXPECT_FALSE(BenchJson(t)["benchmarks"][0].contains("OP"));
+  BenchRow row = t.rows[0];
+  row.name = "BM_FusionInt8/conv_requant/resnet18_conv3_x/N1_C128_H28_K3";
+  row.pattern = "conv_requant";
+  row.ops = 1000;  // over a median of 200 ns unfused, 60 ns fused: 5 and 16.7 GOPS
+  row.cells[0].rewrites = "qdq-conv-fuse";
+  BenchRow none = row;
+  none.cells[0].rewrites = "none";
+  t.rows = {row, none, row};
+  const std::string md = BenchMarkdown(t);
+  EXPECT_EQ(md.rfind("# fusefuzz bench --quant: int8", 0), 0u) << md;
+  EXPECT_NE(md.find("| eng-a unfused GOPS | eng-a fused GOPS | eng-a speedup |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| N1_C128_H28_K3 | 0.2 | 0.1 | 5.0 | 16.7 | 3.33 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **eng-a**: qdq-conv-fuse (2 rows); none (1 row)\n"), std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("- **eng-b**"), std::string::npos) << md;  // it answered nothing
+  const nlohmann::json j = BenchJson(t);
+  const auto& b = j.at("benchmarks");
+  // Row 2: eng-a's first unfused iteration (300 ns) and its median (200 ns), then cv (no OP).
+  EXPECT_DOUBLE_EQ(b[14]["OP"].get<double>(), 1000 / 300e-9);
+  EXPECT_DOUBLE_EQ(b[18]["OP"].get<double>(), 1000 / 200e-9);
+  EXPECT_FALSE(b[20].contains("OP"));
+  EXPECT_EQ(j["context"]["fusefuzz_rewrites"]
+             ["BM_FusionInt8/conv_requant/resnet18_conv3_x/N1_C128_H28_K3/eng-a"],
+            "qdq-conv-fuse");  // the last row of that name
+}
+
 }  // namespace
 }  // namespace fusefuzz

@@ -386,7 +386,7 @@ void RegisterBench(Cli& cli) {
   auto t = std::make_shared<TargetBenchArgs>();
   cmd->add_option("--filter", a->filter,
                   "regex over benchmark names (--benchmark_filter); with --target, searched in "
-                  "BM_Fusion/<pattern>/<layer>/<shape>");
+                  "BM_Fusion/<pattern>/<layer>/<shape> (--quant: BM_FusionInt8/...)");
   cmd->add_option("--threads", a->threads, "threads for our kernels and oneDNN (or the targets)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--out", a->out, "output folder (refused when not empty, unless --force)")
@@ -414,13 +414,27 @@ void RegisterBench(Cli& cli) {
       ->check(kPositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--tiny", t->tiny, "with --target: layers 16x narrower and 4x smaller (smoke)");
-  cmd->callback([a, t, &cli] {
+  cmd->add_flag("--quant", t->quant,
+                "with --target: the int8 rows instead of the float ones: the int8 patterns as "
+                "quantized (QDQ) graphs, as fuzz --quant sends quantized graphs")
+      ->needs(target);
+  auto act = std::make_shared<std::string>("uint8");
+  cmd->add_option("--quant-activations", *act,
+                  "with --quant: the activations' type, uint8 (ONNX Runtime's and PyTorch's "
+                  "default) or int8 (TensorFlow Lite's; XNNPACK's per-channel int8 conv)")
+      ->check(CLI::IsMember({"uint8", "int8"}))
+      ->capture_default_str();
+  cmd->callback([a, t, act, &cli] {
     ExitOnInterrupt();
     PrepareOutFolder(a->out, a->force, a->from_json, "bench");
     if (t->targets.empty()) {
       cli.exit_code = Bench(*a);
       return;
     }
+    if (*act != "uint8" && !t->quant) {
+      throw InputError("--quant-activations", "applies to the int8 rows only: add --quant");
+    }
+    t->quant_activations = *QuantTypeFromName(*act);
     t->filter = a->filter;
     t->out = a->out;
     t->threads = a->threads;
