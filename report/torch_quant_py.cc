@@ -222,6 +222,10 @@ def quantize_flow(inputs):
         # weights the graph's.
         import torch.nn.intrinsic.qat as nniqat
         prepared.apply(nniqat.freeze_bn_stats)
+        # freeze_bn_stats reaches only the ConvBn modules: a BatchNorm on its own stays frozen too.
+        for m in prepared.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.eval()
         params = list(prepared.parameters())
         for p in params:
             p.requires_grad_(True)

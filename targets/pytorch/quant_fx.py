@@ -189,6 +189,12 @@ def run(tr, split, inputs, mode, state):
         # statistics frozen, learning rate 0 (README.md).
         import torch.nn.intrinsic.qat as nniqat
         prepared.apply(nniqat.freeze_bn_stats)
+        # freeze_bn_stats reaches only the ConvBn modules; a BatchNorm left on its own (no conv
+        # before it, or the second of two) would otherwise normalize by the batch and move its
+        # running statistics in the train steps (an adapter bug found by the qat_fx campaign).
+        for m in prepared.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.eval()
         params = [p for p in prepared.parameters()]
         for p in params:
             p.requires_grad_(True)

@@ -177,6 +177,27 @@ class Flows(unittest.TestCase):
         out, _ = run(g, "qat_fx")
         self.assertLessEqual(np.abs(out["y"] - ref["y"]).max(), 1)
 
+    def test_qat_steps_keep_a_lone_batchnorms_statistics(self):
+        # DQ -> BN -> Q: no conv, so freeze_bn_stats does not reach the BN; in train mode it
+        # would normalize by the batch and move its running statistics (the qat_fx campaign's
+        # adapter bug: 768 came back as 0).
+        g = {"format": "fusefuzz-graph", "version": 2,
+             "inputs": [{"name": "v0", "shape": [1, 1, 1, 2]}],
+             "nodes": [
+                 {"name": "n1", "op": "DequantizeLinear", "inputs": ["v0"], "outputs": ["v1"],
+                  "quant": {"x": {"scale": [4.0], "type": "uint8", "zero_point": [0]}}},
+                 {"name": "n3", "op": "BatchNorm", "inputs": ["v1"], "outputs": ["v3"],
+                  "attrs": {"epsilon": 0.0},
+                  "params": {"scale": tj([1.0]), "bias": tj([0.0]), "mean": tj([0.0]),
+                             "var": tj([1.0])}},
+                 {"name": "n6", "op": "QuantizeLinear", "inputs": ["v3"], "outputs": ["v6"],
+                  "quant": {"y": {"scale": [16.0], "type": "uint8", "zero_point": [0]}}}],
+             "outputs": ["v6"]}
+        req = {"id": 1, "graph": g, "inputs": {"v0": tj([[[[0.0, 192.0]]]])},
+               "options": {"optimize": True, "bisect_limit": -1}}
+        resp = fusefuzz_torch.handle(req, "qat_fx", {})
+        self.assertEqual(fj(resp["outputs"]["v6"]).flatten().tolist(), [0.0, 48.0], resp)
+
     def test_ops_on_the_int8_tensor_need_no_observer(self):
         # DQ -> MaxPool / Relu6 -> Q on the input's grid: no observer there, none needed.
         g = load("blocks-relu-maxpool-relu6")
