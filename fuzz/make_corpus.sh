@@ -52,8 +52,9 @@ for f in corpus/seeds/*.json "$gj"/gen-seed[0-9].json; do
 done
 
 # import --cut: the models above (a mutated op type is a foreign op to cut at) and the
-# quantized models ONNX Runtime's bugs were filed with.
-cp "$ox"/*.onnx corpus/onnxruntime/*.onnx "$oc"/
+# quantized models ONNX Runtime's bugs were filed with, and the models that crashed libonnx's
+# shape inference under --cut (found by this fuzzer; tests/data/hostile/cut-*.onnx).
+cp "$ox"/*.onnx corpus/onnxruntime/*.onnx tests/data/hostile/cut-*.onnx "$oc"/
 # TensorProto files (the .pb reader of compare --inputs-pb/--outputs): the backend-test data of
 # two seeds, input and reference output.
 pb=$(mktemp -d)

@@ -166,7 +166,8 @@ TEST(HostileRound2, Item2FirstBytesMustStartTheMessage) {
 // without data propagation, or not at all, for such models, and refuses or cuts them like any
 // other.
 TEST(HostileRound2, CutSurvivesModelsThatCrashLibonnxShapeInference) {
-  for (const char* name : {"cut-int64-raw-data-3-bytes.onnx", "cut-conv-stride-0.onnx"}) {
+  for (const char* name : {"cut-int64-raw-data-3-bytes.onnx", "cut-conv-stride-0.onnx",
+                           "cut-conv-rank2-input-no-kernel-shape.onnx"}) {
     std::ifstream f(std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/hostile/" + name,
                     std::ios::binary);
     ASSERT_TRUE(f.good()) << name;

@@ -105,6 +105,50 @@ bool StridesAndDilationsPositive(const onnx::GraphProto& g) {
   return true;
 }
 
+// libonnx 1.12's Conv, ConvInteger, QLinearConv and ConvTranspose inference takes a missing
+// kernel_shape from the weight's dims and then indexes the input-rank-sized dilations and
+// strides with it, unchecked (a rank-2 input to a 2-D conv read past an empty vector: SIGSEGV,
+// found by onnx_cut_fuzzer). So, on the copy that is only inferred, each such node without
+// kernel_shape gets its weight's spatial dims as one, which libonnx does check against the input
+// rank. False when a weight's dims are not known before inference (not an initializer or a
+// Constant of this or an enclosing graph): such a model gets no inferred shapes at all.
+bool PinConvKernelShapes(onnx::GraphProto* g, std::map<std::string, std::vector<int64_t>> dims) {
+  for (const auto& t : g->initializer()) dims[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const auto& n : g->node()) {
+    if (n.op_type() != "Constant") continue;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "value" && a.has_t() && n.output_size() == 1) {
+        dims[n.output(0)].assign(a.t().dims().begin(), a.t().dims().end());
+      }
+    }
+  }
+  for (onnx::NodeProto& n : *g->mutable_node()) {
+    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (a.has_g() && !PinConvKernelShapes(a.mutable_g(), dims)) return false;
+      for (onnx::GraphProto& sg : *a.mutable_graphs()) {
+        if (!PinConvKernelShapes(&sg, dims)) return false;
+      }
+    }
+    const std::string& op = n.op_type();
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (op != "Conv" && op != "ConvInteger" && op != "ConvTranspose" && op != "QLinearConv") {
+      continue;
+    }
+    const int w = op == "QLinearConv" ? 3 : 1;
+    if (n.input_size() <= w || n.input(w).empty()) continue;  // libonnx infers nothing then
+    bool has_kernel_shape = false;
+    for (const auto& a : n.attribute()) has_kernel_shape |= a.name() == "kernel_shape";
+    if (has_kernel_shape) continue;
+    auto it = dims.find(n.input(w));
+    if (it == dims.end() || it->second.size() < 2) return false;
+    onnx::AttributeProto* k = n.add_attribute();
+    k->set_name("kernel_shape");
+    k->set_type(onnx::AttributeProto::INTS);
+    for (size_t i = 2; i < it->second.size(); ++i) k->add_ints(it->second[i]);
+  }
+  return true;
+}
+
 }  // namespace
 namespace {
 
@@ -372,6 +416,7 @@ class Importer {
     // libonnx 1.12's conv/pool inference divides by strides and dilations unchecked (SIGFPE on
     // a 0, found by onnx_cut_fuzzer): such a model gets no inferred shapes at all.
     if (!StridesAndDilationsPositive(m.graph())) return;
+    if (!PinConvKernelShapes(m.mutable_graph(), {})) return;
     try {
       onnx::shape_inference::InferShapes(
           m, onnx::OpSchemaRegistry::Instance(),
