@@ -179,6 +179,9 @@ int RunCampaign(const CampaignOptions& in) {
         c.known = m.value("known", false);
         c.unsupported_reason = m.value("reason", "");
         c.pattern = m.value("pattern", "");
+        c.margin = m.value("margin", -1.0);
+        c.grid_margin = m.value("grid_margin", -1.0);
+        c.grid_e = m.value("grid_e", 0.0);
         if (!c.kind.empty() && c.signature.empty()) {
           // A duplicate of a bucket whose first cases are still being minimized: counted once
           // their signature is known (or under the bucket at the end).

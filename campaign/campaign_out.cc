@@ -102,6 +102,14 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     stats->seconds = j.at("seconds").get<double>();
     stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
     stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});
+    if (auto cp = j.find("closest_pass"); cp != j.end() && cp->is_object()) {
+      for (auto [key, p] :
+           {std::pair{"float", &stats->closest_float}, std::pair{"grid", &stats->closest_grid}}) {
+        if (auto e = cp->find(key); e != cp->end()) {
+          *p = {e->at("share").get<double>(), e->at("case").get<int64_t>(), e->value("e", 0.0)};
+        }
+      }
+    }
     if (auto cov = j.find("coverage"); cov != j.end()) {
       stats->coverage.graphs = cov->at("graphs").get<int64_t>();
       for (const json& c : cov->at("classes")) {

@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -113,6 +115,23 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
                   {"bucket", nullptr}, {"known", false},
                   {"duplicate", false}};
       if (out.verdict == Verdict::kUnsupported) end["reason"] = ErrorClass(out.run.message);
+      if (out.verdict == Verdict::kPass) {
+        // Float: the worst element's ratio over the bound factor k (fails above 1).
+        const WorstElement& w = out.oracle.worst;
+        if (!w.on_grid && out.oracle.compared > 0 && std::isfinite(w.ratio)) {
+          end["margin"] = w.ratio / (out.oracle.k > 0 ? out.oracle.k : 1.0);
+        }
+        // Grid: how much of its derived spread E the worst integer element used beyond plain
+        // rounding, (|c - t| - 0.5) / E (an exact tie uses none of it).
+        const GridSummary& g = out.oracle.grid;
+        // A saturated worst element (t beyond its limit; it ranks first only when every other
+        // element is exact) used none of its E.
+        const bool saturated = g.t > g.hi + 0.5 + g.e || g.t < g.lo - 0.5 - g.e;
+        if (g.compared > g.saturated && g.e > 0 && std::isfinite(g.excess)) {
+          end["grid_margin"] = saturated ? 0.0 : std::max(0.0, 1 + g.excess / g.e);
+          end["grid_e"] = g.e;
+        }
+      }
       if (out.finding()) {
         Repro r = MakeRepro(o, *target, c, ref, out, seed, i);
         std::vector<std::string> fired;

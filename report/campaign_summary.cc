@@ -12,6 +12,7 @@
 #include "ir/ops.h"
 #include "report/html_report.h"
 #include "report/markdown.h"
+#include "report/report_numbers.h"
 
 namespace fusefuzz {
 
@@ -19,6 +20,10 @@ void CampaignStats::AddCase(const CaseReport& c) {
   ++graphs;
   ++verdicts[c.verdict];
   if (!c.unsupported_reason.empty()) ++unsupported_reasons[c.unsupported_reason];
+  if (c.verdict == "PASS") {
+    if (c.margin > closest_float.share) closest_float = {c.margin, c.index};
+    if (c.grid_margin > closest_grid.share) closest_grid = {c.grid_margin, c.index, c.grid_e};
+  }
   if (c.kind.empty()) return;
   if (c.known) {
     ++known;
@@ -251,6 +256,21 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     }
     md << "\n";
   }
+  if (s.closest_float.share >= 0 || s.closest_grid.share >= 0) {
+    md << "## Closest passing case\n\nHow much of the admitted error the worst element of a "
+          "passing case used (above 1 it would fail): the room the oracle's bound left on this "
+          "target.\n\n";
+    if (s.closest_float.share >= 0) {
+      md << "- float outputs: " << NumberText(s.closest_float.share, 3) << " of the bound (case "
+         << s.closest_float.case_index << ")\n";
+    }
+    if (s.closest_grid.share >= 0) {
+      md << "- integer outputs: " << NumberText(s.closest_grid.share, 3)
+         << " of the derived spread E beyond rounding, (|c - t| - 0.5) / E (case "
+         << s.closest_grid.case_index << ", E " << NumberText(s.closest_grid.e, 3) << " steps)\n";
+    }
+    md << "\n";
+  }
   if (!s.rule_fires.empty()) {
     md << "## Rewrites applied, per rule\n\nHow often each rule fired in the optimized runs: a "
           "rule that never fired was not tested by this campaign.\n\n"
@@ -307,6 +327,11 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
     j["first_finding_by_kind"] = first;
   }
   j["rule_fires"] = s.rule_fires;
+  nlohmann::json closest = nlohmann::json::object();
+  for (const auto& [key, p] : {std::pair{"float", s.closest_float}, {"grid", s.closest_grid}}) {
+    if (p.share >= 0) closest[key] = {{"share", p.share}, {"case", p.case_index}, {"e", p.e}};
+  }
+  j["closest_pass"] = closest;
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [sig, u] : s.unique) {
     list.push_back({{"signature", sig},

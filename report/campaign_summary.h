@@ -34,6 +34,19 @@ struct CaseReport {
   std::string unsupported_reason;
   int64_t index = -1;
   double seconds = -1;  // since the campaign started
+  // PASS: how much of its admitted error the worst float element used (ratio / k, 0..1), and
+  // of its derived spread E the worst integer element used beyond rounding ((|c - t| - 0.5) /
+  // E); -1 when not judged.
+  double margin = -1, grid_margin = -1;
+  double grid_e = 0;  // that integer element's E, in steps
+};
+
+// The passing case that came closest to its admitted error: how much room the oracle's bound
+// left on legitimate engines (a calibration figure, issue 26/27).
+struct ClosestPass {
+  double share = -1;  // worst element's |c - r| over its admitted error; -1: none
+  int64_t case_index = -1;
+  double e = 0;  // grid: the element's E in steps (E > 1: the element was not informative)
 };
 
 // Per finding kind: new and known cases.
@@ -71,6 +84,7 @@ struct CampaignStats {
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
+  ClosestPass closest_float, closest_grid;
   // Generator coverage classes of the graphs checked (generators/coverage.h): what the campaign
   // exercised; summary.md lists the classes below the threshold.
   CoverageTally coverage;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -27,6 +28,11 @@ using fusefuzz::testing::TempDir;
 using nlohmann::json;
 
 json ReadJson(const fs::path& p) { return json::parse(std::ifstream(p)); }
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
 
 std::set<std::string> Signatures(const json& summary) {
   std::set<std::string> s;
@@ -58,6 +64,15 @@ TEST(Campaign, QuantCampaignCountsSaturatedCoverage) {
     if (c["id"] == "quant/saturated") saturated = c["graphs"].get<int64_t>();
   }
   EXPECT_GT(saturated, 0) << s["coverage"].dump();
+  // How close the passing cases came to their admitted error, on the grid and in float.
+  for (const char* key : {"grid", "float"}) {
+    ASSERT_TRUE(s["closest_pass"].contains(key)) << s["closest_pass"].dump();
+    const double share = s["closest_pass"][key]["share"].get<double>();
+    EXPECT_GT(share, 0) << key;
+    EXPECT_LE(share, 1) << key;
+    EXPECT_LT(s["closest_pass"][key]["case"].get<int64_t>(), 150) << key;
+  }
+  EXPECT_NE(ReadText(dir / "summary.md").find("## Closest passing case"), std::string::npos);
   fs::remove_all(dir);
 }
 
