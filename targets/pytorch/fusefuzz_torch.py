@@ -244,10 +244,15 @@ def main():
         out.write(json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
         out.flush()
 
-    send({"protocol": "fusefuzz-target", "version": 1,
-          "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
-          "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
-          "capabilities": capabilities(args.mode)})
+    hello = {"protocol": "fusefuzz-target", "version": 1,
+             "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
+             "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
+             "capabilities": capabilities(args.mode)}
+    if args.mode in QUANT_MODES:
+        # quantize_per_tensor (ATen's quantize_val and its vectorized form) multiplies by the
+        # float32 reciprocal of the scale and rounds half to even, where ONNX divides.
+        hello["quantize_rounding"] = "reciprocal_multiply"
+    send(hello)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
     import translate

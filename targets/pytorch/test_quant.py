@@ -266,8 +266,18 @@ class Protocol(unittest.TestCase):
         hello, resp = json.loads(lines[0]), json.loads(lines[1])
         self.assertEqual(hello["ops"], fusefuzz_torch.QUANT_OPS)
         self.assertEqual(hello["capabilities"], ["rewrites", "bench"])
+        self.assertEqual(hello["quantize_rounding"], "reciprocal_multiply")
         self.assertEqual(set(resp["node_forms"]), {"c", "bn", "r"})
         self.assertEqual(resp["outputs"]["y"]["shape"], [1, 6, 8, 8])
+
+    def test_quantize_per_tensor_multiplies_by_the_reciprocal(self):
+        # What the hello declares: fl(x * fl(1/s)) rounded half to even, not ONNX's fl(x / s).
+        # x = -2.5, s = 0.019607844: fl(x / s) = -127.499992 (ONNX: -127 + 128 = 1), but
+        # fl(1/s) = 51 and -2.5 * 51 = -127.5, a tie rounded to even: -128 + 128 = 0.
+        for engine in ("onednn", "qnnpack"):
+            torch.backends.quantized.engine = engine
+            q = torch.quantize_per_tensor(torch.full((20,), -2.5), 0.019607844, 128, torch.quint8)
+            self.assertEqual(set(q.int_repr().tolist()), {0}, engine)
 
     def test_quant_modes_time_their_runs_and_answer_the_same_outputs(self):
         g = load("conv-add-relu")
