@@ -15,12 +15,18 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in);  // qlinear_conv.cc
 // i of an integer-valued tensor: from its admitted range when it has grid facts, else from the
 // deviation its magnitude and sigma carry. 0 for given integers.
 double IntegerSpread(const RefTensor& x, size_t i);
+// The same from the sigma machinery's half-width grid_es (docs/oracle.md, "Carried spread in
+// quadrature"); <= IntegerSpread.
+double IntegerSpreadSigma(const RefTensor& x, size_t i);
 // The admitted deviation of a float value: its one-rounding bound u*m (which holds every
 // carried spread, AddDeviation) or kSigmaProbe sigmas of its float32 evaluation, the larger.
 double FloatDeviation(const RefTensor& x, size_t i);
 // Adds a legitimate deviation `dev` (value units) to element i: into the magnitude as dev/u, so
 // the bound oracle and the next quantization see it once, and to sigma as dev/kSigmaProbe.
 void AddDeviation(RefTensor* y, size_t i, double dev);
+// The same with a carried integer spread, whose L1 reach `dev` goes into the magnitude and whose
+// quadrature reach `dev_sigma` (<= dev) into sigma.
+void AddDeviation(RefTensor* y, size_t i, double dev, double dev_sigma);
 // Magnitude and sigma of an integer-valued tensor from its grid facts.
 void SetGridMagnitudes(RefTensor* y);
 // Input `input` of a quantized op must hold integers of `type` (exact floats).
