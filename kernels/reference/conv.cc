@@ -40,6 +40,9 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
     }
   }
 
+  // An integer-valued input's sigma is its carried spread alone (SetGridMagnitudes).
+  const bool integers = !x.grid_t.empty();
+  SpreadSum spread;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
       const int64_t first_in_c = (m / out_per_group) * group_c;
@@ -50,6 +53,7 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           // Error scale: the input errors through the weights (independent, so in quadrature),
           // and the rounding of the float32 sum itself.
           double carried = 0, terms_sq = 0, taps = 0;
+          spread.Clear();
           double peak = channel_peak[static_cast<size_t>(m)],
                  abs_sum = has_bias ? std::fabs(acc) : 0;
           for (int64_t c = 0; c < group_c; ++c) {
@@ -68,7 +72,11 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 const double term = w.value[wi] * x.value[xi];
                 acc += term;
                 mag += w.mag[wi] * x.mag[xi];
-                carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
+                if (integers) {
+                  spread.Add(x.grid_t[xi], std::fabs(w.value[wi]) * x.sigma[xi]);
+                } else {
+                  carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
+                }
                 terms_sq += term * term;
                 taps += 1;
                 peak = std::fmax(peak, x.peak[xi]);
@@ -81,8 +89,11 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           y.mag[yi] = mag;
           y.peak[yi] = Peak(peak, abs_sum);  // partial sums: at most the sum of |terms|
           const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
-          y.sigma[yi] = Quadrature(std::sqrt(carried), SumRoundingSigma(taps, std::fabs(acc) + bias,
-                                                                        std::sqrt(terms_sq)));
+          const double own = SumRoundingSigma(taps, std::fabs(acc) + bias, std::sqrt(terms_sq));
+          // An integer-valued input's sigma is its carried spread alone: whole steps, not a
+          // Gaussian error, so the sum's rounding adds to it (docs/oracle.md, "Carried spread
+          // in quadrature": 8 sigmas of each, summed).
+          y.sigma[yi] = integers ? spread.Total() + own : Quadrature(std::sqrt(carried), own);
         }
       }
     }

@@ -57,6 +57,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
     }
   }
 
+  SpreadSum spread_s;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
       const double sw = qw.Scale(m);
@@ -67,7 +68,8 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           double acc =
               has_bias ? static_cast<double>(b_it->second.data[static_cast<size_t>(m)]) : 0;
           // spread: L1 through |W|; spread2: in quadrature, sum of (w D)^2 (grid_es).
-          double spread = 0, spread2 = 0, peak = 0, acc_mag = std::fabs(acc);
+          double spread = 0, peak = 0, acc_mag = std::fabs(acc);
+          spread_s.Clear();
           for (int64_t c = 0; c < group_c; ++c) {
             for (int64_t kh = 0; kh < k_h; ++kh) {
               const int64_t ih = oh * a.stride_h - a.pad_top + kh * a.dilation_h;
@@ -82,8 +84,8 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
                 acc_mag += std::fabs((x.value[xi] - zx) * wv);
                 peak = Peak(std::fmax(peak, x.peak[xi]), wv);
                 spread += std::fabs(wv) * IntegerSpread(x, xi);
-                const double ds = wv * IntegerSpreadSigma(x, xi);
-                spread2 += ds * ds;
+                spread_s.Add(x.grid_t.empty() ? x.value[xi] : x.grid_t[xi],
+                             std::fabs(wv) * IntegerSpreadSigma(x, xi));
               }
             }
           }
@@ -120,7 +122,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           // "Carried spread in quadrature"), except a declared half-away rule's systematic ties.
           const bool systematic = x.grid_ties_either || (r && r->grid_ties_either);
           const double moved_s =
-              systematic ? moved : Quadrature(std::sqrt(spread2) * sx * sw, res_spread_s);
+              systematic ? moved : Quadrature(spread_s.Total() * sx * sw, res_spread_s);
           y.grid_es[yi] =
               std::min(y.grid_e[yi],
                        moved_s / sy + 4 * kU * (std::fabs(conv) + std::fabs(res) + moved_s) / sy +

@@ -111,8 +111,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
     y.mag[i] = std::fabs(y.value[i]);
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
     y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), z);
-    AddDeviation(&y, i, IntegerSpread(x, i) * std::fabs(s),
-                 IntegerSpreadSigma(x, i) * std::fabs(s));
+    AddSpread(&y, i, IntegerSpread(x, i) * std::fabs(s), IntegerSpreadSigma(x, i) * std::fabs(s));
   });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
   return y;
@@ -182,23 +181,41 @@ double IntegerSpreadSigma(const RefTensor& x, size_t i) {
   return kSigmaProbe * x.sigma[i];
 }
 
+double SpreadSum::Total() {
+  std::sort(taps_.begin(), taps_.end());
+  double sum2 = 0;
+  for (size_t i = 0; i < taps_.size();) {
+    double group = 0;
+    size_t j = i;
+    for (; j < taps_.size() && taps_[j].first == taps_[i].first; ++j) group += taps_[j].second;
+    sum2 += group * group;
+    i = j;
+  }
+  return std::sqrt(sum2);
+}
+
 double FloatDeviation(const RefTensor& x, size_t i) {
   return std::max(kU * x.mag[i], kSigmaProbe * x.sigma[i]);
 }
 
-void AddDeviation(RefTensor* y, size_t i, double dev, double dev_sigma) {
+void AddSpread(RefTensor* y, size_t i, double dev, double dev_sigma) {
   if (dev > 0) y->mag[i] += dev / kU;
-  if (dev_sigma > 0) y->sigma[i] = Quadrature(y->sigma[i], dev_sigma / kSigmaProbe);
+  // A whole step, not a Gaussian error: the float32 roundings of the value add to it.
+  if (dev_sigma > 0) y->sigma[i] += dev_sigma / kSigmaProbe;
 }
 
-void AddDeviation(RefTensor* y, size_t i, double dev) { AddDeviation(y, i, dev, dev); }
+void AddDeviation(RefTensor* y, size_t i, double dev) {
+  if (!(dev > 0)) return;
+  y->mag[i] += dev / kU;
+  y->sigma[i] = Quadrature(y->sigma[i], dev / kSigmaProbe);
+}
 
 void SetGridMagnitudes(RefTensor* y) {
   for (size_t i = 0; i < y->value.size(); ++i) {
     y->mag[i] = std::fabs(y->value[i]);
     y->sigma[i] = 0;
     if (!std::isnan(y->grid_t[i])) {
-      AddDeviation(y, i, IntegerSpread(*y, i), IntegerSpreadSigma(*y, i));
+      AddSpread(y, i, IntegerSpread(*y, i), IntegerSpreadSigma(*y, i));
     }
   }
 }

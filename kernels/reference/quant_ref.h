@@ -24,9 +24,28 @@ double FloatDeviation(const RefTensor& x, size_t i);
 // Adds a legitimate deviation `dev` (value units) to element i: into the magnitude as dev/u, so
 // the bound oracle and the next quantization see it once, and to sigma as dev/kSigmaProbe.
 void AddDeviation(RefTensor* y, size_t i, double dev);
-// The same with a carried integer spread, whose L1 reach `dev` goes into the magnitude and whose
-// quadrature reach `dev_sigma` (<= dev) into sigma.
-void AddDeviation(RefTensor* y, size_t i, double dev, double dev_sigma);
+// Adds an integer tensor's carried spread: its L1 reach `dev` (value units) into the magnitude,
+// its quadrature reach `dev_sigma` (<= dev) into sigma as dev_sigma/kSigmaProbe, linearly: the
+// spread is a whole step, which the float32 roundings of the same value add to, not a Gaussian
+// error they combine with in quadrature (docs/oracle.md, "Carried spread in quadrature").
+void AddSpread(RefTensor* y, size_t i, double dev, double dev_sigma);
+// The quadrature sum of carried spreads over the taps of one weighted sum (docs/oracle.md,
+// "Carried spread in quadrature"): taps at the same grid position t are, as far as the reference
+// can tell, copies of one computation (a repeated value, a MaxPool's winner in overlapping
+// windows), whose flips go together, so they add linearly within a group and in quadrature
+// across groups. Only taps with a spread are recorded.
+class SpreadSum {
+ public:
+  void Clear() { taps_.clear(); }
+  void Add(double t, double reach) {
+    if (reach > 0) taps_.push_back({t, reach});
+  }
+  double Total();  // sqrt(sum over groups of (sum of reach in the group)^2)
+
+ private:
+  std::vector<std::pair<double, double>> taps_;
+};
+
 // Magnitude and sigma of an integer-valued tensor from its grid facts.
 void SetGridMagnitudes(RefTensor* y);
 // Input `input` of a quantized op must hold integers of `type` (exact floats).
