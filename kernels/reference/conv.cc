@@ -1,5 +1,6 @@
 // Reference Conv and FusedConv: the direct 7-deep loop of the ONNX Conv definition, then (for
 // FusedConv) the epilogue steps in order, each computed exactly as its unfused op would be.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -42,6 +43,7 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
 
   // An integer-valued input's sigma is its carried spread alone (SetGridMagnitudes).
   const bool integers = !x.grid_t.empty();
+  const bool dequantized = !integers && x.spread.size() == x.value.size();
   SpreadSum spread;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
@@ -74,6 +76,12 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 mag += w.mag[wi] * x.mag[xi];
                 if (integers) {
                   spread.Add(x.grid_t[xi], std::fabs(w.value[wi]) * x.sigma[xi]);
+                } else if (dequantized) {
+                  // The float part in quadrature, the spread grouped by value (one integer).
+                  const double sp = std::min(x.spread[xi], x.sigma[xi]);
+                  const double fl = x.sigma[xi] - sp;
+                  carried += w.value[wi] * w.value[wi] * fl * fl;
+                  spread.Add(x.value[xi], std::fabs(w.value[wi]) * sp);
                 } else {
                   carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
                 }
@@ -90,10 +98,11 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           y.peak[yi] = Peak(peak, abs_sum);  // partial sums: at most the sum of |terms|
           const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
           const double own = SumRoundingSigma(taps, std::fabs(acc) + bias, std::sqrt(terms_sq));
-          // An integer-valued input's sigma is its carried spread alone: whole steps, not a
-          // Gaussian error, so the sum's rounding adds to it (docs/oracle.md, "Carried spread
-          // in quadrature": 8 sigmas of each, summed).
-          y.sigma[yi] = integers ? spread.Total() + own : Quadrature(std::sqrt(carried), own);
+          // A carried integer spread (all of an integer-valued input's sigma, the `spread` part
+          // of a DequantizeLinear's) is whole steps, not a Gaussian error: the float errors and
+          // the sum's rounding add to it (docs/oracle.md, "Carried spread in quadrature": 8
+          // sigmas of each, summed).
+          y.sigma[yi] = Quadrature(std::sqrt(carried), own) + spread.Total();
         }
       }
     }

@@ -104,6 +104,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
   const QuantParams& q = n.quant.at("x");
   CheckIntegers(n, 0, x, q.type);
   RefTensor y = Zeros(x.shape);
+  y.spread.assign(y.value.size(), 0.0);
   ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
     y.value[i] = (x.value[i] - static_cast<double>(z)) * s;
     // The integers a correct engine may hold here, as a value deviation: the L1 spread into
@@ -112,6 +113,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
     y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), z);
     AddSpread(&y, i, IntegerSpread(x, i) * std::fabs(s), IntegerSpreadSigma(x, i) * std::fabs(s));
+    y.spread[i] = IntegerSpreadSigma(x, i) * std::fabs(s) / kSigmaProbe;
   });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
   return y;
