@@ -43,7 +43,8 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
 
   // An integer-valued input's sigma is its carried spread alone (SetGridMagnitudes).
   const bool integers = !x.grid_t.empty();
-  const bool dequantized = !integers && x.spread.size() == x.value.size();
+  const bool dequantized =
+      !integers && x.spread.size() == x.value.size() && x.spread_key.size() == x.value.size();
   SpreadSum spread;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
@@ -75,13 +76,13 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 acc += term;
                 mag += w.mag[wi] * x.mag[xi];
                 if (integers) {
-                  spread.Add(x.grid_t[xi], std::fabs(w.value[wi]) * x.sigma[xi]);
+                  spread.Add(SpreadKey(x, xi), std::fabs(w.value[wi]) * x.sigma[xi]);
                 } else if (dequantized) {
-                  // The float part in quadrature, the spread grouped by value (one integer).
+                  // The float part in quadrature, the spread grouped by SpreadKey.
                   const double sp = std::min(x.spread[xi], x.sigma[xi]);
                   const double fl = x.sigma[xi] - sp;
                   carried += w.value[wi] * w.value[wi] * fl * fl;
-                  spread.Add(x.value[xi], std::fabs(w.value[wi]) * sp);
+                  spread.Add(x.spread_key[xi], std::fabs(w.value[wi]) * sp);
                 } else {
                   carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
                 }

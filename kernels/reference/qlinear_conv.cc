@@ -84,8 +84,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
                 acc_mag += std::fabs((x.value[xi] - zx) * wv);
                 peak = Peak(std::fmax(peak, x.peak[xi]), wv);
                 spread += std::fabs(wv) * IntegerSpread(x, xi);
-                spread_s.Add(x.grid_t.empty() ? x.value[xi] : x.grid_t[xi],
-                             std::fabs(wv) * IntegerSpreadSigma(x, xi));
+                spread_s.Add(SpreadKey(x, xi), std::fabs(wv) * IntegerSpreadSigma(x, xi));
               }
             }
           }

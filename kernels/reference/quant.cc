@@ -105,6 +105,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
   CheckIntegers(n, 0, x, q.type);
   RefTensor y = Zeros(x.shape);
   y.spread.assign(y.value.size(), 0.0);
+  y.spread_key.assign(y.value.size(), 0.0);
   ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
     y.value[i] = (x.value[i] - static_cast<double>(z)) * s;
     // The integers a correct engine may hold here, as a value deviation: the L1 spread into
@@ -114,6 +115,7 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
     y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), z);
     AddSpread(&y, i, IntegerSpread(x, i) * std::fabs(s), IntegerSpreadSigma(x, i) * std::fabs(s));
     y.spread[i] = IntegerSpreadSigma(x, i) * std::fabs(s) / kSigmaProbe;
+    y.spread_key[i] = SpreadKey(x, i);
   });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
   return y;
@@ -181,6 +183,10 @@ double IntegerSpreadSigma(const RefTensor& x, size_t i) {
     return std::max(x.value[i] - lo, hi - x.value[i]);
   }
   return kSigmaProbe * x.sigma[i];
+}
+
+double SpreadKey(const RefTensor& x, size_t i) {
+  return x.grid_t.empty() ? x.value[i] : x.grid_t[i];
 }
 
 double SpreadSum::Total() {

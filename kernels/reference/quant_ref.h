@@ -29,6 +29,11 @@ void AddDeviation(RefTensor* y, size_t i, double dev);
 // spread is a whole step, which the float32 roundings of the same value add to, not a Gaussian
 // error they combine with in quadrature (docs/oracle.md, "Carried spread in quadrature").
 void AddSpread(RefTensor* y, size_t i, double dev, double dev_sigma);
+// Which flips of an integer tensor go together in a weighted sum: elements at one grid position
+// t (copies of one computation) share a key, t itself (the value for integers without grid
+// facts). docs/oracle.md, "Carried spread in quadrature".
+double SpreadKey(const RefTensor& x, size_t i);
+
 // The quadrature sum of carried spreads over the taps of one weighted sum (docs/oracle.md,
 // "Carried spread in quadrature"): taps at the same grid position t are, as far as the reference
 // can tell, copies of one computation (a repeated value, a MaxPool's winner in overlapping

@@ -58,6 +58,8 @@ struct RefTensor {
   // between taps of one value, linearly to each other (docs/oracle.md, "Carried spread in
   // quadrature"). Empty elsewhere.
   std::vector<double> spread = {};
+  // Per element of `spread`: which taps' flips go together (SpreadKey).
+  std::vector<double> spread_key = {};
   int64_t grid_qmin = 0, grid_qmax = 0;
   // An exact float32 tie (E = 0, t on a half-integer) may be rounded to either neighbour by a
   // correct engine: the target declared half-away rounding (QuantizeRounding::kHalfAway), so the
