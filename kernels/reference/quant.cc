@@ -186,13 +186,12 @@ double IntegerSpreadSigma(const RefTensor& x, size_t i) {
 }
 
 double SpreadKey(const RefTensor& x, size_t i) {
-  const double t = x.grid_t.empty() ? x.value[i] : x.grid_t[i];
-  return t == std::nearbyint(t) ? NAN : t;
+  return x.grid_t.empty() ? x.value[i] : x.grid_t[i];
 }
 
 double SpreadSum::Total() {
   std::sort(taps_.begin(), taps_.end());
-  double sum2 = singles_;
+  double sum2 = 0;
   for (size_t i = 0; i < taps_.size();) {
     double group = 0;
     size_t j = i;

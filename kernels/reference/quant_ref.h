@@ -31,8 +31,7 @@ void AddDeviation(RefTensor* y, size_t i, double dev);
 void AddSpread(RefTensor* y, size_t i, double dev, double dev_sigma);
 // Which flips of an integer tensor go together in a weighted sum: elements at one grid position
 // t (copies of one computation) share a key, t itself (the value for integers without grid
-// facts); an integral t (a value an activation clipped, an exact integer: many computations
-// land there) is nobody's copy, NaN. docs/oracle.md, "Carried spread in quadrature".
+// facts). docs/oracle.md, "Carried spread in quadrature".
 double SpreadKey(const RefTensor& x, size_t i);
 
 // The quadrature sum of carried spreads over the taps of one weighted sum (docs/oracle.md,
@@ -42,24 +41,14 @@ double SpreadKey(const RefTensor& x, size_t i);
 // across groups. Only taps with a spread are recorded.
 class SpreadSum {
  public:
-  void Clear() {
-    taps_.clear();
-    singles_ = 0;
-  }
-  // A NaN key is nobody's copy: a group of its own.
+  void Clear() { taps_.clear(); }
   void Add(double t, double reach) {
-    if (!(reach > 0)) return;
-    if (std::isnan(t)) {
-      singles_ += reach * reach;
-    } else {
-      taps_.push_back({t, reach});
-    }
+    if (reach > 0) taps_.push_back({t, reach});
   }
   double Total();  // sqrt(sum over groups of (sum of reach in the group)^2)
 
  private:
   std::vector<std::pair<double, double>> taps_;
-  double singles_ = 0;
 };
 
 // Magnitude and sigma of an integer-valued tensor from its grid facts.
