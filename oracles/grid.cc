@@ -61,12 +61,13 @@ GridInterval AdmittedIntegers(double t, double e, int64_t qmin, int64_t qmax) {
 
 }  // namespace
 
-void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand,
+void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand, bool sigma,
                      GridTally* tally) {
+  const std::vector<double>& half_width = sigma && !ref.grid_es.empty() ? ref.grid_es : ref.grid_e;
   std::vector<int64_t> bad;
   int64_t judged = 0, saturated = 0;
   for (size_t i = 0; i < ref.value.size(); ++i) {
-    const double t = ref.grid_t[i], e = ref.grid_e[i];
+    const double t = ref.grid_t[i], e = half_width[i];
     if (std::isnan(t)) continue;  // a NaN quantized: undefined in ONNX, not judged
     ++judged;
     ++tally->s.compared;

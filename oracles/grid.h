@@ -19,7 +19,9 @@ struct GridTally {
   WorstElement worst;
 };
 
-void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand,
+// `sigma`: judge with the sigma machinery's half-width (RefTensor::grid_es, --oracle sigma), else
+// with the L1 one (grid_e).
+void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand, bool sigma,
                      GridTally* tally);
 std::string GridDetail(const GridTally& g);
 

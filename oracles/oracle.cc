@@ -239,7 +239,7 @@ OracleResult Compare(const Graph& original, const RefTensorMap& reference,
       continue;
     }
     if (!ref.grid_t.empty()) {
-      JudgeGridOutput(out, ref, cand, &grid);
+      JudgeGridOutput(out, ref, cand, kind_f == OracleKind::kSigma, &grid);
       continue;
     }
     double k = opts.k > 0 ? opts.k : 1;

@@ -43,6 +43,9 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
     auto ai = aft.find(r.worst.output);
     if (ai != aft.end() && ai->second.value.size() == t.value.size()) a = &ai->second;
   }
+  // The half-width the finding was judged with: the sigma machinery's under --oracle sigma.
+  const std::vector<double>& e =
+      r.oracle.kind == OracleKind::kSigma && !t.grid_es.empty() ? t.grid_es : t.grid_e;
   const Shape& s = t.shape;
   const int64_t channels = s.size() >= 2 ? s[1] : 1;
   int64_t inner = 1;
@@ -52,7 +55,7 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
     const int64_t c = s.size() >= 2 ? (int64_t(i) / inner) % channels : 0;
     ChannelRow& row = rows[size_t(c)];
     ++row.elements;
-    const auto [lo, hi] = AdmittedRange(t.grid_t[i], t.grid_e[i], t.grid_qmin, t.grid_qmax);
+    const auto [lo, hi] = AdmittedRange(t.grid_t[i], e[i], t.grid_qmin, t.grid_qmax);
     double excess = 0;
     if (a) {
       const double v = a->value[i];
@@ -86,11 +89,10 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
     if (failing_channels > 0 && row.failing == 0 && rows.size() > 16) continue;
     ++shown;
     const size_t i = size_t(row.worst);
-    const auto [lo, hi] = AdmittedRange(t.grid_t[i], t.grid_e[i], t.grid_qmin, t.grid_qmax);
+    const auto [lo, hi] = AdmittedRange(t.grid_t[i], e[i], t.grid_qmin, t.grid_qmax);
     md << "| " << c << " | " << row.elements << " | " << (a ? std::to_string(row.failing) : "-")
-       << " | " << Coordinates(int64_t(i), s) << " | " << Num(t.grid_t[i]) << " | "
-       << Num(t.grid_e[i]) << " | " << (lo == hi ? Num(lo) : "[" + Num(lo) + ", " + Num(hi) + "]")
-       << " |";
+       << " | " << Coordinates(int64_t(i), s) << " | " << Num(t.grid_t[i]) << " | " << Num(e[i])
+       << " | " << (lo == hi ? Num(lo) : "[" + Num(lo) + ", " + Num(hi) + "]") << " |";
     if (a) md << " " << Num(a->value[i]) << " | " << Num(row.excess + 0.0) << " |";
     md << "\n";
   }

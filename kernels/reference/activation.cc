@@ -221,6 +221,8 @@ void ApplyActivation(Op act, const AttrMap& attrs, const ParamMap& params, const
 
 RefTensor RunActivation(const Node& n, const Inputs& in) {
   RefTensor t = *in[0];
+  t.spread.clear();
+  t.spread_key.clear();  // the activation rule recomputes sigma: no longer a spread part in it
   ApplyActivation(n.op, n.attrs, n.params, NodeWhere(n), &t);
   return t;
 }

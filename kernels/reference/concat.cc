@@ -29,6 +29,7 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
   if (grid) {
     y.grid_t.resize(y.value.size());
     y.grid_e.resize(y.value.size());
+    y.grid_es.resize(y.value.size());
     y.grid_qmin = in[0]->grid_qmin;
     y.grid_qmax = in[0]->grid_qmax;
     for (const RefTensor* t : in) y.grid_ties_either |= t->grid_ties_either;
@@ -50,6 +51,7 @@ RefTensor RunConcat(const Node& n, const Inputs& in) {
         if (grid) {
           y.grid_t[o] = t->grid_t[begin + k];
           y.grid_e[o] = t->grid_e[begin + k];
+          y.grid_es[o] = t->grid_es.empty() ? t->grid_e[begin + k] : t->grid_es[begin + k];
         }
       }
     }

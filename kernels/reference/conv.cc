@@ -1,5 +1,6 @@
 // Reference Conv and FusedConv: the direct 7-deep loop of the ONNX Conv definition, then (for
 // FusedConv) the epilogue steps in order, each computed exactly as its unfused op would be.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -40,6 +41,11 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
     }
   }
 
+  // An integer-valued input's sigma is its carried spread alone (SetGridMagnitudes).
+  const bool integers = !x.grid_t.empty();
+  const bool dequantized =
+      !integers && x.spread.size() == x.value.size() && x.spread_key.size() == x.value.size();
+  SpreadSum spread;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
       const int64_t first_in_c = (m / out_per_group) * group_c;
@@ -50,6 +56,7 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           // Error scale: the input errors through the weights (independent, so in quadrature),
           // and the rounding of the float32 sum itself.
           double carried = 0, terms_sq = 0, taps = 0;
+          spread.Clear();
           double peak = channel_peak[static_cast<size_t>(m)],
                  abs_sum = has_bias ? std::fabs(acc) : 0;
           for (int64_t c = 0; c < group_c; ++c) {
@@ -68,7 +75,17 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
                 const double term = w.value[wi] * x.value[xi];
                 acc += term;
                 mag += w.mag[wi] * x.mag[xi];
-                carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
+                if (integers) {
+                  spread.Add(SpreadKey(x, xi), std::fabs(w.value[wi]) * x.sigma[xi]);
+                } else if (dequantized) {
+                  // The float part in quadrature, the spread grouped by SpreadKey.
+                  const double sp = std::min(x.spread[xi], x.sigma[xi]);
+                  const double fl = x.sigma[xi] - sp;
+                  carried += w.value[wi] * w.value[wi] * fl * fl;
+                  spread.Add(x.spread_key[xi], std::fabs(w.value[wi]) * sp);
+                } else {
+                  carried += w.value[wi] * w.value[wi] * x.sigma[xi] * x.sigma[xi];
+                }
                 terms_sq += term * term;
                 taps += 1;
                 peak = std::fmax(peak, x.peak[xi]);
@@ -81,8 +98,12 @@ RefTensor Convolve(const Node& n, const RefTensor& x) {
           y.mag[yi] = mag;
           y.peak[yi] = Peak(peak, abs_sum);  // partial sums: at most the sum of |terms|
           const double bias = has_bias ? std::fabs(b.value[static_cast<size_t>(m)]) : 0.0;
-          y.sigma[yi] = Quadrature(std::sqrt(carried), SumRoundingSigma(taps, std::fabs(acc) + bias,
-                                                                        std::sqrt(terms_sq)));
+          const double own = SumRoundingSigma(taps, std::fabs(acc) + bias, std::sqrt(terms_sq));
+          // A carried integer spread (all of an integer-valued input's sigma, the `spread` part
+          // of a DequantizeLinear's) is whole steps, not a Gaussian error: the float errors and
+          // the sum's rounding add to it (docs/oracle.md, "Carried spread in quadrature": 8
+          // sigmas of each, summed).
+          y.sigma[yi] = Quadrature(std::sqrt(carried), own) + spread.Total();
         }
       }
     }

@@ -83,7 +83,8 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     if (out.shape != shapes.at(n.output) || out.value.size() != out.mag.size() ||
         out.value.size() != out.sigma.size() || out.value.size() != out.peak.size() ||
         (!out.grid_t.empty() &&
-         (out.grid_t.size() != out.value.size() || out.grid_e.size() != out.value.size())) ||
+         (out.grid_t.size() != out.value.size() || out.grid_e.size() != out.value.size() ||
+          out.grid_es.size() != out.value.size())) ||
         static_cast<int64_t>(out.value.size()) != NumElements(out.shape)) {
       throw std::logic_error("RunReference: " + ref::NodeWhere(n) + " produced shape " +
                              ShapeToString(out.shape) + ", shape inference says " +

@@ -32,6 +32,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
   RefTensor y = Zeros({batch, out_c, out_h, out_w});
   y.grid_t.resize(y.value.size());
   y.grid_e.resize(y.value.size());
+  y.grid_es.resize(y.value.size());
   y.grid_qmin = qy.qmin();
   y.grid_qmax = qy.qmax();
 
@@ -56,6 +57,7 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
     }
   }
 
+  SpreadSum spread_s;
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_c; ++m) {
       const double sw = qw.Scale(m);
@@ -65,7 +67,9 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           // acc in integers (exact in double: |acc| < 2^53), and the spread through |W|.
           double acc =
               has_bias ? static_cast<double>(b_it->second.data[static_cast<size_t>(m)]) : 0;
+          // spread: L1 through |W|; spread2: in quadrature, sum of (w D)^2 (grid_es).
           double spread = 0, peak = 0, acc_mag = std::fabs(acc);
+          spread_s.Clear();
           for (int64_t c = 0; c < group_c; ++c) {
             for (int64_t kh = 0; kh < k_h; ++kh) {
               const int64_t ih = oh * a.stride_h - a.pad_top + kh * a.dilation_h;
@@ -80,15 +84,17 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
                 acc_mag += std::fabs((x.value[xi] - zx) * wv);
                 peak = Peak(std::fmax(peak, x.peak[xi]), wv);
                 spread += std::fabs(wv) * IntegerSpread(x, xi);
+                spread_s.Add(SpreadKey(x, xi), std::fabs(wv) * IntegerSpreadSigma(x, xi));
               }
             }
           }
           const size_t yi = At4(y.shape, nb, m, oh, ow);
           const double conv = acc * sx * sw;  // DQ(x) conv DQ(W) + B s_x s_w
-          double res = 0, res_spread = 0;
+          double res = 0, res_spread = 0, res_spread_s = 0;
           if (r) {
             res = (r->value[yi] - static_cast<double>(qr->zero_point[0])) * qr->scale[0];
             res_spread = IntegerSpread(*r, yi) * qr->scale[0];
+            res_spread_s = IntegerSpreadSigma(*r, yi) * qr->scale[0];
           }
           double v = conv + res;
           y.peak[yi] = Peak(Peak(peak, acc_mag, acc_mag * sx * sw),
@@ -111,6 +117,15 @@ RefTensor RunQLinearConv(const Node& n, const Inputs& in) {
           const double moved = spread * sx * sw + res_spread;
           y.grid_e[yi] = moved / sy + 4 * kU * (std::fabs(conv) + std::fabs(res) + moved) / sy +
                          2 * kU * (std::fabs(v) + moved) / sy;
+          // Under the sigma machinery the taps' spreads add in quadrature (docs/oracle.md,
+          // "Carried spread in quadrature"), except a declared half-away rule's systematic ties.
+          const bool systematic = x.grid_ties_either || (r && r->grid_ties_either);
+          const double moved_s =
+              systematic ? moved : Quadrature(spread_s.Total() * sx * sw, res_spread_s);
+          y.grid_es[yi] =
+              std::min(y.grid_e[yi],
+                       moved_s / sy + 4 * kU * (std::fabs(conv) + std::fabs(res) + moved_s) / sy +
+                           2 * kU * (std::fabs(v) + moved_s) / sy);
         }
       }
     }

@@ -37,6 +37,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding)
   RefTensor y = Zeros(x.shape);
   y.grid_t.resize(x.value.size());
   y.grid_e.resize(x.value.size());
+  y.grid_es.resize(x.value.size());
   y.grid_qmin = q.qmin();
   y.grid_qmax = q.qmax();
   // Half away from zero agrees with ONNX but at an exact float32 tie, where it takes the other
@@ -52,6 +53,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding)
       y.value[i] = static_cast<double>(z);
       y.grid_t[i] = r;
       y.grid_e[i] = 0;
+      y.grid_es[i] = 0;
       return;
     }
     const bool exact = x.mag[i] == std::fabs(r) && x.sigma[i] == 0 &&
@@ -68,6 +70,7 @@ RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding)
       y.grid_e[i] = rounding == QuantizeRounding::kReciprocalMultiply
                         ? 3 * kU * (1 + 2 * kU) * std::fabs(static_cast<double>(quotient))
                         : 0;
+      y.grid_es[i] = y.grid_e[i];
     } else {
       y.value[i] = OnnxRound(r / s, z, q.qmin(), q.qmax());
       y.grid_t[i] = r / s + static_cast<double>(z);
@@ -78,9 +81,20 @@ RefTensor Quantize(const Node& n, const RefTensor& x, QuantizeRounding rounding)
       const double dev = FloatDeviation(x, i);
       y.grid_e[i] =
           dev / std::fabs(s) + QuotientError(rounding) * (std::fabs(r) + dev) / std::fabs(s);
+      // Under the sigma machinery (docs/oracle.md, "Carried spread in quadrature"): the float
+      // path's 8 sigmas alone, whose carried part adds earlier spreads in quadrature. A declared
+      // half-away rule flips every exact tie the same way (systematic, not independent): the
+      // L1 half-width stays.
+      const double dev_s = kSigmaProbe * x.sigma[i];
+      y.grid_es[i] = rounding == QuantizeRounding::kHalfAway
+                         ? y.grid_e[i]
+                         : std::min(y.grid_e[i], dev_s / std::fabs(s) + QuotientError(rounding) *
+                                                                            (std::fabs(r) + dev_s) /
+                                                                            std::fabs(s));
     }
     if (!std::isfinite(y.grid_t[i])) y.grid_t[i] = y.grid_t[i] > 0 ? 1e300 : -1e300;
     if (!std::isfinite(y.grid_e[i])) y.grid_e[i] = 0;  // t is infinite: saturated either way
+    if (!std::isfinite(y.grid_es[i])) y.grid_es[i] = 0;
   });
   SetGridMagnitudes(&y);
   return y;
@@ -90,14 +104,18 @@ RefTensor Dequantize(const Node& n, const RefTensor& x) {
   const QuantParams& q = n.quant.at("x");
   CheckIntegers(n, 0, x, q.type);
   RefTensor y = Zeros(x.shape);
+  y.spread.assign(y.value.size(), 0.0);
+  y.spread_key.assign(y.value.size(), 0.0);
   ForEachQuantElement(q, x.shape, [&](size_t i, double s, int64_t z) {
     y.value[i] = (x.value[i] - static_cast<double>(z)) * s;
-    // The integers a correct engine may hold here, as a value deviation.
-    const double dev = IntegerSpread(x, i) * std::fabs(s);
+    // The integers a correct engine may hold here, as a value deviation: the L1 spread into
+    // the magnitude, the quadrature one into sigma.
     y.mag[i] = std::fabs(y.value[i]);
     y.sigma[i] = kU * std::fabs(y.value[i]) / std::sqrt(3.0);  // the float32 product
     y.peak[i] = Peak(Peak(x.peak[i], s, y.value[i]), z);
-    AddDeviation(&y, i, dev);
+    AddSpread(&y, i, IntegerSpread(x, i) * std::fabs(s), IntegerSpreadSigma(x, i) * std::fabs(s));
+    y.spread[i] = IntegerSpreadSigma(x, i) * std::fabs(s) / kSigmaProbe;
+    y.spread_key[i] = SpreadKey(x, i);
   });
   if (!q.PerAxis()) y.grid_scale = q.scale[0];
   return y;
@@ -115,6 +133,7 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
   RefTensor y = Zeros(a.shape);
   y.grid_t.resize(a.value.size());
   y.grid_e.resize(a.value.size());
+  y.grid_es.resize(a.value.size());
   y.grid_qmin = qy.qmin();
   y.grid_qmax = qy.qmax();
   for (size_t i = 0; i < a.value.size(); ++i) {
@@ -129,6 +148,13 @@ RefTensor QAdd(const Node& n, const RefTensor& a, const RefTensor& b) {
     // (each rounding relative to the values the engine holds, the spreads' reach included).
     const double moved = IntegerSpread(a, i) * sa + IntegerSpread(b, i) * sb;
     y.grid_e[i] = moved / sy + 4 * kU * (std::fabs(ta) + std::fabs(tb) + moved) / sy;
+    // In quadrature (two independent spreads), unless an operand's spread is a systematic tie.
+    const double moved_s =
+        a.grid_ties_either || b.grid_ties_either
+            ? moved
+            : Quadrature(IntegerSpreadSigma(a, i) * sa, IntegerSpreadSigma(b, i) * sb);
+    y.grid_es[i] = std::min(y.grid_e[i],
+                            moved_s / sy + 4 * kU * (std::fabs(ta) + std::fabs(tb) + moved_s) / sy);
   }
   SetGridMagnitudes(&y);
   return y;
@@ -149,8 +175,41 @@ double IntegerSpread(const RefTensor& x, size_t i) {
   return std::max(kU * (x.mag[i] - std::fabs(x.value[i])), kSigmaProbe * x.sigma[i]);
 }
 
+double IntegerSpreadSigma(const RefTensor& x, size_t i) {
+  if (!x.grid_t.empty()) {
+    const double e = x.grid_es.empty() ? x.grid_e[i] : x.grid_es[i];
+    if (!(e > 0) && !x.grid_ties_either) return 0;
+    const auto [lo, hi] = AdmittedRange(x.grid_t[i], e, x.grid_qmin, x.grid_qmax);
+    return std::max(x.value[i] - lo, hi - x.value[i]);
+  }
+  return kSigmaProbe * x.sigma[i];
+}
+
+double SpreadKey(const RefTensor& x, size_t i) {
+  return x.grid_t.empty() ? x.value[i] : x.grid_t[i];
+}
+
+double SpreadSum::Total() {
+  std::sort(taps_.begin(), taps_.end());
+  double sum2 = 0;
+  for (size_t i = 0; i < taps_.size();) {
+    double group = 0;
+    size_t j = i;
+    for (; j < taps_.size() && taps_[j].first == taps_[i].first; ++j) group += taps_[j].second;
+    sum2 += group * group;
+    i = j;
+  }
+  return std::sqrt(sum2);
+}
+
 double FloatDeviation(const RefTensor& x, size_t i) {
   return std::max(kU * x.mag[i], kSigmaProbe * x.sigma[i]);
+}
+
+void AddSpread(RefTensor* y, size_t i, double dev, double dev_sigma) {
+  if (dev > 0) y->mag[i] += dev / kU;
+  // A whole step, not a Gaussian error: the float32 roundings of the value add to it.
+  if (dev_sigma > 0) y->sigma[i] += dev_sigma / kSigmaProbe;
 }
 
 void AddDeviation(RefTensor* y, size_t i, double dev) {
@@ -163,7 +222,9 @@ void SetGridMagnitudes(RefTensor* y) {
   for (size_t i = 0; i < y->value.size(); ++i) {
     y->mag[i] = std::fabs(y->value[i]);
     y->sigma[i] = 0;
-    if (!std::isnan(y->grid_t[i])) AddDeviation(y, i, IntegerSpread(*y, i));
+    if (!std::isnan(y->grid_t[i])) {
+      AddSpread(y, i, IntegerSpread(*y, i), IntegerSpreadSigma(*y, i));
+    }
   }
 }
 

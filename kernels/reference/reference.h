@@ -48,6 +48,18 @@ struct RefTensor {
   // tensor carry the admitted spread (in steps) for the float ops that consume it.
   std::vector<double> grid_t = {};
   std::vector<double> grid_e = {};
+  // The same half-width under the sigma machinery (docs/oracle.md, "Carried spread in
+  // quadrature"): the spread of earlier quantized tensors added in quadrature, as the sigma
+  // oracle adds carried errors, instead of through the L1 norm of the weights; <= grid_e. The
+  // grid oracle judges with it under --oracle sigma, with grid_e otherwise. Same size as grid_e.
+  std::vector<double> grid_es = {};
+  // A DequantizeLinear's output: the part of `sigma` that is the carried integer spread
+  // (D_s * |s| / 8, whole steps), which a Conv reading it adds linearly to its own rounding and,
+  // between taps of one value, linearly to each other (docs/oracle.md, "Carried spread in
+  // quadrature"). Empty elsewhere.
+  std::vector<double> spread = {};
+  // Per element of `spread`: which taps' flips go together (SpreadKey).
+  std::vector<double> spread_key = {};
   int64_t grid_qmin = 0, grid_qmax = 0;
   // An exact float32 tie (E = 0, t on a half-integer) may be rounded to either neighbour by a
   // correct engine: the target declared half-away rounding (QuantizeRounding::kHalfAway), so the
