@@ -141,7 +141,8 @@ TEST(GridDeepChain, SpreadDoesNotCompoundInQuadrature) {
   const Graph g = ChainGraph(ch, kLayers);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     const TensorMap in = ChainInputs(seed);
-    const RefTensor& y = RunReference(g, in).at(g.outputs[0]);
+    const RefTensorMap ref = RunReference(g, in);
+    const RefTensor& y = ref.at(g.outputs[0]);
     const double l1 = MaxOf(y.grid_e), quad = MaxOf(y.grid_es);
     std::cout << "seed " << seed << ": output E max " << l1 << " (L1), " << quad
               << " (quadrature)\n";
