@@ -121,7 +121,8 @@ std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r) {
           fp.filed.kind = j.at("kind").get<std::string>();
           fp.filed.signature = j.at("signature").get<std::string>();
           fp.filed.known = j.at("known").get<bool>();
-          fp.graph = ReadGraph(j["pattern_graph"], path + " /pattern_graph");
+          // Seen as triage signs it: a FusedConv(Clip) pattern is the two nodes Conv -> Clip.
+          fp.graph = EpiloguesAsNodes(ReadGraph(j["pattern_graph"], path + " /pattern_graph"));
           if (LooksLikeSignature(fp.filed.signature)) entry->second = std::move(fp);
         }
       } catch (const std::exception&) {

@@ -443,7 +443,7 @@ std::string Signature(const Repro& r) {
     // The folder is named by the minimized graph's op chain (Conv.BatchNorm), not by a hash: the
     // hash of the structure stays in the key, so two structures with one chain stay apart.
     readable.clear();
-    for (const Node& n : r.graph.nodes) {
+    for (const Node& n : EpiloguesAsNodes(r.graph).nodes) {
       const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
       readable += (readable.empty() ? "" : ".") + std::string(OpName(plain_conv ? Op::Conv : n.op));
     }
@@ -472,9 +472,9 @@ std::string BucketKey(const Repro& r, const std::vector<std::string>& fired_rule
   return SignatureSlug("bucket-" + std::string(FindingKindName(r.kind)) + "-" + op, key);
 }
 
-std::string OpChain(const Graph& g) {
+std::string OpChain(const Graph& graph) {
   std::string out;
-  for (const Node& n : g.nodes) {
+  for (const Node& n : EpiloguesAsNodes(graph).nodes) {
     const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
     out += (out.empty() ? "" : "\u2192") + std::string(OpName(plain_conv ? Op::Conv : n.op));
   }

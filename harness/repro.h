@@ -81,8 +81,9 @@ std::string BucketKey(const Repro& r, const std::vector<std::string>& fired_rule
 
 CheckOptions CheckOptionsOf(const Repro& r);
 
-// The ops of a (minimized) graph in node order, "Conv→BatchNorm→Relu" (a FusedConv without
-// epilogue is a Conv): what a campaign summary groups folders by.
+// The ops of a (minimized) graph in node order, "Conv→BatchNorm→Relu" (a FusedConv's epilogue
+// steps are nodes of their own, EpiloguesAsNodes; a FusedConv without epilogue is a Conv): what a
+// campaign summary groups folders by.
 std::string OpChain(const Graph& g);
 
 }  // namespace fusefuzz

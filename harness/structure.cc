@@ -81,6 +81,67 @@ bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_cla
 
 }  // namespace
 
+Graph EpiloguesAsNodes(const Graph& g) {
+  Graph out = g;
+  out.nodes.clear();
+  for (const Node& n : g.nodes) {
+    if (n.op != Op::FusedConv || n.epilogue.empty() || !n.quant.empty()) {
+      out.nodes.push_back(n);
+      continue;
+    }
+    Node conv = n;
+    conv.op = Op::Conv;
+    conv.epilogue.clear();
+    conv.inputs.resize(1);  // the data input; an add step's operand goes to its Add
+    const int64_t m = n.params.count("W") ? n.params.at("W").shape.at(0) : 1;
+    std::string prev = n.output + "#conv";
+    conv.output = prev;
+    out.nodes.push_back(conv);
+    for (size_t k = 0; k < n.epilogue.size(); ++k) {
+      const EpilogueStep& s = n.epilogue[k];
+      const bool last = k + 1 == n.epilogue.size();
+      const std::string name = n.name + "#" + std::to_string(k);
+      const std::string value = last ? n.output : n.output + "#" + std::to_string(k);
+      Node step;
+      step.name = name;
+      step.inputs = {prev};
+      step.output = value;
+      switch (s.kind) {
+        case EpilogueKind::kActivation:
+          step.op = s.act;
+          step.attrs = s.attrs;
+          step.params = s.params;
+          break;
+        case EpilogueKind::kClamp:
+          step.op = Op::Clip;
+          step.attrs = s.attrs;
+          break;
+        case EpilogueKind::kAdd:
+          step.op = Op::Add;
+          if (s.input >= 0 && static_cast<size_t>(s.input) < n.inputs.size())
+            step.inputs.push_back(n.inputs[static_cast<size_t>(s.input)]);
+          break;
+        case EpilogueKind::kScaleShift: {
+          // Per-channel constants, shaped [M, 1, 1] so that their broadcast class is "C".
+          Node mul = step;
+          mul.name = name + "#scale";
+          mul.op = Op::Mul;
+          mul.output = value + "#scale";
+          mul.params["B"] = Tensor(Shape{m, 1, 1});
+          out.nodes.push_back(mul);
+          step.op = Op::Add;
+          step.inputs = {mul.output};
+          step.params["B"] = Tensor(Shape{m, 1, 1});
+          break;
+        }
+      }
+      out.nodes.push_back(step);
+      prev = value;
+    }
+  }
+  return out;
+}
+
 std::string NodeClass(const Node& n) {
   const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
   std::string out = std::string(OpName(plain_conv ? Op::Conv : n.op)) + "(";
@@ -100,7 +161,8 @@ std::string NodeClass(const Node& n) {
   return out;
 }
 
-std::string CanonicalStructure(const Graph& g) {
+std::string CanonicalStructure(const Graph& graph) {
+  const Graph g = EpiloguesAsNodes(graph);
   std::string out;
   for (const Node& n : g.nodes) {
     out += NodeClass(n);
@@ -123,7 +185,10 @@ std::string CanonicalStructure(const Graph& g) {
   return out;
 }
 
-bool ContainsPattern(const Graph& g, const Graph& pattern, const std::string& worst_output) {
+bool ContainsPattern(const Graph& graph, const Graph& pattern_graph,
+                     const std::string& worst_output) {
+  const Graph g = EpiloguesAsNodes(graph);
+  const Graph pattern = EpiloguesAsNodes(pattern_graph);
   if (pattern.nodes.empty() || pattern.nodes.size() > g.nodes.size()) return false;
   std::vector<std::string> g_class, p_class;
   for (const Node& n : g.nodes) g_class.push_back(NodeClass(n));

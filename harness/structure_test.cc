@@ -61,8 +61,40 @@ TEST(Structure, WhatTheMinimizerLeftByChanceDoesNotSplitACause) {
     }
     return UnblamedSignature(MakeGraph({In("x", {1, 2, 5, 5})}, {n}, {"y"}));
   };
-  EXPECT_EQ(epilogue({Op::Relu}), epilogue({Op::Relu, Op::Sigmoid}));
+  // A FusedConv's epilogue steps sign as the nodes they are: FusedConv(Relu6) is Conv -> Relu6,
+  // whether a generator drew it fused or not (the minimizer drops the steps a bug does not need).
+  EXPECT_EQ(epilogue({Op::Relu6}), a);
   EXPECT_NE(epilogue({Op::Relu}), a);
+  EXPECT_NE(epilogue({Op::Relu6}), epilogue({Op::Relu6, Op::Sigmoid}));
+  // A clamp step is a Clip node; an add step an Add of its operand.
+  Node clamped = Conv(rng, "x", "y", 1, 0);
+  clamped.op = Op::FusedConv;
+  EpilogueStep clamp;
+  clamp.kind = EpilogueKind::kClamp;
+  clamp.attrs = {{"min", 0.0}, {"max", 6.0}};
+  clamped.epilogue = {clamp};
+  const Graph clip_graph =
+      MakeGraph({In("x", {1, 2, 5, 5})},
+                {Conv(rng, "x", "c", 3, 1),
+                 MakeNode(Op::Clip, "clip", {"c"}, "y", {{"min", 0.0}, {"max", 6.0}})},
+                {"y"});
+  EXPECT_EQ(UnblamedSignature(MakeGraph({In("x", {1, 2, 5, 5})}, {clamped}, {"y"})),
+            UnblamedSignature(clip_graph));
+  EXPECT_EQ(OpChain(MakeGraph({In("x", {1, 2, 5, 5})}, {clamped}, {"y"})), "Conv\u2192Clip");
+  Node added = Conv(rng, "x0", "y", 1, 0);
+  added.op = Op::FusedConv;
+  added.inputs.push_back("x1");
+  EpilogueStep add;
+  add.kind = EpilogueKind::kAdd;
+  add.input = 1;
+  added.epilogue = {add};
+  EXPECT_EQ(UnblamedSignature(MakeGraph({In("x0", {1, 2, 5, 5}), In("x1", {1, 2, 5, 5})},
+                                        {added}, {"y"})),
+            residual(0));
+  // A filed Conv -> Clip pattern finds its bug drawn as FusedConv(Clip), and the reverse.
+  const Graph fused_case = MakeGraph({In("x", {1, 2, 5, 5})}, {clamped}, {"y"});
+  EXPECT_TRUE(ContainsPattern(fused_case, clip_graph, "y"));
+  EXPECT_TRUE(ContainsPattern(clip_graph, fused_case, "y"));
 }
 
 TEST(Structure, AConstantsBroadcastClassKeepsCausesApart) {

@@ -1,6 +1,8 @@
 // Pass "canonical-ops": replaces an op by a plainer one of its kind (CaseSize::ops): an
-// activation (a node or a FusedConv/Gemm epilogue step) by Relu (mode "relu"), a Relu6 by the
-// Clip(0, 6) it is (mode "relu6-clip"), and drops a non-add epilogue step (mode "drop-step").
+// activation (a node or a FusedConv/Gemm epilogue step) by Relu (mode "relu"), any other
+// activation but Clip and Relu6 by Clip(0, 6) (mode "clip": a bug in how an engine clamps,
+// drawn behind HardSigmoid, HardSwish or Clip, then signs as one), a Relu6 by the Clip(0, 6) it
+// is (mode "relu6-clip"), and drops a non-add epilogue step (mode "drop-step").
 // Kept only when the case still fails the same way, so a bug that needs its Relu6, its Sigmoid
 // or its epilogue keeps them; one that does not is minimized to the same ops whichever the
 // generator drew (one finding folder instead of one per activation, docs/minimizer.md).
@@ -12,7 +14,7 @@
 namespace fusefuzz {
 namespace {
 
-enum Mode { kRelu = 0, kRelu6Clip = 1, kDropStep = 2 };
+enum Mode { kRelu = 0, kClip = 1, kRelu6Clip = 2, kDropStep = 3 };
 
 // One opportunity: node `node`, and `step` in its epilogue (-1: the node itself).
 struct Site {
@@ -25,6 +27,9 @@ bool StepEligible(const EpilogueStep& s, int mode) {
     case kRelu:
       return (s.kind == EpilogueKind::kActivation && s.act != Op::Relu) ||
              s.kind == EpilogueKind::kClamp;
+    case kClip:
+      return s.kind == EpilogueKind::kActivation && s.act != Op::Relu && s.act != Op::Relu6 &&
+             s.act != Op::Clip;
     case kRelu6Clip:
       return s.kind == EpilogueKind::kActivation && s.act == Op::Relu6;
     case kDropStep:
@@ -40,6 +45,8 @@ bool NodeEligible(const Node& n, int mode) {
   switch (mode) {
     case kRelu:
       return n.op != Op::Relu;
+    case kClip:
+      return n.op != Op::Relu && n.op != Op::Relu6 && n.op != Op::Clip;
     case kRelu6Clip:
       return n.op == Op::Relu6;
     default:
@@ -70,9 +77,18 @@ AttrMap ClipAttrs(double lo, double hi) {
 class CanonicalOpsPass final : public ReducePass {
  public:
   std::string_view name() const override { return "canonical-ops"; }
-  int modes() const override { return 3; }
+  int modes() const override { return 4; }
   std::string mode_name(int mode) const override {
-    return mode == kRelu ? "relu" : mode == kRelu6Clip ? "relu6-clip" : "drop-step";
+    switch (mode) {
+      case kRelu:
+        return "relu";
+      case kClip:
+        return "clip";
+      case kRelu6Clip:
+        return "relu6-clip";
+      default:
+        return "drop-step";
+    }
   }
   int64_t Targets(ReduceContext& ctx, int mode) const override {
     return static_cast<int64_t>(Sites(ctx.current().graph, mode).size());

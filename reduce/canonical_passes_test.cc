@@ -121,7 +121,7 @@ TEST(CanonicalOpsPass, LowersActivationsAndDropsEpilogueSteps) {
       MakeGraph({In("x", {1, 2, 4, 4})}, {fused, MakeNode(Op::Relu6, "r6", {"c"}, "y")}, {"y"});
   ReduceCase c{g, RandInputs(rng, g, -8, 8)};
   auto pass = MakeCanonicalOpsPass();
-  ASSERT_EQ(pass->modes(), 3);
+  ASSERT_EQ(pass->modes(), 4);
   // Mode relu: the Sigmoid step, the clamp step and the Relu6 node.
   ASSERT_EQ(CountTargets(*pass, c, 0), 3);
   std::optional<ReduceCase> r = ApplyPass(*pass, c, 0, 0, 3);
@@ -129,16 +129,35 @@ TEST(CanonicalOpsPass, LowersActivationsAndDropsEpilogueSteps) {
   EXPECT_EQ(r->graph.nodes[0].epilogue[0].act, Op::Relu);
   EXPECT_EQ(r->graph.nodes[1].op, Op::Relu);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
-  // Mode relu6-clip: the same function, a plainer op.
+  // Mode clip: the Sigmoid step only (the clamp step is a Clip, the Relu6 node has its own mode).
+  ASSERT_EQ(pass->mode_name(1), "clip");
   ASSERT_EQ(CountTargets(*pass, c, 1), 1);
   r = ApplyPass(*pass, c, 1, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  EXPECT_EQ(r->graph.nodes[0].epilogue[0].kind, EpilogueKind::kClamp);
+  EXPECT_EQ(r->graph.nodes[1].op, Op::Relu6);
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+  {
+    // A HardSwish node becomes Clip(0, 6).
+    Graph h = MakeGraph({In("x", {1, 2, 4, 4})}, {MakeNode(Op::HardSwish, "hs", {"x"}, "y")},
+                        {"y"});
+    ReduceCase hc{h, RandInputs(rng, h, -8, 8)};
+    ASSERT_EQ(CountTargets(*pass, hc, 1), 1);
+    std::optional<ReduceCase> hr = ApplyPass(*pass, hc, 1, 0, 1);
+    ASSERT_TRUE(hr && IsValidCase(*hr));
+    EXPECT_EQ(hr->graph.nodes[0].op, Op::Clip);
+    EXPECT_LT(SizeOf(*hr), SizeOf(hc));
+  }
+  // Mode relu6-clip: the same function, a plainer op.
+  ASSERT_EQ(CountTargets(*pass, c, 2), 1);
+  r = ApplyPass(*pass, c, 2, 0, 1);
   ASSERT_TRUE(r && IsValidCase(*r));
   EXPECT_EQ(r->graph.nodes[1].op, Op::Clip);
   ExpectSameValues(c, *r, "y", 0);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
   // Mode drop-step: either step, never an add step.
-  ASSERT_EQ(CountTargets(*pass, c, 2), 2);
-  r = ApplyPass(*pass, c, 2, 1, 2);
+  ASSERT_EQ(CountTargets(*pass, c, 3), 2);
+  r = ApplyPass(*pass, c, 3, 1, 2);
   ASSERT_TRUE(r && IsValidCase(*r));
   ASSERT_EQ(r->graph.nodes[0].epilogue.size(), 1u);
   EXPECT_EQ(r->graph.nodes[0].epilogue[0].act, Op::Sigmoid);
