@@ -88,8 +88,8 @@ TEST(Structure, WhatTheMinimizerLeftByChanceDoesNotSplitACause) {
   add.kind = EpilogueKind::kAdd;
   add.input = 1;
   added.epilogue = {add};
-  EXPECT_EQ(UnblamedSignature(MakeGraph({In("x0", {1, 2, 5, 5}), In("x1", {1, 2, 5, 5})},
-                                        {added}, {"y"})),
+  EXPECT_EQ(UnblamedSignature(
+                MakeGraph({In("x0", {1, 2, 5, 5}), In("x1", {1, 2, 5, 5})}, {added}, {"y"})),
             residual(0));
   // A filed Conv -> Clip pattern finds its bug drawn as FusedConv(Clip), and the reverse.
   const Graph fused_case = MakeGraph({In("x", {1, 2, 5, 5})}, {clamped}, {"y"});

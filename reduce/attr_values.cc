@@ -1,7 +1,10 @@
 // Pass "attr-values": float attributes (Clip bounds, LeakyRelu/Elu/HardSigmoid parameters, norm
 // epsilons, the Pad fill value) along the element steps of the value ladder: to 0, to +-1, to
 // the nearest power of two, to two significant bits. Invalid results (an
-// epsilon the verifier refuses) fail verification and cost no query.
+// epsilon the verifier refuses) fail verification and cost no query. A Clip keeps min < max: a
+// Clip(0, 0) is a constant whose output tells the oracle nothing, so a case that reached it
+// needs another output to stay informative (an exposed conv output that can then never go),
+// where Clip(0, 1) needs none.
 #include <variant>
 
 #include "reduce/reduce.h"
@@ -13,6 +16,16 @@ struct AttrTarget {
   size_t node;
   std::string attr;
 };
+
+// Would setting `attr` of `n` to `to` keep a Clip's min below its max? (Other attrs: yes.)
+bool KeepsClipOpen(const Node& n, const std::string& attr, double to) {
+  if (n.op != Op::Clip || (attr != "min" && attr != "max")) return true;
+  const std::string other = attr == "min" ? "max" : "min";
+  auto it = n.attrs.find(other);
+  if (it == n.attrs.end() || !std::holds_alternative<double>(it->second)) return true;
+  const double o = std::get<double>(it->second);
+  return attr == "min" ? to < o : o < to;
+}
 
 class AttrValuesPass final : public ReducePass {
  public:
@@ -30,8 +43,12 @@ class AttrValuesPass final : public ReducePass {
     ReduceCase c = ctx.current();
     for (int64_t t = begin; t < end; ++t) {
       const AttrTarget& a = eligible[static_cast<size_t>(t)];
-      AttrValue& v = c.graph.nodes[a.node].attrs.at(a.attr);
-      v = static_cast<double>(Simplify(static_cast<float>(std::get<double>(v)), kValueSteps[mode]));
+      Node& n = c.graph.nodes[a.node];
+      AttrValue& v = n.attrs.at(a.attr);
+      const double to = Simplify(static_cast<float>(std::get<double>(v)), kValueSteps[mode]);
+      // The other bound may have moved in this chunk already (each alone was eligible).
+      if (!KeepsClipOpen(n, a.attr, to)) continue;
+      v = to;
     }
     return c;
   }
@@ -44,7 +61,9 @@ class AttrValuesPass final : public ReducePass {
         const double* d = std::get_if<double>(&v);
         if (!d) continue;
         const auto f = static_cast<float>(*d);
-        if (ValueCost(Simplify(f, kValueSteps[mode])) < ValueCost(f)) out.push_back({i, name});
+        const float to = Simplify(f, kValueSteps[mode]);
+        if (ValueCost(to) < ValueCost(f) && KeepsClipOpen(g.nodes[i], name, to))
+          out.push_back({i, name});
       }
     }
     return out;

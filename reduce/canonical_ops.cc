@@ -1,8 +1,9 @@
 // Pass "canonical-ops": replaces an op by a plainer one of its kind (CaseSize::ops): an
 // activation (a node or a FusedConv/Gemm epilogue step) by Relu (mode "relu"), any other
-// activation but Clip and Relu6 by Clip(0, 6) (mode "clip": a bug in how an engine clamps,
+// activation but Clip and Relu6 by Clip(0, 0.5) (mode "clip": a bug in how an engine clamps,
 // drawn behind HardSigmoid, HardSwish or Clip, then signs as one), a Relu6 by the Clip(0, 6) it
-// is (mode "relu6-clip"), and drops a non-add epilogue step (mode "drop-step").
+// is (mode "relu6-clip"), and drops an epilogue step (mode "drop-step"; an add step with its
+// operand).
 // Kept only when the case still fails the same way, so a bug that needs its Relu6, its Sigmoid
 // or its epilogue keeps them; one that does not is minimized to the same ops whichever the
 // generator drew (one finding folder instead of one per activation, docs/minimizer.md).
@@ -33,8 +34,9 @@ bool StepEligible(const EpilogueStep& s, int mode) {
     case kRelu6Clip:
       return s.kind == EpilogueKind::kActivation && s.act == Op::Relu6;
     case kDropStep:
-      // An add step owns an input: dropping it is the bypass of a residual, not an op change.
-      return s.kind != EpilogueKind::kAdd;
+      // An add step goes with its operand (the bypass of a fused residual): a clamp bug drawn
+      // as FusedConv(Clip, Add) then signs as the Conv -> Clip it is.
+      return true;
     default:
       return false;
   }
@@ -67,12 +69,30 @@ std::vector<Site> Sites(const Graph& g, int mode) {
   return out;
 }
 
+// After an add step reading input `input` went: that input goes too unless another add step
+// reads it, and the later add steps' indexes follow.
+void DropAddOperand(Node& n, int input) {
+  for (const EpilogueStep& s : n.epilogue) {
+    if (s.kind == EpilogueKind::kAdd && s.input == input) return;
+  }
+  if (input < 1 || static_cast<size_t>(input) >= n.inputs.size()) return;
+  n.inputs.erase(n.inputs.begin() + input);
+  for (EpilogueStep& s : n.epilogue) {
+    if (s.kind == EpilogueKind::kAdd && s.input > input) --s.input;
+  }
+}
+
 AttrMap ClipAttrs(double lo, double hi) {
   AttrMap a;
   a["min"] = lo;
   a["max"] = hi;
   return a;
 }
+
+// Relu6 is exactly Clip(0, 6). Any other activation becomes a Clip that bites where conv outputs
+// usually lie (a HardSwish left unapplied at x = 1 gives 1 instead of 0.67; Clip(0, 6) would let
+// 1 through and hide it); not Clip(0, 0), whose output is a constant that tells nothing.
+AttrMap ClipBounds(int mode) { return mode == kRelu6Clip ? ClipAttrs(0, 6) : ClipAttrs(0, 0.5); }
 
 class CanonicalOpsPass final : public ReducePass {
  public:
@@ -103,18 +123,20 @@ class CanonicalOpsPass final : public ReducePass {
       Node& n = c.graph.nodes[s.node];
       if (s.step < 0) {
         n.op = mode == kRelu ? Op::Relu : Op::Clip;
-        n.attrs = mode == kRelu ? AttrMap{} : ClipAttrs(0, 6);
+        n.attrs = mode == kRelu ? AttrMap{} : ClipBounds(mode);
         n.params.clear();
         continue;
       }
       auto step = n.epilogue.begin() + s.step;
       if (mode == kDropStep) {
+        const EpilogueStep dropped = *step;
         n.epilogue.erase(step);
+        if (dropped.kind == EpilogueKind::kAdd) DropAddOperand(n, dropped.input);
       } else if (mode == kRelu) {
         *step = EpilogueStep{};  // an activation step, Relu
       } else {
         step->kind = EpilogueKind::kClamp;
-        step->attrs = ClipAttrs(0, 6);
+        step->attrs = ClipBounds(mode);
         step->params.clear();
       }
     }

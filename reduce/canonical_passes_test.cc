@@ -138,14 +138,15 @@ TEST(CanonicalOpsPass, LowersActivationsAndDropsEpilogueSteps) {
   EXPECT_EQ(r->graph.nodes[1].op, Op::Relu6);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
   {
-    // A HardSwish node becomes Clip(0, 6).
-    Graph h = MakeGraph({In("x", {1, 2, 4, 4})}, {MakeNode(Op::HardSwish, "hs", {"x"}, "y")},
-                        {"y"});
+    // A HardSwish node becomes a Clip that bites (not Clip(0, 6): 1 would pass through).
+    Graph h =
+        MakeGraph({In("x", {1, 2, 4, 4})}, {MakeNode(Op::HardSwish, "hs", {"x"}, "y")}, {"y"});
     ReduceCase hc{h, RandInputs(rng, h, -8, 8)};
     ASSERT_EQ(CountTargets(*pass, hc, 1), 1);
     std::optional<ReduceCase> hr = ApplyPass(*pass, hc, 1, 0, 1);
     ASSERT_TRUE(hr && IsValidCase(*hr));
     EXPECT_EQ(hr->graph.nodes[0].op, Op::Clip);
+    EXPECT_EQ(AttrFloat(hr->graph.nodes[0], "max"), 0.5);
     EXPECT_LT(SizeOf(*hr), SizeOf(hc));
   }
   // Mode relu6-clip: the same function, a plainer op.
@@ -155,12 +156,42 @@ TEST(CanonicalOpsPass, LowersActivationsAndDropsEpilogueSteps) {
   EXPECT_EQ(r->graph.nodes[1].op, Op::Clip);
   ExpectSameValues(c, *r, "y", 0);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
-  // Mode drop-step: either step, never an add step.
+  // Mode drop-step: either step (an add step too: FusedConvAddStepGoesWithItsOperand).
   ASSERT_EQ(CountTargets(*pass, c, 3), 2);
   r = ApplyPass(*pass, c, 3, 1, 2);
   ASSERT_TRUE(r && IsValidCase(*r));
   ASSERT_EQ(r->graph.nodes[0].epilogue.size(), 1u);
   EXPECT_EQ(r->graph.nodes[0].epilogue[0].act, Op::Sigmoid);
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+}
+
+TEST(CanonicalOpsPass, FusedConvAddStepGoesWithItsOperand) {
+  Rng rng(27);
+  Node fused = MakeConv(rng, "conv", "x", "y", 2, 2, 1);
+  fused.op = Op::FusedConv;
+  fused.inputs = {"x", "r", "s"};
+  EpilogueStep add_r;
+  add_r.kind = EpilogueKind::kAdd;
+  add_r.input = 1;
+  EpilogueStep clamp;
+  clamp.kind = EpilogueKind::kClamp;
+  clamp.attrs = {{"min", 0.0}, {"max", 6.0}};
+  EpilogueStep add_s = add_r;
+  add_s.input = 2;
+  fused.epilogue = {add_r, clamp, add_s};
+  Graph g = MakeGraph({In("x", {1, 2, 4, 4}), In("r", {1, 2, 4, 4}), In("s", {1, 2, 4, 4})},
+                      {fused}, {"y"});
+  ReduceCase c{g, RandInputs(rng, g, -8, 8)};
+  auto pass = MakeCanonicalOpsPass();
+  ASSERT_EQ(CountTargets(*pass, c, 3), 3);
+  // The first add step: input r goes, s's step now reads input 1.
+  std::optional<ReduceCase> r = ApplyPass(*pass, c, 3, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  const Node& n = r->graph.nodes[0];
+  EXPECT_EQ(n.inputs, (std::vector<std::string>{"x", "s"}));
+  ASSERT_EQ(n.epilogue.size(), 2u);
+  EXPECT_EQ(n.epilogue[1].input, 1);
+  EXPECT_EQ(r->graph.inputs.size(), 2u);  // r is no graph input any more
   EXPECT_LT(SizeOf(*r), SizeOf(c));
 }
 

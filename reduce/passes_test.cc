@@ -310,6 +310,21 @@ TEST(AttrValuesPass, FloatAttrsFollowTheLadder) {
   EXPECT_EQ(AttrFloat(r->graph.nodes[0], "alpha"), 0.25);
   EXPECT_EQ(AttrFloat(r->graph.nodes[1], "min"), -0.5);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
+  // Both bounds to 0 in one chunk: the first goes, the second would close the Clip and stays.
+  r = ApplyPass(*pass, c, 0, 1, 3);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  EXPECT_LT(AttrFloat(r->graph.nodes[1], "min"), AttrFloat(r->graph.nodes[1], "max"));
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+}
+
+TEST(AttrValuesPass, AClipNeverBecomesAConstant) {
+  // Clip(0, 1) to Clip(0, 0) would make the output a constant that tells the oracle nothing.
+  Graph g = MakeGraph({In("x", {1, 1, 2, 2})},
+                      {MakeNode(Op::Clip, "c", {"x"}, "y", {{"min", 0.0}, {"max", 1.0}})}, {"y"});
+  Rng rng(12);
+  ReduceCase c{g, RandInputs(rng, g)};
+  auto pass = MakeAttrValuesPass();
+  for (int mode = 0; mode < pass->modes(); ++mode) EXPECT_EQ(CountTargets(*pass, c, mode), 0);
 }
 
 }  // namespace
