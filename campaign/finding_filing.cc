@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -105,8 +106,9 @@ struct FiledPattern {
   Graph graph;
 };
 
-std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r) {
+std::vector<const FiledPattern*> FiledPatterns(const OutLayout& l) {
   static std::map<std::string, std::optional<FiledPattern>> cache;  // slot file -> pattern
+  std::vector<const FiledPattern*> out;
   std::error_code ec;
   for (auto it = fs::directory_iterator(l.buckets, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
@@ -130,9 +132,45 @@ std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r) {
       }
     }
     const std::optional<FiledPattern>& fp = entry->second;
-    if (!fp || fp->graph.nodes.size() < 2) continue;  // one node matches too much
+    if (fp && fp->graph.nodes.size() >= 2) out.push_back(&*fp);  // one node matches too much
+  }
+  // Directory order differs between machines: the same patterns in the same order everywhere.
+  std::sort(out.begin(), out.end(), [](const FiledPattern* a, const FiledPattern* b) {
+    return a->filed.signature < b->filed.signature;
+  });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const FiledPattern* a, const FiledPattern* b) {
+                          return a->filed.signature == b->filed.signature;
+                        }),
+            out.end());
+  return out;
+}
+
+// At most this many one-run checks of a case against filed patterns up to activation forms
+// (each costs one target run; a minimization costs about a hundred).
+constexpr int kFormChecksPerCase = 2;
+
+std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r, Target& target) {
+  const std::vector<const FiledPattern*> patterns = FiledPatterns(l);
+  for (const FiledPattern* fp : patterns) {
     if (fp->filed.kind != FindingKindName(r.kind)) continue;
     if (ContainsPattern(r.graph, fp->graph, r.worst.output)) return fp->filed;
+  }
+  // The filed graph is in the minimizer's activation forms (HardSwish became Clip): a case that
+  // holds it so and still fails the same way once rewritten to those forms is its duplicate.
+  int checks = 0;
+  for (const FiledPattern* fp : patterns) {
+    if (checks >= kFormChecksPerCase) break;
+    if (fp->filed.kind != FindingKindName(r.kind)) continue;
+    std::optional<Graph> rewritten = InPatternForms(r.graph, fp->graph, r.worst.output);
+    if (!rewritten) continue;
+    ++checks;
+    try {
+      const ReplayOutcome o = ReplayCase(r, *rewritten, r.inputs, target);
+      if (o.same_finding && o.outcome.unoptimized == Verdict::kPass) return fp->filed;
+    } catch (const InputError&) {
+      // the rewrite made a case the reference refuses: not this pattern
+    }
   }
   return std::nullopt;
 }
@@ -226,7 +264,7 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
     // frequent bug spreads over many buckets. A case that contains a filed finding's minimized
     // graph upstream of its worst output is that finding's duplicate: a structural check
     // instead of a sensitivity check and a minimization.
-    if (std::optional<Filed> m = MatchFiledPattern(l, r)) {
+    if (std::optional<Filed> m = MatchFiledPattern(l, r, target)) {
       f.kind = m->kind;
       f.signature = m->signature;
       f.known = m->known;

@@ -49,9 +49,10 @@ bool IsGeometry(const std::string& attr) {
          attr == "shape";
 }
 
-// Backtracking embedding of pattern nodes [k, end) into `g` (see ContainsPattern).
-bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_class,
-           const std::vector<std::string>& p_class, size_t k, std::vector<int>& map,
+// Backtracking embedding of pattern nodes [k, end) into `g` (see ContainsPattern): may g's
+// node j stand for pattern node k? `fits(j, k)`.
+template <typename Fits>
+bool Embed(const Graph& g, const Graph& p, const Fits& fits, size_t k, std::vector<int>& map,
            std::vector<bool>& used) {
   if (k == p.nodes.size()) return true;
   const Node& pn = p.nodes[k];
@@ -63,7 +64,7 @@ bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_cla
   };
   for (size_t j = 0; j < g.nodes.size(); ++j) {
     const Node& gn = g.nodes[j];
-    if (used[j] || g_class[j] != p_class[k] || gn.inputs.size() != pn.inputs.size()) continue;
+    if (used[j] || !fits(j, k) || gn.inputs.size() != pn.inputs.size()) continue;
     bool ok = true;
     for (size_t i = 0; i < pn.inputs.size() && ok; ++i)
       ok = producer_ok(pn.inputs[i], gn.inputs[i]);
@@ -73,7 +74,7 @@ bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_cla
     if (!ok) continue;
     used[j] = true;
     map[k] = static_cast<int>(j);
-    if (Embed(g, p, g_class, p_class, k + 1, map, used)) return true;
+    if (Embed(g, p, fits, k + 1, map, used)) return true;
     used[j] = false;
   }
   return false;
@@ -81,12 +82,15 @@ bool Embed(const Graph& g, const Graph& p, const std::vector<std::string>& g_cla
 
 }  // namespace
 
-Graph EpiloguesAsNodes(const Graph& g) {
+Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin) {
   Graph out = g;
   out.nodes.clear();
-  for (const Node& n : g.nodes) {
+  if (origin) origin->clear();
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     if (n.op != Op::FusedConv || n.epilogue.empty() || !n.quant.empty()) {
       out.nodes.push_back(n);
+      if (origin) origin->push_back({i, -1});
       continue;
     }
     Node conv = n;
@@ -97,6 +101,7 @@ Graph EpiloguesAsNodes(const Graph& g) {
     std::string prev = n.output + "#conv";
     conv.output = prev;
     out.nodes.push_back(conv);
+    if (origin) origin->push_back({i, -1});
     for (size_t k = 0; k < n.epilogue.size(); ++k) {
       const EpilogueStep& s = n.epilogue[k];
       const bool last = k + 1 == n.epilogue.size();
@@ -129,6 +134,7 @@ Graph EpiloguesAsNodes(const Graph& g) {
           mul.output = value + "#scale";
           mul.params["B"] = Tensor(Shape{m, 1, 1});
           out.nodes.push_back(mul);
+          if (origin) origin->push_back({i, static_cast<int>(k)});
           step.op = Op::Add;
           step.inputs = {mul.output};
           step.params["B"] = Tensor(Shape{m, 1, 1});
@@ -136,6 +142,7 @@ Graph EpiloguesAsNodes(const Graph& g) {
         }
       }
       out.nodes.push_back(step);
+      if (origin) origin->push_back({i, static_cast<int>(k)});
       prev = value;
     }
   }
@@ -185,17 +192,27 @@ std::string CanonicalStructure(const Graph& graph) {
   return out;
 }
 
-bool ContainsPattern(const Graph& graph, const Graph& pattern_graph,
-                     const std::string& worst_output) {
-  const Graph g = EpiloguesAsNodes(graph);
-  const Graph pattern = EpiloguesAsNodes(pattern_graph);
-  if (pattern.nodes.empty() || pattern.nodes.size() > g.nodes.size()) return false;
+namespace {
+
+// Where pattern `p` embeds in `g` (both already EpiloguesAsNodes) with its last node upstream
+// of `worst_output`; `forms`: activations up to the minimizer's forms (InPatternForms).
+std::optional<std::vector<int>> Match(const Graph& g, const Graph& p,
+                                      const std::string& worst_output, bool forms) {
+  if (p.nodes.empty() || p.nodes.size() > g.nodes.size()) return std::nullopt;
   std::vector<std::string> g_class, p_class;
   for (const Node& n : g.nodes) g_class.push_back(NodeClass(n));
-  for (const Node& n : pattern.nodes) p_class.push_back(NodeClass(n));
-  std::vector<int> map(pattern.nodes.size(), -1);
+  for (const Node& n : p.nodes) p_class.push_back(NodeClass(n));
+  auto fits = [&](size_t j, size_t k) {
+    if (g_class[j] == p_class[k]) return true;
+    if (!forms) return false;
+    const Node& gn = g.nodes[j];
+    const Node& pn = p.nodes[k];
+    if (!IsActivation(gn.op) || !gn.quant.empty() || !pn.quant.empty()) return false;
+    return pn.op == Op::Relu || (pn.op == Op::Clip && gn.op != Op::Relu);
+  };
+  std::vector<int> map(p.nodes.size(), -1);
   std::vector<bool> used(g.nodes.size(), false);
-  if (!Embed(g, pattern, g_class, p_class, 0, map, used)) return false;
+  if (!Embed(g, p, fits, 0, map, used)) return std::nullopt;
   // The worst output downstream of the pattern's last node: a case whose failure cannot come
   // from the pattern is not its duplicate. Nodes are in topological order.
   std::vector<bool> reach(g.nodes.size(), false);
@@ -205,9 +222,49 @@ bool ContainsPattern(const Graph& graph, const Graph& pattern_graph,
       const int q = g.ProducerIndex(in);
       if (q >= 0 && reach[static_cast<size_t>(q)]) reach[j] = true;
     }
-    if (reach[j] && g.nodes[j].output == worst_output) return true;
+    if (reach[j] && g.nodes[j].output == worst_output) return map;
   }
-  return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool ContainsPattern(const Graph& graph, const Graph& pattern, const std::string& worst_output) {
+  return Match(EpiloguesAsNodes(graph), EpiloguesAsNodes(pattern), worst_output, false)
+      .has_value();
+}
+
+std::optional<Graph> InPatternForms(const Graph& graph, const Graph& pattern_graph,
+                                    const std::string& worst_output) {
+  std::vector<NodeSite> origin;
+  const Graph g = EpiloguesAsNodes(graph, &origin);
+  const Graph p = EpiloguesAsNodes(pattern_graph);
+  if (Match(g, p, worst_output, false)) return std::nullopt;
+  const std::optional<std::vector<int>> map = Match(g, p, worst_output, true);
+  if (!map) return std::nullopt;
+  Graph out = graph;
+  for (size_t k = 0; k < p.nodes.size(); ++k) {
+    const Node& pn = p.nodes[k];
+    const size_t j = static_cast<size_t>((*map)[k]);
+    if (g.nodes[j].op == pn.op || !IsActivation(pn.op)) continue;
+    const NodeSite site = origin[j];
+    Node& n = out.nodes[site.node];
+    if (site.step < 0) {
+      n.op = pn.op;
+      n.attrs = pn.attrs;
+      n.params.clear();
+      continue;
+    }
+    EpilogueStep& step = n.epilogue[static_cast<size_t>(site.step)];
+    step = EpilogueStep{};
+    if (pn.op == Op::Clip) {
+      step.kind = EpilogueKind::kClamp;
+      step.attrs = pn.attrs;
+    } else {
+      step.act = pn.op;  // Relu
+    }
+  }
+  return out;
 }
 
 }  // namespace fusefuzz

@@ -3,7 +3,9 @@
 // minimized graph (then it is that finding's duplicate, without a minimization of its own).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -14,7 +16,12 @@ namespace fusefuzz {
 // Add of per-channel constants for a scale-shift), the last one producing the node's output.
 // A FusedConv(Clip) that a generator drew and a Conv -> Clip are one bug to a black box. A
 // quantized node's epilogue (QLinearConv) is the integer kernel's contract and stays.
-Graph EpiloguesAsNodes(const Graph& g);
+// `origin`, when given, receives per node of the result where it came from in `g`.
+struct NodeSite {
+  size_t node = 0;  // index in g.nodes
+  int step = -1;    // epilogue step of that node, -1: the node itself (or a FusedConv's conv)
+};
+Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin = nullptr);
 
 // One node's structural class: its op (a FusedConv without epilogue is a Conv), the names of
 // its integer and string attributes that differ from their defaults, geometry (pads, strides,
@@ -31,5 +38,14 @@ std::string CanonicalStructure(const Graph& g);
 // pattern input may be fed by anything), with `worst_output` downstream of the pattern's last
 // node?
 bool ContainsPattern(const Graph& g, const Graph& pattern, const std::string& worst_output);
+
+// ContainsPattern up to the forms the minimizer gives activations (reduce/canonical_ops.cc): a
+// pattern's Relu stands for any activation, its Clip for any activation but Relu. When `g`
+// holds the pattern so, `g` with those activations replaced by the pattern's (op and
+// attributes, in nodes and in epilogue steps): a case that still fails the same way once so
+// rewritten holds the filed bug, at the cost of one run instead of a minimization. nullopt when
+// there is no such match, or it needs no rewrite (ContainsPattern already says so).
+std::optional<Graph> InPatternForms(const Graph& g, const Graph& pattern,
+                                    const std::string& worst_output);
 
 }  // namespace fusefuzz

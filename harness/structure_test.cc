@@ -144,5 +144,46 @@ TEST(Structure, ContainsPatternUpstreamOfTheWorstOutput) {
   EXPECT_FALSE(ContainsPattern(apart, pattern, "y"));
 }
 
+TEST(Structure, InPatternFormsRewritesTheMatchedActivationsOnly) {
+  Rng rng(4);
+  // Filed: Conv -> Clip(0, 0.5), the minimizer's form of a clamp bug.
+  const Graph filed =
+      MakeGraph({In("x", {1, 2, 5, 5})},
+                {Conv(rng, "x", "c", 1, 0),
+                 MakeNode(Op::Clip, "clip", {"c"}, "y", {{"min", 0.0}, {"max", 0.5}})},
+                {"y"});
+  // A case: Conv -> HardSwish -> Add(x), and a Tanh on the side.
+  const Graph big =
+      MakeGraph({In("x", {1, 2, 5, 5})},
+                {Conv(rng, "x", "c", 3, 1), MakeNode(Op::HardSwish, "hs", {"c"}, "h"),
+                 MakeNode(Op::Add, "add", {"h", "x"}, "y"), MakeNode(Op::Tanh, "t", {"x"}, "z")},
+                {"y", "z"});
+  EXPECT_FALSE(ContainsPattern(big, filed, "y"));
+  std::optional<Graph> r = InPatternForms(big, filed, "y");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->nodes[1].op, Op::Clip);
+  EXPECT_EQ(AttrFloat(r->nodes[1], "max"), 0.5);
+  EXPECT_EQ(r->nodes[3].op, Op::Tanh);  // not matched, not touched
+  EXPECT_TRUE(ContainsPattern(*r, filed, "y"));
+  // Not downstream of the pattern, or a Relu where the filed bug needs a clamp: no match.
+  EXPECT_FALSE(InPatternForms(big, filed, "z"));
+  Graph relu = big;
+  relu.nodes[1].op = Op::Relu;
+  EXPECT_FALSE(InPatternForms(relu, filed, "y"));
+  // Already the filed form: ContainsPattern's business, nothing to rewrite.
+  EXPECT_FALSE(InPatternForms(*r, filed, "y"));
+  // In an epilogue: FusedConv(HardSigmoid) becomes FusedConv(clamp 0..0.5).
+  Node fused = Conv(rng, "x", "y", 1, 0);
+  fused.op = Op::FusedConv;
+  EpilogueStep hs;
+  hs.act = Op::HardSigmoid;
+  fused.epilogue = {hs};
+  r = InPatternForms(MakeGraph({In("x", {1, 2, 5, 5})}, {fused}, {"y"}), filed, "y");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->nodes[0].epilogue.size(), 1u);
+  EXPECT_EQ(r->nodes[0].epilogue[0].kind, EpilogueKind::kClamp);
+  EXPECT_EQ(std::get<double>(r->nodes[0].epilogue[0].attrs.at("max")), 0.5);
+}
+
 }  // namespace
 }  // namespace fusefuzz::testing
