@@ -84,6 +84,8 @@ int64_t ActivationRank(Op op) {
 
 int64_t OpCost(const Node& n) {
   int64_t cost = IsActivation(n.op) ? ActivationRank(n.op) : 0;
+  // A quantized compute op is more than the QuantizeLinear of its values (pass quant-cut).
+  if (n.op == Op::QLinearConv || n.op == Op::QLinearAdd) cost += 1;
   for (const EpilogueStep& step : n.epilogue) cost += 4 + StepRank(step);
   return cost;
 }

@@ -2,6 +2,7 @@
 
 #include "ir/quant.h"
 #include "ir/verifier.h"
+#include "kernels/reference/reference.h"
 #include "optimizer/test_util.h"
 #include "reduce/reduce.h"
 
@@ -29,6 +30,51 @@ std::optional<ReduceCase> RunPass(const ReducePass& p, const ReduceCase& c, int 
   const int64_t n = p.Targets(ctx, mode);
   if (n == 0) return std::nullopt;
   return p.Apply(ctx, mode, 0, n);
+}
+
+TEST(QuantCutPass, AQLinearAddBecomesTheQuantizeLinearOfItsValues) {
+  // x -> Q -> QLinearAdd(xq, xq) -> DQ = "y": the QLinearAdd becomes Q(new input), same y.
+  QuantParams p = PerTensor(QuantType::kUint8, 0.0625, 100);
+  QuantParams out = PerTensor(QuantType::kUint8, 0.125, 3);
+  Node q = MakeNode(Op::QuantizeLinear, "q", {"x"}, "xq");
+  q.quant["y"] = p;
+  Node add = MakeNode(Op::QLinearAdd, "add", {"xq", "xq"}, "s");
+  add.quant["a"] = p;
+  add.quant["b"] = p;
+  add.quant["y"] = out;
+  Node dq = MakeNode(Op::DequantizeLinear, "dq", {"s"}, "y");
+  dq.quant["x"] = out;
+  Graph g = MakeGraph({In("x", {1, 2, 3, 3})}, {q, add, dq}, {"y"});
+  Rng rng(5);
+  ReduceCase c{g, RandInputs(rng, g, -6, 6)};
+  auto pass = MakeQuantCutPass();
+  std::optional<ReduceCase> r = RunPass(*pass, c, 0);
+  ASSERT_TRUE(r);
+  RemoveDeadCode(*r);
+  ASSERT_TRUE(IsValidCase(*r));
+  ASSERT_EQ(r->graph.nodes.size(), 2u);  // the first Q died with the add
+  EXPECT_EQ(r->graph.nodes[0].op, Op::QuantizeLinear);
+  EXPECT_EQ(r->graph.nodes[0].output, "s");
+  EXPECT_EQ(r->graph.nodes[0].quant.at("y"), out);
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+  // The same integers (no exact ties among these inputs), so the same output.
+  const RefTensor before = RunReference(g, c.inputs).at("y");
+  const RefTensor after = RunReference(r->graph, r->inputs).at("y");
+  ASSERT_EQ(before.value.size(), after.value.size());
+  for (size_t i = 0; i < before.value.size(); ++i) EXPECT_EQ(after.value[i], before.value[i]);
+  // Nothing left to cut.
+  EXPECT_EQ(pass->Targets(*std::make_unique<ReduceContext>(*r), 0), 0);
+  // Mode dequantize: only a QLinear op that ends the graph; this one feeds a DQ.
+  EXPECT_EQ(pass->Targets(*std::make_unique<ReduceContext>(c), 1), 0);
+  Graph end = MakeGraph({In("x", {1, 2, 3, 3})}, {q, add}, {"s"});
+  ReduceCase e{end, c.inputs};
+  std::optional<ReduceCase> d = RunPass(*pass, e, 1);
+  ASSERT_TRUE(d);
+  RemoveDeadCode(*d);
+  ASSERT_TRUE(IsValidCase(*d));
+  EXPECT_EQ(d->graph.nodes.back().op, Op::DequantizeLinear);
+  EXPECT_EQ(d->graph.nodes.back().quant.at("x"), p);
+  EXPECT_LT(SizeOf(*d), SizeOf(e));
 }
 
 TEST(QuantParamsPass, EachModeSimplifiesAndShrinksTheCase) {

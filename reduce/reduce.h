@@ -41,7 +41,8 @@ struct CaseSize {
   auto operator<=>(const CaseSize&) const = default;
 };
 CaseSize SizeOf(const ReduceCase& c);
-// How far a node is from the plainest op of its kind: an activation's rank (Relu 0, Clip 1,
+// How far a node is from the plainest op of its kind (QLinearConv and QLinearAdd 1 above the
+// QuantizeLinear of their values): an activation's rank (Relu 0, Clip 1,
 // Relu6 2, any other 3) plus, per epilogue step, 4 and the step's own rank. What the
 // canonical-ops pass lowers: minimized cases of one bug then agree on the op wherever the bug
 // does not depend on it (docs/minimizer.md).
