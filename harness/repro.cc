@@ -421,17 +421,17 @@ bool IsErrorKind(FindingKind k) {
 std::string Signature(const Repro& r) {
   // Op pattern of the blamed nodes, else of the whole graph.
   std::string pattern;
-  if (!r.blame.nodes.empty()) {
+  if (IsErrorKind(r.kind)) {
+    // The target's own words say which failure it is. Graphs that fail the same way are one
+    // bucket, whatever their shapes (a refused option failed every graph alike).
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", Fnv1a(ErrorClass(r.detail)));
+    pattern = std::string("error") + buf;
+  } else if (!r.blame.nodes.empty()) {
     for (const auto& n : r.blame.nodes) {
       const Node* node = r.graph.FindNode(n);
       pattern += (pattern.empty() ? "" : ".") + (node ? std::string(OpName(node->op)) : n);
     }
-  } else if (IsErrorKind(r.kind)) {
-    // Nothing blamed: the target's own words say which failure it is. Graphs that fail the same
-    // way are one bucket, whatever their shapes (a refused option failed every graph alike).
-    char buf[9];
-    std::snprintf(buf, sizeof buf, "%08x", Fnv1a(ErrorClass(r.detail)));
-    pattern = std::string("error") + buf;
   } else {
     // The (minimized) graph's canonical structure: ops, attribute classes, wiring.
     char buf[9];
@@ -454,6 +454,13 @@ std::string Signature(const Repro& r) {
   // unoptimized run.
   std::string kind(FindingKindName(r.kind));
   if (IsErrorKind(r.kind) && r.failing_run == "optimized") kind += "@optimized";
+  if (IsErrorKind(r.kind)) {
+    // The target's own words name the failure; the rewrite blamed for it is whichever of
+    // several that all make it (ONNX Runtime's duplicate node name came blamed on four
+    // transformers and on none): one folder per error class, the blame kept in repro.json.
+    return SignatureSlug(std::string(FindingKindName(r.kind)) + "-" + readable,
+                         r.target + "|" + kind + "|" + pattern);
+  }
   return SignatureSlug(std::string(FindingKindName(r.kind)) + "-" + rule + "-" + readable,
                        r.target + "|" + kind + "|" + rule + "|" + pattern);
 }

@@ -68,8 +68,8 @@ std::string ReproTargetSpec(const Repro& r, const std::string& source,
 // The finding's signature for dedup: target, kind, blamed rule, op pattern of the blamed nodes
 // (or of the whole graph when nothing is blamed). A short readable slug plus a hash, usable as
 // a folder name: "fusion-conv-bn-fold-Conv.BatchNorm-1a2b3c4d".
-// Without a blamed rule, a target error, crash or timeout is keyed by the class of its message
-// (ErrorClass); other unblamed findings by the graph's structure.
+// A target error, crash or timeout is keyed by the class of its message (ErrorClass) alone,
+// blamed or not ("target_error-error1a2b3c4d-..."); unblamed mismatches by the graph's structure.
 std::string Signature(const Repro& r);
 
 // A cheap key, before minimization, that groups cases likely to be one bug: the campaign
