@@ -1,0 +1,373 @@
+// Integer depthwise convolution by tap groups (AVX-512 copy, VNNI + VBMI CPUs only;
+// docs/kernels.md "Int8"). Each input plane is copied into a zero-point-bordered byte plane
+// (int8 inputs flipped to u8 by x ^ 0x80), and one vector is 16 output pixels of one channel.
+// For 16 outputs and one kernel row, ONE 64-byte load and ONE vpermb gather, per output lane,
+// the 4 input bytes its next 4 taps read (x[s*i + k*d], k = 0..3) into the lane's 4 bytes, and
+// ONE vpdpbusd multiplies them by the 4 weights of those taps (u8 x s8 summed into the int32
+// lane, exact: vpdpbusd does not saturate). A 3-wide kernel row is one group, its 4th weight 0;
+// wider rows take ceil(kw / 4) groups. 3x3 is 3 vpdpbusd per 16 outputs, where pmaddwd /
+// vpdpwssd on widened bytes need 9. The accumulator starts at offset = bias - zu * sum(w)
+// (zu = x_zero_point, + 128 for int8), which undoes the raw (shifted) inputs exactly. No
+// transposes: the outputs are already one channel's pixels, requantized in registers. Stride 1
+// runs on the flattened grid of the padded plane (output q = oy * wp + ox; the wp - ow columns
+// past each row are computed and dropped), so a 7x7 plane is 4 vectors; other strides run row
+// by row with masked tails.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/fast/fast_ops.h"
+#include "kernels/fast/int8/qkernels.h"
+#include "kernels/fast/int8/qsimd.h"
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+
+#if defined(__AVX512BW__)
+namespace {
+
+using int8::QConvProblem;
+using int8::QStorage;
+
+#define FUSEFUZZ_Q8_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
+
+constexpr int kVec = 4;  // vectors per step: independent accumulator chains
+
+struct Geo {
+  int64_t wp = 0;  // the bordered plane's row stride (bytes)
+  int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
+  int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
+  bool flat = false, y_signed = false;
+};
+
+// One output channel: its words [kh][ng] and epilogue, and where its outputs go (flat: the
+// grid buffers, wp per row; rows: the NCHW plane).
+struct Out {
+  const int32_t* words = nullptr;
+  int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0;
+  float multiplier = 1, lo = 0, hi = 0, residual_multiplier = 0;
+  bool residual_signed = false;
+  const uint8_t* residual = nullptr;
+  uint8_t* y = nullptr;
+  int32_t* y32 = nullptr;
+};
+
+// acc[r] = offset + the taps of the NV vectors at src + r * vstep.
+// acc[r] = offset + the taps of the NV vectors at src + r * vstep. PERM: each load goes through
+// vpermb (lane i, byte k: the byte sw * i + k * dw of the load); else the load's own dword i is
+// lane i's window (stride 1, dilation 1, outputs interleaved: see Channel).
+template <int KH, int NG, int NV, bool PERM>
+FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src, int64_t vstep,
+                                               __m512i idx, const V* wr, const int32_t* words,
+                                               V offset, V acc[NV]) {
+  const int64_t kh = KH ? KH : g.kh, ng = NG ? NG : g.ng;
+  const int64_t rstep = g.dh * g.wp, gstep = 4 * g.dw;
+#pragma GCC unroll 4
+  for (int r = 0; r < NV; ++r) acc[r] = offset;
+#pragma GCC unroll 7
+  for (int64_t ky = 0; ky < kh; ++ky) {
+#pragma GCC unroll 2
+    for (int64_t gi = 0; gi < ng; ++gi) {
+      const V w = KH * NG > 0 ? wr[ky * ng + gi] : Set1(words[ky * ng + gi]);
+      const uint8_t* s = src + ky * rstep + gi * gstep;
+#pragma GCC unroll 4
+      for (int r = 0; r < NV; ++r) {
+        V x = _mm512_loadu_si512(s + r * vstep);
+        if constexpr (PERM) x = _mm512_permutexvar_epi8(idx, x);
+        acc[r] = _mm512_dpbusd_epi32(acc[r], x, w);
+      }
+    }
+  }
+}
+
+struct Epi {
+  F multiplier, lo, hi, residual_multiplier;
+  V y_zero_point, residual_zero_point;
+};
+
+// The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
+// acc (int32 adds wrap: the same residue). k: the lanes stored, at element `at`.
+inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
+  if (o.y32) return _mm512_mask_storeu_epi32(o.y32 + at, k, acc);
+  F v = Mul(ToFloat(acc), e.multiplier);
+  if (o.residual) {
+    const __m128i rb = _mm_maskz_loadu_epi8(k, o.residual + at);
+    const V r = o.residual_signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb);
+    v = AddF(v, Mul(ToFloat(Sub(r, e.residual_zero_point)), e.residual_multiplier));
+  }
+  const V q = Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
+  _mm_mask_storeu_epi8(o.y + at, k, _mm512_cvtepi32_epi8(q));
+}
+
+// The requantized int32 lanes (in [y_min, y_max]) of Finish, before the byte store.
+inline V Requantized(const Epi& e, V acc, F residual_term, bool residual) {
+  F v = Mul(ToFloat(acc), e.multiplier);
+  if (residual) v = AddF(v, residual_term);
+  return Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
+}
+
+// Finish for the 64 outputs of an interleaved block at `at`: acc[r] lane i is output 4 i + r.
+// The same operations per lane; then the bytes (or int32) go out in output order.
+FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e, const V acc[4],
+                                                      int64_t at, bool y_signed) {
+  if (o.y32) {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
+    const V t0 = _mm512_unpacklo_epi32(acc[0], acc[1]), t1 = _mm512_unpackhi_epi32(acc[0], acc[1]);
+    const V t2 = _mm512_unpacklo_epi32(acc[2], acc[3]), t3 = _mm512_unpackhi_epi32(acc[2], acc[3]);
+    // u[j] lane L: outputs 16 L + 4 j .. + 3.
+    const V u0 = _mm512_unpacklo_epi64(t0, t2), u1 = _mm512_unpackhi_epi64(t0, t2);
+    const V u2 = _mm512_unpacklo_epi64(t1, t3), u3 = _mm512_unpackhi_epi64(t1, t3);
+    const V a = _mm512_shuffle_i32x4(u0, u1, 0x44), b = _mm512_shuffle_i32x4(u2, u3, 0x44);
+    const V c = _mm512_shuffle_i32x4(u0, u1, 0xEE), d = _mm512_shuffle_i32x4(u2, u3, 0xEE);
+    Store(o.y32 + at, _mm512_shuffle_i32x4(a, b, 0x88));
+    Store(o.y32 + at + 16, _mm512_shuffle_i32x4(a, b, 0xDD));
+    Store(o.y32 + at + 32, _mm512_shuffle_i32x4(c, d, 0x88));
+    Store(o.y32 + at + 48, _mm512_shuffle_i32x4(c, d, 0xDD));
+    return;
+  }
+  F rt[4] = {e.lo, e.lo, e.lo, e.lo};
+  if (o.residual) {  // vector r's residual bytes (outputs 4 i + r) into 128-bit lane r
+    alignas(64) static constexpr uint8_t kDeal[64] = {
+        0, 4, 8,  12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,  //
+        1, 5, 9,  13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61,  //
+        2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58, 62,  //
+        3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47, 51, 55, 59, 63};
+    const V rb = _mm512_permutexvar_epi8(_mm512_load_si512(kDeal), Load(o.residual + at));
+    const __m128i lane[4] = {_mm512_castsi512_si128(rb), _mm512_extracti32x4_epi32(rb, 1),
+                             _mm512_extracti32x4_epi32(rb, 2), _mm512_extracti32x4_epi32(rb, 3)};
+    for (int r = 0; r < 4; ++r) {
+      const V x = o.residual_signed ? _mm512_cvtepi8_epi32(lane[r]) : _mm512_cvtepu8_epi32(lane[r]);
+      rt[r] = Mul(ToFloat(Sub(x, e.residual_zero_point)), e.residual_multiplier);
+    }
+  }
+  V q[4];
+  for (int r = 0; r < 4; ++r) q[r] = Requantized(e, acc[r], rt[r], o.residual != nullptr);
+  // The values are within the storage type, so the saturating packs are exact: lane L then
+  // holds q[r][4 L + j] at byte 4 r + j, output 16 L + 4 j + r, which the shuffle moves there.
+  const V a = _mm512_packs_epi32(q[0], q[1]), b = _mm512_packs_epi32(q[2], q[3]);
+  const V p = y_signed ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
+  const V order =
+      _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+  Store(o.y + at, _mm512_shuffle_epi8(p, order));
+}
+
+template <int KH, int NG>
+FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m512i idx,
+                                     const Out& out) {
+  // Local copies: the byte stores could alias the caller's structs, which would be reloaded.
+  const Geo g = geo;
+  const Out o = out;
+  V wr[KH * NG > 0 ? KH * NG : 1];
+  if constexpr (KH * NG > 0) {
+#pragma GCC unroll 14
+    for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
+  }
+  const V offset = Set1(o.offset);
+  Epi e;
+  e.multiplier = SetF(o.multiplier);
+  e.lo = SetF(o.lo);
+  e.hi = SetF(o.hi);
+  e.residual_multiplier = SetF(o.residual_multiplier);
+  e.y_zero_point = Set1(o.y_zero_point);
+  e.residual_zero_point = Set1(o.residual_zero_point);
+  constexpr __mmask16 kAll = 0xFFFF;
+  if (g.flat && g.dw == 1) {
+    // Stride 1, dilation 1: vector r of the block at q holds outputs q + 4 i + r, so the load at
+    // q + r already holds every lane's 4 input bytes in its dword i: no shuffle per tap.
+    for (int64_t blk = 0; blk < g.nblk; ++blk) {
+      const int64_t q = blk * kVec * 16;
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+      FinishInterleaved(o, e, acc, q, g.y_signed);
+    }
+    return;
+  }
+  if (g.flat) {
+    for (int64_t blk = 0; blk < g.nblk; ++blk) {
+      const int64_t q = blk * kVec * 16;
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, true>(g, plane + q, 16, idx, wr, o.words, offset, acc);
+#pragma GCC unroll 4
+      for (int r = 0; r < kVec; ++r) Finish(o, e, acc[r], q + 16 * r, kAll);
+    }
+    return;
+  }
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const uint8_t* row = plane + oy * g.sh * g.wp;
+    const int64_t at = oy * g.ow;
+    int64_t ox = 0;
+    for (; ox + kVec * 16 <= g.ow; ox += kVec * 16) {
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, true>(g, row + ox * g.sw, 16 * g.sw, idx, wr, o.words, offset, acc);
+#pragma GCC unroll 4
+      for (int r = 0; r < kVec; ++r) Finish(o, e, acc[r], at + ox + 16 * r, kAll);
+    }
+    for (; ox < g.ow; ox += 16) {
+      V acc[1];
+      Accumulate<KH, NG, 1, true>(g, row + ox * g.sw, 0, idx, wr, o.words, offset, acc);
+      const int64_t n = g.ow - ox;
+      Finish(o, e, acc[0], at + ox, n >= 16 ? kAll : static_cast<__mmask16>((1u << n) - 1));
+    }
+  }
+}
+
+using ChannelFn = void (*)(const Geo&, const uint8_t*, __m512i, const Out&);
+
+ChannelFn PickChannel(int64_t kh, int64_t ng) {
+  if (kh == 3 && ng == 1) return &Channel<3, 1>;
+  if (kh == 5 && ng == 2) return &Channel<5, 2>;
+  return &Channel<0, 0>;
+}
+
+// memcpy of n bytes, each flipped by `flip` (0x80: int8 to u8 + 128, else 0).
+inline void CopyFlip(uint8_t* d, const uint8_t* s, int64_t n, uint8_t flip) {
+  const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+  for (; n > 0; n -= 64, d += 64, s += 64) {
+    const __mmask64 k = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, s), f));
+  }
+}
+
+struct Buffers {
+  std::vector<uint8_t> plane, y, residual;
+  std::vector<int32_t> y32;
+};
+Buffers& ThreadBuffers() {
+  thread_local Buffers b;
+  return b;
+}
+template <typename T>
+T* Grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// One 64-byte load must hold every byte a vector's group reads: 15 * sw + 3 * dw < 64.
+bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64; }
+
+}  // namespace
+
+bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
+  if (pk.wv.empty() || !Fits(p)) return false;
+  const int64_t mg = p.m / p.group, opix = p.oh * p.ow, ng = pk.ng;
+  Geo g;
+  g.oh = p.oh, g.ow = p.ow, g.sh = p.stride_h, g.sw = p.stride_w;
+  g.dh = p.dilation_h, g.dw = p.dilation_w, g.kh = p.kh, g.ng = ng;
+  g.flat = p.stride_h == 1 && p.stride_w == 1;
+  g.y_signed = p.y_type == QStorage::kInt8;
+  const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
+  g.wp = (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dilation_w + 1;
+  const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
+  int64_t qp = 0, last = 0;  // flat: the grid's positions; the bytes the last load ends at
+  if (g.flat) {
+    const int64_t qv = (p.oh - 1) * g.wp + p.ow;
+    g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
+    qp = g.nblk * kVec * 16;
+    last = qp - 16 + reach;
+  } else {
+    const int64_t owr = (p.ow + 15) / 16 * 16;
+    last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
+  }
+  const size_t plane_bytes = static_cast<size_t>(std::max(hp * g.wp, last));
+  const bool is_signed = p.x_type == QStorage::kInt8;
+  const uint8_t flip = is_signed ? 0x80 : 0;
+  const uint8_t pad = static_cast<uint8_t>((p.x_zero_point & 0xFF) ^ flip);
+  const int64_t q0 = std::clamp<int64_t>(p.pad_left, 0, g.wp);
+  const int64_t q1 = std::clamp<int64_t>(p.pad_left + p.w, q0, g.wp);
+  // Lane i, byte k of a group: the input at sw * i + k * dw from the load's first byte.
+  alignas(64) uint8_t idx_bytes[64];
+  for (int i = 0; i < 16; ++i) {
+    for (int k = 0; k < 4; ++k) {
+      idx_bytes[4 * i + k] = static_cast<uint8_t>(p.stride_w * i + k * p.dilation_w);
+    }
+  }
+  const __m512i idx = _mm512_load_si512(idx_bytes);
+  const ChannelFn channel = PickChannel(p.kh, ng);
+  const float lo = static_cast<float>(p.y_min - p.y_zero_point);
+  const float hi = static_cast<float>(p.y_max - p.y_zero_point);
+  constexpr int64_t kChunk = 16;  // channels per task: the plane's border is set once per task
+  const int64_t chunks = (p.c + kChunk - 1) / kChunk;
+  // A plane is copied one channel ahead and a grid copied out one output behind, into and
+  // from the other of two buffers: the vector loads never wait for just-stored bytes (a load
+  // over a pending masked store is not forwarded, it waits for the store to reach the cache).
+  const size_t ysize = g.flat ? static_cast<size_t>(qp) : 0;
+  ParallelFor(threads, p.n * chunks, [&](int64_t task) {
+    const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
+    const int64_t c1 = std::min(p.c, c0 + kChunk);
+    Buffers& buf = ThreadBuffers();
+    uint8_t* planes = Grow(buf.plane, 2 * plane_bytes);
+    std::memset(planes, pad, 2 * plane_bytes);  // the border and the loads' slack: zero point
+    uint8_t* ygrid = g.flat && !p.y_int32 ? Grow(buf.y, 2 * ysize) : nullptr;
+    int32_t* y32grid = g.flat && p.y_int32 ? Grow(buf.y32, 2 * ysize) : nullptr;
+    uint8_t* rgrid = g.flat && p.residual && !p.y_int32 ? Grow(buf.residual, ysize) : nullptr;
+    auto copy_in = [&](int64_t ci) {
+      const uint8_t* src = p.x + (b * p.c + ci) * p.h * p.w;
+      uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
+      for (int64_t iy = 0; iy < p.h; ++iy) {
+        const int64_t yy = iy + p.pad_top;
+        if (yy < 0 || yy >= hp) continue;
+        CopyFlip(plane + yy * g.wp + q0, src + iy * p.w + (q0 - p.pad_left), q1 - q0, flip);
+      }
+    };
+    int64_t pending = -1;  // flat: the output plane whose grid waits in slot pending_slot
+    size_t pending_slot = 0;
+    auto copy_out = [&]() {
+      if (pending < 0) return;
+      for (int64_t oy = 0; oy < p.oh; ++oy) {  // the grid's first ow columns are outputs
+        if (p.y_int32) {
+          std::memcpy(p.y_int32 + pending + oy * p.ow, y32grid + pending_slot * ysize + oy * g.wp,
+                      static_cast<size_t>(p.ow) * sizeof(int32_t));
+        } else {
+          CopyBytes(p.y + pending + oy * p.ow, ygrid + pending_slot * ysize + oy * g.wp, p.ow);
+        }
+      }
+      pending = -1;
+    };
+    size_t slot = 0;
+    copy_in(c0);
+    for (int64_t ci = c0; ci < c1; ++ci) {
+      if (ci + 1 < c1) copy_in(ci + 1);
+      const uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
+      for (int64_t j = 0; j < mg; ++j) {
+        const int64_t oc = ci * mg + j, ybase = (b * p.m + oc) * opix;
+        Out o;
+        o.words = pk.wv.data() + oc * p.kh * ng;
+        o.offset = pk.offv[static_cast<size_t>(oc)];
+        o.multiplier = p.y_int32 ? 1.0f : p.multiplier[oc];
+        o.lo = lo, o.hi = hi;
+        o.y_zero_point = p.y_zero_point;
+        o.residual_zero_point = p.residual_zero_point;
+        o.residual_multiplier = p.residual_multiplier;
+        o.residual_signed = p.residual_type == QStorage::kInt8;
+        const uint8_t* res = p.residual && !p.y_int32 ? p.residual + ybase : nullptr;
+        if (!g.flat) {
+          o.residual = res;
+          o.y = p.y_int32 ? nullptr : p.y + ybase;
+          o.y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
+          channel(g, plane, idx, o);
+          continue;
+        }
+        if (res) {  // the residual's rows onto the grid
+          for (int64_t oy = 0; oy < p.oh; ++oy) {
+            CopyBytes(rgrid + oy * g.wp, res + oy * p.ow, p.ow);
+          }
+          o.residual = rgrid;
+        }
+        o.y = ygrid ? ygrid + slot * ysize : nullptr;
+        o.y32 = y32grid ? y32grid + slot * ysize : nullptr;
+        channel(g, plane, idx, o);
+        copy_out();  // the previous output, from the other slot
+        pending = ybase, pending_slot = slot;
+        slot ^= 1;
+      }
+    }
+    copy_out();
+  });
+  return true;
+}
+
+#else  // the SSE2 and AVX2 copies: no VBMI
+
+bool RunDepthwiseVbmi(const QPacked&, const int8::QConvProblem&, int) { return false; }
+
+#endif
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8
