@@ -87,7 +87,11 @@ struct Epi {
 // The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
 // acc (int32 adds wrap: the same residue). k: the lanes stored, at element `at`.
 inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
-  if (o.y32) return _mm512_mask_storeu_epi32(o.y32 + at, k, acc);
+  constexpr __mmask16 kAll = 0xFFFF;  // whole vectors: plain stores (masked ones are slow)
+  if (o.y32) {
+    if (k == kAll) return Store(o.y32 + at, acc);
+    return _mm512_mask_storeu_epi32(o.y32 + at, k, acc);
+  }
   F v = Mul(ToFloat(acc), e.multiplier);
   if (o.residual) {
     const __m128i rb = _mm_maskz_loadu_epi8(k, o.residual + at);
@@ -95,6 +99,7 @@ inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
     v = AddF(v, Mul(ToFloat(Sub(r, e.residual_zero_point)), e.residual_multiplier));
   }
   const V q = Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
+  if (k == kAll) return Store8(o.y + at, q);
   _mm_mask_storeu_epi8(o.y + at, k, _mm512_cvtepi32_epi8(q));
 }
 
@@ -217,14 +222,39 @@ ChannelFn PickChannel(int64_t kh, int64_t ng) {
   return &Channel<0, 0>;
 }
 
-// memcpy of n bytes, each flipped by `flip` (0x80: int8 to u8 + 128, else 0).
-inline void CopyFlip(uint8_t* d, const uint8_t* s, int64_t n, uint8_t flip) {
-  const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
-  for (; n > 0; n -= 64, d += 64, s += 64) {
-    const __mmask64 k = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    _mm512_mask_storeu_epi8(d, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, s), f));
+// Row copies of a fixed length n, in whole 64-byte moves: masked ones cost about 10 cycles a
+// row here (Zen 4), so only the very end of a buffer is moved under a mask.
+struct RowCopy {
+  int64_t n = 0;
+  __mmask64 tail = 0;  // the bytes of the last (partial or whole) 64 that are the row's
+  RowCopy(int64_t bytes) : n(bytes) {
+    const int64_t t = n - (n > 0 ? (n - 1) / 64 * 64 : 0);
+    tail = t >= 64 ? ~__mmask64{0} : (__mmask64{1} << t) - 1;
   }
-}
+  // n bytes from s, flipped by f (0x80: int8 to u8 + 128), to d; the rest of the last 64 bytes
+  // written with pad. Rows go in increasing order, so what the overrun covers is border (pad)
+  // or a later row's bytes, which that row's copy writes. Reads stay before s_end.
+  void In(uint8_t* d, const uint8_t* s, __m512i f, __m512i pad, const uint8_t* s_end) const {
+    int64_t left = n;
+    for (; left > 64; left -= 64, d += 64, s += 64) {
+      _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    }
+    if (left <= 0) return;
+    const __m512i x = s + 64 <= s_end ? _mm512_loadu_si512(s) : _mm512_maskz_loadu_epi8(tail, s);
+    _mm512_storeu_si512(d, _mm512_mask_blend_epi8(tail, pad, _mm512_xor_si512(x, f)));
+  }
+  // n bytes from s (readable 64 bytes past) to d: the overrun of the last 64 bytes is a later
+  // row's, written after; a masked store where it would pass d_end.
+  void Out(uint8_t* d, const uint8_t* s, const uint8_t* d_end) const {
+    int64_t left = n;
+    for (; left > 64; left -= 64, d += 64, s += 64) {
+      _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    }
+    if (left <= 0) return;
+    if (d + 64 <= d_end) return _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    _mm512_mask_storeu_epi8(d, tail, _mm512_loadu_si512(s));
+  }
+};
 
 struct Buffers {
   std::vector<uint8_t> plane, y, residual;
@@ -240,8 +270,13 @@ T* Grow(std::vector<T>& v, size_t n) {
   return v.data();
 }
 
-// One 64-byte load must hold every byte a vector's group reads: 15 * sw + 3 * dw < 64.
-bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64; }
+// Where this kernel runs: one 64-byte load must hold every byte a vector's group reads
+// (15 * sw + 3 * dw < 64), and rows of at least 32 outputs. Each plane costs two row copies
+// per row (in, bordered; out, off the grid), which on narrow rows cost more than the taps
+// save: measured (fusion_bench dw_relu6_requant, one run, loaded machine), the channel-blocked
+// kernel took 49 / 27 us where this one took 85 / 70 us on the 14x14 / 7x7 rows, the same on
+// 28x28 (57 / 59 us), and 174 against 106 us on 56x56.
+bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64 && p.ow >= 32; }
 
 }  // namespace
 
@@ -266,7 +301,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     const int64_t owr = (p.ow + 15) / 16 * 16;
     last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
   }
-  const size_t plane_bytes = static_cast<size_t>(std::max(hp * g.wp, last));
+  // + 64: the last row's padded copy may write a vector past the plane.
+  const size_t plane_bytes = static_cast<size_t>(std::max(hp * g.wp + 64, last));
   const bool is_signed = p.x_type == QStorage::kInt8;
   const uint8_t flip = is_signed ? 0x80 : 0;
   const uint8_t pad = static_cast<uint8_t>((p.x_zero_point & 0xFF) ^ flip);
@@ -288,7 +324,11 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   // A plane is copied one channel ahead and a grid copied out one output behind, into and
   // from the other of two buffers: the vector loads never wait for just-stored bytes (a load
   // over a pending masked store is not forwarded, it waits for the store to reach the cache).
-  const size_t ysize = g.flat ? static_cast<size_t>(qp) : 0;
+  const size_t ysize = g.flat ? static_cast<size_t>(qp) + 64 : 0;  // + CopyOut's reads
+  const __m512i padv = _mm512_set1_epi8(static_cast<char>(pad));
+  const __m512i flipv = _mm512_set1_epi8(static_cast<char>(flip));
+  const RowCopy in_row(q1 - q0), out_row(p.ow);
+  const uint8_t* x_end = p.x + p.n * p.c * p.h * p.w;
   ParallelFor(threads, p.n * chunks, [&](int64_t task) {
     const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
     const int64_t c1 = std::min(p.c, c0 + kChunk);
@@ -304,7 +344,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
       for (int64_t iy = 0; iy < p.h; ++iy) {
         const int64_t yy = iy + p.pad_top;
         if (yy < 0 || yy >= hp) continue;
-        CopyFlip(plane + yy * g.wp + q0, src + iy * p.w + (q0 - p.pad_left), q1 - q0, flip);
+        in_row.In(plane + yy * g.wp + q0, src + iy * p.w + (q0 - p.pad_left), flipv, padv, x_end);
       }
     };
     int64_t pending = -1;  // flat: the output plane whose grid waits in slot pending_slot
@@ -316,7 +356,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
           std::memcpy(p.y_int32 + pending + oy * p.ow, y32grid + pending_slot * ysize + oy * g.wp,
                       static_cast<size_t>(p.ow) * sizeof(int32_t));
         } else {
-          CopyBytes(p.y + pending + oy * p.ow, ygrid + pending_slot * ysize + oy * g.wp, p.ow);
+          out_row.Out(p.y + pending + oy * p.ow, ygrid + pending_slot * ysize + oy * g.wp,
+                      p.y + pending + opix);
         }
       }
       pending = -1;
