@@ -29,6 +29,7 @@ using int8::QConvProblem;
 using int8::QStorage;
 
 #define FUSEFUZZ_Q8_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
+#define FUSEFUZZ_Q8_VBMI2_TARGET __attribute__((target("avx512vnni,avx512vbmi,avx512vbmi2")))
 
 constexpr int kVec = 4;  // vectors per step: independent accumulator chains
 
@@ -37,6 +38,10 @@ struct Geo {
   int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
   int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
   bool flat = false, y_signed = false;
+  // ChannelDirect: per block, the grid positions that are outputs and the first one's index.
+  const uint64_t* valid = nullptr;
+  const int64_t* first = nullptr;
+  int64_t opix = 0;
 };
 
 // One output channel: its words [kh][ng] and epilogue, and where its outputs go (flat: the
@@ -110,11 +115,16 @@ inline V Requantized(const Epi& e, V acc, F residual_term, bool residual) {
   return Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
 }
 
-// Finish for the 64 outputs of an interleaved block at `at`: acc[r] lane i is output 4 i + r.
-// The same operations per lane; then the bytes (or int32) go out in output order.
+// The 64 output bytes, in output order, of an interleaved block at `at` (acc[r] lane i is
+// output 4 i + r), the same operations per lane as Finish.
+FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
+                                                  int64_t at, bool y_signed);
+
+// Finish for an interleaved block: the bytes (or the int32) out in output order.
 FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e, const V acc[4],
                                                       int64_t at, bool y_signed) {
-  if (o.y32) {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
+  if (!o.y32) return Store(o.y + at, InterleavedBytes(o, e, acc, at, y_signed));
+  {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
     const V t0 = _mm512_unpacklo_epi32(acc[0], acc[1]), t1 = _mm512_unpackhi_epi32(acc[0], acc[1]);
     const V t2 = _mm512_unpacklo_epi32(acc[2], acc[3]), t3 = _mm512_unpackhi_epi32(acc[2], acc[3]);
     // u[j] lane L: outputs 16 L + 4 j .. + 3.
@@ -128,6 +138,10 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e
     Store(o.y32 + at + 48, _mm512_shuffle_i32x4(c, d, 0xDD));
     return;
   }
+}
+
+FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
+                                                  int64_t at, bool y_signed) {
   F rt[4] = {e.lo, e.lo, e.lo, e.lo};
   if (o.residual) {  // vector r's residual bytes (outputs 4 i + r) into 128-bit lane r
     alignas(64) static constexpr uint8_t kDeal[64] = {
@@ -151,7 +165,50 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e
   const V p = y_signed ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
   const V order =
       _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
-  Store(o.y + at, _mm512_shuffle_epi8(p, order));
+  return _mm512_shuffle_epi8(p, order);
+}
+
+Epi EpiOf(const Out& o) {
+  Epi e;
+  e.multiplier = SetF(o.multiplier);
+  e.lo = SetF(o.lo);
+  e.hi = SetF(o.hi);
+  e.residual_multiplier = SetF(o.residual_multiplier);
+  e.y_zero_point = Set1(o.y_zero_point);
+  e.residual_zero_point = Set1(o.residual_zero_point);
+  return e;
+}
+
+// The interleaved stride-1 path with byte outputs straight into the NCHW plane o.y: the valid
+// bytes of each block (grid columns < ow) packed by vpcompressb (AVX512_VBMI2), stored at the
+// block's first output; the whole 64-byte store's overrun is the next block's to write, and the
+// last blocks, whose store would pass the plane, store under a mask. No grid, no row copies.
+template <int KH, int NG>
+FUSEFUZZ_Q8_VBMI2_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane, __m512i idx,
+                                            const Out& out) {
+  const Geo g = geo;
+  const Out o = out;
+  V wr[KH * NG > 0 ? KH * NG : 1];
+  if constexpr (KH * NG > 0) {
+#pragma GCC unroll 14
+    for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
+  }
+  const V offset = Set1(o.offset);
+  const Epi e = EpiOf(o);
+  for (int64_t blk = 0; blk < g.nblk; ++blk) {
+    const int64_t q = blk * kVec * 16;
+    V acc[kVec];
+    Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+    const V bytes =
+        _mm512_maskz_compress_epi8(g.valid[blk], InterleavedBytes(o, e, acc, q, g.y_signed));
+    const int64_t at = g.first[blk];
+    if (at + 64 <= g.opix) {
+      Store(o.y + at, bytes);
+    } else if (at < g.opix) {
+      const int64_t n = g.opix - at;
+      _mm512_mask_storeu_epi8(o.y + at, (__mmask64{1} << n) - 1, bytes);
+    }
+  }
 }
 
 template <int KH, int NG>
@@ -166,13 +223,7 @@ FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m51
     for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
   }
   const V offset = Set1(o.offset);
-  Epi e;
-  e.multiplier = SetF(o.multiplier);
-  e.lo = SetF(o.lo);
-  e.hi = SetF(o.hi);
-  e.residual_multiplier = SetF(o.residual_multiplier);
-  e.y_zero_point = Set1(o.y_zero_point);
-  e.residual_zero_point = Set1(o.residual_zero_point);
+  const Epi e = EpiOf(o);
   constexpr __mmask16 kAll = 0xFFFF;
   if (g.flat && g.dw == 1) {
     // Stride 1, dilation 1: vector r of the block at q holds outputs q + 4 i + r, so the load at
@@ -216,7 +267,12 @@ FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m51
 
 using ChannelFn = void (*)(const Geo&, const uint8_t*, __m512i, const Out&);
 
-ChannelFn PickChannel(int64_t kh, int64_t ng) {
+ChannelFn PickChannel(int64_t kh, int64_t ng, bool direct) {
+  if (direct) {
+    if (kh == 3 && ng == 1) return &ChannelDirect<3, 1>;
+    if (kh == 5 && ng == 2) return &ChannelDirect<5, 2>;
+    return &ChannelDirect<0, 0>;
+  }
   if (kh == 3 && ng == 1) return &Channel<3, 1>;
   if (kh == 5 && ng == 2) return &Channel<5, 2>;
   return &Channel<0, 0>;
@@ -255,6 +311,21 @@ struct RowCopy {
     _mm512_mask_storeu_epi8(d, tail, _mm512_loadu_si512(s));
   }
 };
+
+// `rows` rows of rc.n bytes, from s (stride ss) to d (stride ds), as RowCopy::In. Values, not
+// the problem's fields: the byte stores could alias those, which would be reloaded each row.
+inline void CopyRowsIn(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss, int64_t rows,
+                       const RowCopy& rc, __m512i f, __m512i pad, const uint8_t* s_end) {
+  const __mmask64 tail = rc.tail;
+  for (int64_t r = 0; r < rows; ++r, d += ds, s += ss) {
+    if (rc.n <= 64 && s + 64 <= s_end) {
+      const __m512i x = _mm512_xor_si512(_mm512_loadu_si512(s), f);
+      _mm512_storeu_si512(d, _mm512_mask_blend_epi8(tail, pad, x));
+      continue;
+    }
+    rc.In(d, s, f, pad, s_end);
+  }
+}
 
 struct Buffers {
   std::vector<uint8_t> plane, y, residual;
@@ -316,7 +387,29 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     }
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
-  const ChannelFn channel = PickChannel(p.kh, ng);
+  // Bytes straight into y (no grid) where the CPU has vpcompressb, for the interleaved path
+  // without a residual (the residual is read on the grid) and not to int32.
+  const bool direct = g.flat && p.dilation_w == 1 && !p.residual && !p.y_int32 && CpuHasVbmi2();
+  std::vector<uint64_t> valid;
+  std::vector<int64_t> first;
+  if (direct) {
+    int64_t oy = 0, ox = 0;  // grid position blk * 64 + i, walked in order
+    for (int64_t blk = 0; blk < g.nblk; ++blk) {
+      uint64_t k = 0;
+      int64_t at = -1;
+      for (int64_t i = 0; i < 64; ++i) {
+        if (ox < p.ow && oy < p.oh) {
+          k |= uint64_t{1} << i;
+          if (at < 0) at = oy * p.ow + ox;
+        }
+        if (++ox == g.wp) ox = 0, ++oy;
+      }
+      valid.push_back(k);
+      first.push_back(at < 0 ? opix : at);
+    }
+    g.valid = valid.data(), g.first = first.data(), g.opix = opix;
+  }
+  const ChannelFn channel = PickChannel(p.kh, ng, direct);
   const float lo = static_cast<float>(p.y_min - p.y_zero_point);
   const float hi = static_cast<float>(p.y_max - p.y_zero_point);
   constexpr int64_t kChunk = 16;  // channels per task: the plane's border is set once per task
@@ -329,6 +422,9 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   const __m512i flipv = _mm512_set1_epi8(static_cast<char>(flip));
   const RowCopy in_row(q1 - q0), out_row(p.ow);
   const uint8_t* x_end = p.x + p.n * p.c * p.h * p.w;
+  // The input rows that land in the plane: yy = iy + pad_top in [0, hp).
+  const int64_t iy0 = std::clamp<int64_t>(-p.pad_top, 0, p.h);
+  const int64_t iy1 = std::clamp<int64_t>(hp - p.pad_top, iy0, p.h);
   ParallelFor(threads, p.n * chunks, [&](int64_t task) {
     const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
     const int64_t c1 = std::min(p.c, c0 + kChunk);
@@ -341,11 +437,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     auto copy_in = [&](int64_t ci) {
       const uint8_t* src = p.x + (b * p.c + ci) * p.h * p.w;
       uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
-      for (int64_t iy = 0; iy < p.h; ++iy) {
-        const int64_t yy = iy + p.pad_top;
-        if (yy < 0 || yy >= hp) continue;
-        in_row.In(plane + yy * g.wp + q0, src + iy * p.w + (q0 - p.pad_left), flipv, padv, x_end);
-      }
+      CopyRowsIn(plane + (iy0 + p.pad_top) * g.wp + q0, g.wp, src + iy0 * p.w + (q0 - p.pad_left),
+                 p.w, iy1 - iy0, in_row, flipv, padv, x_end);
     };
     int64_t pending = -1;  // flat: the output plane whose grid waits in slot pending_slot
     size_t pending_slot = 0;
@@ -391,6 +484,11 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
             CopyBytes(rgrid + oy * g.wp, res + oy * p.ow, p.ow);
           }
           o.residual = rgrid;
+        }
+        if (direct) {
+          o.y = p.y + ybase;
+          channel(g, plane, idx, o);
+          continue;
         }
         o.y = ygrid ? ygrid + slot * ysize : nullptr;
         o.y32 = y32grid ? y32grid + slot * ysize : nullptr;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -144,11 +145,23 @@ QConvProblem Make(const Geo& g, const Variant& v, uint64_t seed, Data& d) {
   }
   d.bias.resize(static_cast<size_t>(g.m));
   for (int32_t& b : d.bias) b = static_cast<int32_t>(rng.Next() % 100001) - 50000;
-  // Per channel: ties (0.5, 0.25 on integers), multipliers that saturate, and small ones.
+  // Per channel: ties (0.5, 0.25 on integers), multipliers that saturate, and small ones; and
+  // ones that take acc * multiplier past the int32 range (vcvtps2dq's "indefinite" result),
+  // to infinity and to NaN (0 * inf), which the loops' clamp sends to y_max / y_min.
   d.mult.resize(static_cast<size_t>(g.m));
   for (size_t i = 0; i < d.mult.size(); ++i) {
-    const float pick[] = {0.5f, 0.25f, 1.0f / 64, 3e-5f, 1.7e-4f, 0.0071f, 1.0f, 2e-3f};
-    d.mult[i] = pick[(i + seed) % 8];
+    const float pick[] = {0.5f,
+                          0.25f,
+                          1.0f / 64,
+                          3e-5f,
+                          1.7e-4f,
+                          0.0071f,
+                          1.0f,
+                          2e-3f,
+                          6e4f,
+                          3e38f,
+                          std::numeric_limits<float>::infinity()};
+    d.mult[i] = pick[(i + seed) % 11];
   }
   p.x = d.x.data();
   p.weights = d.w.data();
