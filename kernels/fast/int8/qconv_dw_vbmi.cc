@@ -29,7 +29,6 @@ using int8::QConvProblem;
 using int8::QStorage;
 
 #define FUSEFUZZ_Q8_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
-#define FUSEFUZZ_Q8_VBMI2_TARGET __attribute__((target("avx512vnni,avx512vbmi,avx512vbmi2")))
 
 constexpr int kVec = 4;  // vectors per step: independent accumulator chains
 
@@ -38,8 +37,9 @@ struct Geo {
   int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
   int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
   bool flat = false, y_signed = false;
-  // ChannelDirect: per block, the grid positions that are outputs and the first one's index.
-  const uint64_t* valid = nullptr;
+  // ChannelDirect: per block, where in the block its outputs are (64 bytes: the grid position
+  // of the block's k-th output at byte k) and the first one's index in the plane.
+  const uint8_t* gather = nullptr;
   const int64_t* first = nullptr;
   int64_t opix = 0;
 };
@@ -48,7 +48,7 @@ struct Geo {
 // grid buffers, wp per row; rows: the NCHW plane).
 struct Out {
   const int32_t* words = nullptr;
-  int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0;
+  int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0, y_min = 0, y_max = 255;
   float multiplier = 1, lo = 0, hi = 0, residual_multiplier = 0;
   bool residual_signed = false;
   const uint8_t* residual = nullptr;
@@ -87,6 +87,7 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src,
 struct Epi {
   F multiplier, lo, hi, residual_multiplier;
   V y_zero_point, residual_zero_point;
+  V zero_point16, y_min8, y_max8;  // InterleavedBytes: zy in int16 lanes, the bounds in bytes
 };
 
 // The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
@@ -106,13 +107,6 @@ inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
   const V q = Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
   if (k == kAll) return Store8(o.y + at, q);
   _mm_mask_storeu_epi8(o.y + at, k, _mm512_cvtepi32_epi8(q));
-}
-
-// The requantized int32 lanes (in [y_min, y_max]) of Finish, before the byte store.
-inline V Requantized(const Epi& e, V acc, F residual_term, bool residual) {
-  F v = Mul(ToFloat(acc), e.multiplier);
-  if (residual) v = AddF(v, residual_term);
-  return Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
 }
 
 // The 64 output bytes, in output order, of an interleaved block at `at` (acc[r] lane i is
@@ -157,12 +151,26 @@ FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, co
       rt[r] = Mul(ToFloat(Sub(x, e.residual_zero_point)), e.residual_multiplier);
     }
   }
+  // Finish's q = clamp(round(v), lo, hi) + zy with fewer operations, the same bytes: with
+  // R = vcvtps2dq(min(hi, v)), the bytes are clamp(sat8(sat16(sat16(R) + zy)), y_min, y_max)
+  // (saturating packs and add, 64 bytes per clamp). For R = round(v) in range, every step
+  // between is exact or saturates past the type, which the final clamp takes to the same
+  // bound; min(hi, v) (hi first: minps returns its second operand, v, for NaN) keeps v below
+  // 2^31, where vcvtps2dq would answer "indefinite" (INT32_MIN); v = NaN and v <= -2^31 give
+  // INT32_MIN, which ends at y_min, as the loops' NaN and -inf do.
   V q[4];
-  for (int r = 0; r < 4; ++r) q[r] = Requantized(e, acc[r], rt[r], o.residual != nullptr);
-  // The values are within the storage type, so the saturating packs are exact: lane L then
-  // holds q[r][4 L + j] at byte 4 r + j, output 16 L + 4 j + r, which the shuffle moves there.
-  const V a = _mm512_packs_epi32(q[0], q[1]), b = _mm512_packs_epi32(q[2], q[3]);
-  const V p = y_signed ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
+  for (int r = 0; r < 4; ++r) {
+    F v = Mul(ToFloat(acc[r]), e.multiplier);
+    if (o.residual) v = AddF(v, rt[r]);
+    q[r] = Round(MinF(e.hi, v));
+  }
+  // Lane L of the packs holds q[r][4 L + j] at byte 4 r + j, output 16 L + 4 j + r, which the
+  // shuffle moves there.
+  const V a = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), e.zero_point16);
+  const V b = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), e.zero_point16);
+  const V p = y_signed
+                  ? _mm512_max_epi8(_mm512_min_epi8(_mm512_packs_epi16(a, b), e.y_max8), e.y_min8)
+                  : _mm512_max_epu8(_mm512_min_epu8(_mm512_packus_epi16(a, b), e.y_max8), e.y_min8);
   const V order =
       _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
   return _mm512_shuffle_epi8(p, order);
@@ -176,16 +184,19 @@ Epi EpiOf(const Out& o) {
   e.residual_multiplier = SetF(o.residual_multiplier);
   e.y_zero_point = Set1(o.y_zero_point);
   e.residual_zero_point = Set1(o.residual_zero_point);
+  e.zero_point16 = _mm512_set1_epi16(static_cast<int16_t>(o.y_zero_point));
+  e.y_min8 = _mm512_set1_epi8(static_cast<char>(o.y_min));
+  e.y_max8 = _mm512_set1_epi8(static_cast<char>(o.y_max));
   return e;
 }
 
 // The interleaved stride-1 path with byte outputs straight into the NCHW plane o.y: the valid
-// bytes of each block (grid columns < ow) packed by vpcompressb (AVX512_VBMI2), stored at the
+// bytes of each block (grid columns < ow) moved together by one vpermb, stored at the
 // block's first output; the whole 64-byte store's overrun is the next block's to write, and the
 // last blocks, whose store would pass the plane, store under a mask. No grid, no row copies.
 template <int KH, int NG>
-FUSEFUZZ_Q8_VBMI2_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane, __m512i idx,
-                                            const Out& out) {
+FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane, __m512i idx,
+                                           const Out& out) {
   const Geo g = geo;
   const Out o = out;
   V wr[KH * NG > 0 ? KH * NG : 1];
@@ -199,8 +210,8 @@ FUSEFUZZ_Q8_VBMI2_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane
     const int64_t q = blk * kVec * 16;
     V acc[kVec];
     Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
-    const V bytes =
-        _mm512_maskz_compress_epi8(g.valid[blk], InterleavedBytes(o, e, acc, q, g.y_signed));
+    const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
+                                            InterleavedBytes(o, e, acc, q, g.y_signed));
     const int64_t at = g.first[blk];
     if (at + 64 <= g.opix) {
       Store(o.y + at, bytes);
@@ -327,6 +338,33 @@ inline void CopyRowsIn(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss, int
   }
 }
 
+// ChannelDirect's tables for one grid, kept by the calling thread for the last grid it saw
+// (a model runs the same layer again): built once, not per call.
+struct OutputTable {
+  int64_t nblk = -1, wp = 0, oh = 0, ow = 0;
+  std::vector<uint8_t> gather;
+  std::vector<int64_t> first;
+};
+const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t ow) {
+  thread_local OutputTable t;
+  if (t.nblk == nblk && t.wp == wp && t.oh == oh && t.ow == ow) return t;
+  t.nblk = nblk, t.wp = wp, t.oh = oh, t.ow = ow;
+  t.gather.assign(static_cast<size_t>(nblk * 64), 0);
+  t.first.assign(static_cast<size_t>(nblk), oh * ow);
+  int64_t oy = 0, ox = 0;  // grid position blk * 64 + i, walked in order
+  for (int64_t blk = 0; blk < nblk; ++blk) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < 64; ++i) {
+      if (ox < ow && oy < oh) {
+        if (k == 0) t.first[static_cast<size_t>(blk)] = oy * ow + ox;
+        t.gather[static_cast<size_t>(blk * 64 + k++)] = static_cast<uint8_t>(i);
+      }
+      if (++ox == wp) ox = 0, ++oy;
+    }
+  }
+  return t;
+}
+
 struct Buffers {
   std::vector<uint8_t> plane, y, residual;
   std::vector<int32_t> y32;
@@ -342,12 +380,12 @@ T* Grow(std::vector<T>& v, size_t n) {
 }
 
 // Where this kernel runs: one 64-byte load must hold every byte a vector's group reads
-// (15 * sw + 3 * dw < 64), and rows of at least 32 outputs. Each plane costs two row copies
-// per row (in, bordered; out, off the grid), which on narrow rows cost more than the taps
-// save: measured (fusion_bench dw_relu6_requant, one run, loaded machine), the channel-blocked
-// kernel took 49 / 27 us where this one took 85 / 70 us on the 14x14 / 7x7 rows, the same on
-// 28x28 (57 / 59 us), and 174 against 106 us on 56x56.
-bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64 && p.ow >= 32; }
+// (15 * sw + 3 * dw < 64), and rows of at least 14 outputs. Each plane costs its row copies
+// and a fixed setup, which on 7x7 planes (one 64-position block each) cost more than the taps
+// save: measured (fusion_bench dw_relu6_requant, one run, load 4), this kernel took 35 us on
+// the 7x7 row where the channel-blocked kernel took 27, and 28 / 35 us against 58 / 50 on the
+// 28x28 / 14x14 rows.
+bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64 && p.ow >= 14; }
 
 }  // namespace
 
@@ -387,27 +425,12 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     }
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
-  // Bytes straight into y (no grid) where the CPU has vpcompressb, for the interleaved path
-  // without a residual (the residual is read on the grid) and not to int32.
-  const bool direct = g.flat && p.dilation_w == 1 && !p.residual && !p.y_int32 && CpuHasVbmi2();
-  std::vector<uint64_t> valid;
-  std::vector<int64_t> first;
+  // Bytes straight into y (no grid) on the interleaved path without a residual (the residual
+  // is read on the grid) and not to int32.
+  const bool direct = g.flat && p.dilation_w == 1 && !p.residual && !p.y_int32;
   if (direct) {
-    int64_t oy = 0, ox = 0;  // grid position blk * 64 + i, walked in order
-    for (int64_t blk = 0; blk < g.nblk; ++blk) {
-      uint64_t k = 0;
-      int64_t at = -1;
-      for (int64_t i = 0; i < 64; ++i) {
-        if (ox < p.ow && oy < p.oh) {
-          k |= uint64_t{1} << i;
-          if (at < 0) at = oy * p.ow + ox;
-        }
-        if (++ox == g.wp) ox = 0, ++oy;
-      }
-      valid.push_back(k);
-      first.push_back(at < 0 ? opix : at);
-    }
-    g.valid = valid.data(), g.first = first.data(), g.opix = opix;
+    const OutputTable& t = TableFor(g.nblk, g.wp, p.oh, p.ow);
+    g.gather = t.gather.data(), g.first = t.first.data(), g.opix = opix;
   }
   const ChannelFn channel = PickChannel(p.kh, ng, direct);
   const float lo = static_cast<float>(p.y_min - p.y_zero_point);
@@ -468,6 +491,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
         o.multiplier = p.y_int32 ? 1.0f : p.multiplier[oc];
         o.lo = lo, o.hi = hi;
         o.y_zero_point = p.y_zero_point;
+        o.y_min = p.y_min, o.y_max = p.y_max;
         o.residual_zero_point = p.residual_zero_point;
         o.residual_multiplier = p.residual_multiplier;
         o.residual_signed = p.residual_type == QStorage::kInt8;

@@ -58,7 +58,7 @@ const Geo kGeos[] = {
     {"dw_c21_7x7_d2", 1, 21, 15, 14, 21, 7, 7, 1, 1, 2, 2, 3, 6, 3, 6, 21},
     {"dw_c19_1x1_s2", 1, 19, 8, 9, 19, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 19},
     {"dw_c31_s2_5x5_pad0", 1, 31, 17, 18, 31, 5, 5, 2, 2, 1, 1, 0, 0, 0, 0, 31},
-    // The tap-group kernel (AVX-512 with VNNI and VBMI; rows of at least 32 outputs): a 4-wide
+    // The tap-group kernel (AVX-512 with VNNI and VBMI; rows of at least 14 outputs): a 4-wide
     // row (one full group), 5-wide (two groups), 9-wide (three, the run-time-size path), 7-wide
     // with dilation 2, stride 4 and dilation 16 (the index reaching byte 63 of the load),
     // stride 5 (past one load: the channel-blocked kernel), rows of 75 outputs (whole steps of 64

@@ -34,16 +34,6 @@ bool CpuHasVbmi() {
 #endif
 }
 
-bool CpuHasVbmi2() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has = CpuHasVbmi() && __builtin_cpu_supports("avx512vbmi2") &&
-                          !std::getenv("FUSEFUZZ_INT8_NO_VBMI2");
-  return has;
-#else
-  return false;
-#endif
-}
-
 namespace {
 
 inline V Finish(F v, F lo, F hi, V zy) { return Add(Round(MinF(MaxF(v, lo), hi)), zy); }

@@ -130,8 +130,6 @@ inline void CopyBytes(uint8_t* d, const uint8_t* s, int64_t n) {
 bool CpuHasVnni();
 // Whether this CPU runs vpermb (AVX512_VBMI); FUSEFUZZ_INT8_NO_VBMI=1 says no (its test).
 bool CpuHasVbmi();
-// And vpcompressb (AVX512_VBMI2; FUSEFUZZ_INT8_NO_VBMI2=1 or NO_VBMI say no).
-bool CpuHasVbmi2();
 
 // The requantization of the header (qconv.h) over n lanes of int32 accumulators: acc + offset,
 // times multiplier, plus the residual term, rounded, offset by the zero point, clamped, stored
