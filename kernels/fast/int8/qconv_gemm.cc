@@ -345,6 +345,21 @@ QPacked* Pack(const QConvProblem& p) {
         pk->offv[static_cast<size_t>(oc)] =
             static_cast<int32_t>(static_cast<uint32_t>(bias - zu * sum));
       }
+      if (p.kw <= 4) {  // channel-blocked as wc: lane l of block cb is channel cb * 16 + l
+        const int64_t blocks = (p.c + 15) / 16;
+        pk->wct.assign(static_cast<size_t>(mg * blocks * p.kh * 16), 0);
+        pk->offct.assign(static_cast<size_t>(mg * blocks * 16), 0);
+        for (int64_t c = 0; c < p.c; ++c) {
+          for (int64_t j = 0; j < mg; ++j) {
+            const int64_t oc = c * mg + j, at = j * blocks + c / 16, l = c % 16;
+            for (int64_t ky = 0; ky < p.kh; ++ky) {
+              pk->wct[static_cast<size_t>((at * p.kh + ky) * 16 + l)] =
+                  pk->wv[static_cast<size_t>(oc * p.kh + ky)];
+            }
+            pk->offct[static_cast<size_t>(at * 16 + l)] = pk->offv[static_cast<size_t>(oc)];
+          }
+        }
+      }
     }
     return pk;
   }

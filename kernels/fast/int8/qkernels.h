@@ -34,6 +34,9 @@ struct QPacked {
   // the u8 inputs (x_zero_point, + 128 for int8). Empty otherwise.
   int64_t ng = 0;
   std::vector<int32_t> wv, offv;
+  // And, where kw <= 4, the same words channel-blocked for qconv_dw_channels.cc's tap-group
+  // rows: wct [j][cb][kh][16], offct [j][cb][16] (as wc, offc). Empty otherwise.
+  std::vector<int32_t> wct, offct;
   // What it was packed for (Run checks that the problem matches).
   int64_t m = 0, c = 0, kh = 0, kw = 0, group = 0;
   int8::QStorage x_type = int8::QStorage::kUint8;
