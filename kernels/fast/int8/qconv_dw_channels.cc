@@ -4,10 +4,12 @@
 // channels' bytes, so one vector holds one pixel of 16 channels and a tap is one widening load
 // (vpmovzxbd/vpmovsxbd) times the 16 channels' weights of that tap (low int16 of each lane, high
 // 0: pmaddwd, or vpdpwssd with VNNI), exact, with offset = bias - zx * sum(w) undoing the raw
-// inputs. Nothing is done per plane: no compaction, no wasted lanes on 7x7 planes, and the
-// requantization (per-channel offset and multiplier as vectors, the lanes being channels) runs
-// in registers into a staging plane that the same transpose writes back to the NCHW output
-// planes. Every buffer is the thread's own, allocated once (thread_local).
+// inputs. On VNNI + VBMI CPUs with kw <= 4 a kernel row is instead one tap group: one load of 4
+// pixels, one vpermb (4 x 16 byte transpose), one vpdpbusd (RowTaps). Nothing is done per plane: no
+// compaction, no wasted lanes on 7x7 planes, and the requantization (per-channel offset and
+// multiplier as vectors, the lanes being channels) runs in registers into a staging plane that the
+// same transpose writes back to the NCHW output planes. Every buffer is the thread's own, allocated
+// once (thread_local).
 #include <algorithm>
 #include <cstring>
 #include <vector>

@@ -1,17 +1,16 @@
-// Integer depthwise convolution by tap groups (AVX-512 copy, VNNI + VBMI CPUs only;
-// docs/kernels.md "Int8"). Each input plane is copied into a zero-point-bordered byte plane
-// (int8 inputs flipped to u8 by x ^ 0x80), and one vector is 16 output pixels of one channel.
-// For 16 outputs and one kernel row, ONE 64-byte load and ONE vpermb gather, per output lane,
-// the 4 input bytes its next 4 taps read (x[s*i + k*d], k = 0..3) into the lane's 4 bytes, and
-// ONE vpdpbusd multiplies them by the 4 weights of those taps (u8 x s8 summed into the int32
-// lane, exact: vpdpbusd does not saturate). A 3-wide kernel row is one group, its 4th weight 0;
-// wider rows take ceil(kw / 4) groups. 3x3 is 3 vpdpbusd per 16 outputs, where pmaddwd /
-// vpdpwssd on widened bytes need 9. The accumulator starts at offset = bias - zu * sum(w)
-// (zu = x_zero_point, + 128 for int8), which undoes the raw (shifted) inputs exactly. No
-// transposes: the outputs are already one channel's pixels, requantized in registers. Stride 1
-// runs on the flattened grid of the padded plane (output q = oy * wp + ox; the wp - ow columns
-// past each row are computed and dropped), so a 7x7 plane is 4 vectors; other strides run row
-// by row with masked tails.
+// Integer depthwise convolution by tap groups (AVX-512 copy, VNNI + VBMI CPUs, rows of at
+// least 14 outputs; docs/kernels.md "Int8"). Each input plane is copied into a zero-point-
+// bordered byte plane (int8 inputs flipped to u8 by x ^ 0x80), and one vector is 16 output
+// pixels of one channel. One vpdpbusd multiplies, per output lane, the 4 input bytes that 4
+// consecutive taps of a kernel row read by those taps' 4 weights (u8 x s8 summed into the int32
+// lane, exact: vpdpbusd does not saturate); a 3-wide row is one group with a 4th weight 0, wider
+// rows take ceil(kw / 4): 3x3 is 3 vpdpbusd per 16 outputs, where one tap per instruction needs
+// 9. The accumulator starts at offset = bias - zu * sum(w) (zu = x_zero_point, + 128 for int8),
+// which undoes the shifted inputs exactly. Stride 1, dilation 1 runs on the flattened grid of the
+// padded plane (output q = oy * wp + ox) with the outputs of a 64-position block interleaved
+// (vector r: q + 4 i + r), so every tap-group load is a plain load; its bytes go straight into
+// the NCHW plane (one vpermb per block). Dilation uses vpermb per load on the grid, other strides
+// run row by row.
 #include <algorithm>
 #include <cstring>
 #include <vector>
