@@ -39,6 +39,7 @@ struct Geo {
   // ChannelDirect: per block, where in the block its outputs are (64 bytes: the grid position
   // of the block's k-th output at byte k) and the first one's index in the plane.
   const uint8_t* gather = nullptr;
+  const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
   const int64_t* first = nullptr;
   int64_t opix = 0;
 };
@@ -55,7 +56,6 @@ struct Out {
   int32_t* y32 = nullptr;
 };
 
-// acc[r] = offset + the taps of the NV vectors at src + r * vstep.
 // acc[r] = offset + the taps of the NV vectors at src + r * vstep. PERM: each load goes through
 // vpermb (lane i, byte k: the byte sw * i + k * dw of the load); else the load's own dword i is
 // lane i's window (stride 1, dilation 1, outputs interleaved: see Channel).
@@ -113,10 +113,19 @@ inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
 FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
                                                   int64_t at, bool y_signed);
 
+inline void OrderedInt32(const V acc[4], V v[4]);
+
 // Finish for an interleaved block: the bytes (or the int32) out in output order.
 FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e, const V acc[4],
                                                       int64_t at, bool y_signed) {
   if (!o.y32) return Store(o.y + at, InterleavedBytes(o, e, acc, at, y_signed));
+  V v[4];
+  OrderedInt32(acc, v);
+  for (int s = 0; s < 4; ++s) Store(o.y32 + at + 16 * s, v[s]);
+}
+
+// The int32 of an interleaved block in output order: v[s] = outputs 16 s .. 16 s + 15.
+inline void OrderedInt32(const V acc[4], V v[4]) {
   {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
     const V t0 = _mm512_unpacklo_epi32(acc[0], acc[1]), t1 = _mm512_unpackhi_epi32(acc[0], acc[1]);
     const V t2 = _mm512_unpacklo_epi32(acc[2], acc[3]), t3 = _mm512_unpackhi_epi32(acc[2], acc[3]);
@@ -125,11 +134,10 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e
     const V u2 = _mm512_unpacklo_epi64(t1, t3), u3 = _mm512_unpackhi_epi64(t1, t3);
     const V a = _mm512_shuffle_i32x4(u0, u1, 0x44), b = _mm512_shuffle_i32x4(u2, u3, 0x44);
     const V c = _mm512_shuffle_i32x4(u0, u1, 0xEE), d = _mm512_shuffle_i32x4(u2, u3, 0xEE);
-    Store(o.y32 + at, _mm512_shuffle_i32x4(a, b, 0x88));
-    Store(o.y32 + at + 16, _mm512_shuffle_i32x4(a, b, 0xDD));
-    Store(o.y32 + at + 32, _mm512_shuffle_i32x4(c, d, 0x88));
-    Store(o.y32 + at + 48, _mm512_shuffle_i32x4(c, d, 0xDD));
-    return;
+    v[0] = _mm512_shuffle_i32x4(a, b, 0x88);
+    v[1] = _mm512_shuffle_i32x4(a, b, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(c, d, 0x88);
+    v[3] = _mm512_shuffle_i32x4(c, d, 0xDD);
   }
 }
 
@@ -189,7 +197,8 @@ Epi EpiOf(const Out& o) {
   return e;
 }
 
-// The interleaved stride-1 path with byte outputs straight into the NCHW plane o.y: the valid
+// The interleaved stride-1 path with outputs straight into the NCHW plane (o.y, or o.y32 where
+// vpcompressd packs each 16 positions' outputs likewise): the valid
 // bytes of each block (grid columns < ow) moved together by one vpermb, stored at the
 // block's first output; the whole 64-byte store's overrun is the next block's to write, and the
 // last blocks, whose store would pass the plane, store under a mask. No grid, no row copies.
@@ -209,6 +218,24 @@ FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane,
     const int64_t q = blk * kVec * 16;
     V acc[kVec];
     Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+    if (o.y32) {  // y_int32: per 16 positions, the outputs packed by vpcompressd, as the bytes
+      V v[4];
+      OrderedInt32(acc, v);
+      const uint64_t valid = g.valid[blk];
+      int64_t at = g.first[blk];
+      for (int s = 0; s < 4; ++s) {
+        const __mmask16 k = static_cast<__mmask16>(valid >> (16 * s));
+        const V c = _mm512_maskz_compress_epi32(k, v[s]);
+        if (at + 16 <= g.opix) {
+          Store(o.y32 + at, c);
+        } else if (at < g.opix) {
+          _mm512_mask_storeu_epi32(o.y32 + at, static_cast<__mmask16>((1u << (g.opix - at)) - 1),
+                                   c);
+        }
+        at += __builtin_popcount(k);
+      }
+      continue;
+    }
     const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
                                             InterleavedBytes(o, e, acc, q, g.y_signed));
     const int64_t at = g.first[blk];
@@ -342,6 +369,7 @@ inline void CopyRowsIn(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss, int
 struct OutputTable {
   int64_t nblk = -1, wp = 0, oh = 0, ow = 0;
   std::vector<uint8_t> gather;
+  std::vector<uint64_t> valid;
   std::vector<int64_t> first;
 };
 const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t ow) {
@@ -350,6 +378,7 @@ const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t ow) {
   t.nblk = nblk, t.wp = wp, t.oh = oh, t.ow = ow;
   t.gather.assign(static_cast<size_t>(nblk * 64), 0);
   t.first.assign(static_cast<size_t>(nblk), oh * ow);
+  t.valid.assign(static_cast<size_t>(nblk), 0);
   int64_t oy = 0, ox = 0;  // grid position blk * 64 + i, walked in order
   for (int64_t blk = 0; blk < nblk; ++blk) {
     int64_t k = 0;
@@ -357,6 +386,7 @@ const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t ow) {
       if (ox < ow && oy < oh) {
         if (k == 0) t.first[static_cast<size_t>(blk)] = oy * ow + ox;
         t.gather[static_cast<size_t>(blk * 64 + k++)] = static_cast<uint8_t>(i);
+        t.valid[static_cast<size_t>(blk)] |= uint64_t{1} << i;
       }
       if (++ox == wp) ox = 0, ++oy;
     }
@@ -424,12 +454,12 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     }
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
-  // Bytes straight into y (no grid) on the interleaved path without a residual (the residual
-  // is read on the grid) and not to int32.
-  const bool direct = g.flat && p.dilation_w == 1 && !p.residual && !p.y_int32;
+  // Outputs straight into y or y_int32 (no grid) on the interleaved path, but for a residual,
+  // which is read on the grid.
+  const bool direct = g.flat && p.dilation_w == 1 && !(p.residual && !p.y_int32);
   if (direct) {
     const OutputTable& t = TableFor(g.nblk, g.wp, p.oh, p.ow);
-    g.gather = t.gather.data(), g.first = t.first.data(), g.opix = opix;
+    g.gather = t.gather.data(), g.valid = t.valid.data(), g.first = t.first.data(), g.opix = opix;
   }
   const ChannelFn channel = PickChannel(p.kh, ng, direct);
   const float lo = static_cast<float>(p.y_min - p.y_zero_point);
@@ -509,7 +539,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
           o.residual = rgrid;
         }
         if (direct) {
-          o.y = p.y + ybase;
+          o.y = p.y_int32 ? nullptr : p.y + ybase;
+          o.y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
           channel(g, plane, idx, o);
           continue;
         }
