@@ -58,7 +58,7 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
   const Tensor& x = *inputs[0];
   switch (FamilyOf(n.op)) {
     case OpFamily::kConv:
-      if (n.op == Op::QLinearConv) return fast::QuantOp(n, inputs, y);
+      if (n.op == Op::QLinearConv) return fast::QuantOp(n, inputs, y, threads);
       return k.conv(n, inputs, threads, y);
     case OpFamily::kNorm:
       return k.norm(n, x, threads, y);
@@ -79,7 +79,7 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
     case OpFamily::kGemm:
       return k.gemm(n, x, threads, y);
     case OpFamily::kQuant:
-      return fast::QuantOp(n, inputs, y);
+      return fast::QuantOp(n, inputs, y, threads);
   }
   throw InputError("node '" + n.name + "'", "unknown op");
 }

@@ -10,6 +10,8 @@
 
 namespace fusefuzz::fast {
 
-void QuantOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y);
+// threads: QLinearConv's intra-op threads (the others run on one). QLinearConv keeps each
+// node's packed weights per thread and reuses them while W, B and the geometry are unchanged.
+void QuantOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y, int threads = 1);
 
 }  // namespace fusefuzz::fast

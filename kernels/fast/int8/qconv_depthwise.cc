@@ -1,9 +1,9 @@
 // Integer depthwise convolution (c / group == 1, any channel multiplier, stride, dilation, pads),
-// the plane kernel of the SSE2 and AVX2 copies (the AVX-512 copy runs the channel-blocked
-// kernel, qconv_dw_channels.cc): each input plane is copied once into a zero-point-bordered
-// byte plane (split into stride_w column phases, so a tap of a strided row is a contiguous
-// load), then every output row is a vector of pixels accumulating its taps: raw bytes widened to
-// int32 lanes, times the tap's weight in the low int16 of a word whose high int16 is 0
+// the plane kernel of the SSE2 and AVX2 copies (the AVX-512 copy runs qconv_dw_vbmi.cc or the
+// channel-blocked kernel, qconv_dw_channels.cc): each input plane is copied once into a
+// zero-point-bordered byte plane (split into stride_w column phases, so a tap of a strided row is a
+// contiguous load), then every output row is a vector of pixels accumulating its taps: raw bytes
+// widened to int32 lanes, times the tap's weight in the low int16 of a word whose high int16 is 0
 // (pmaddwd: lo*w + hi*0, exact). offset[m] = bias - x_zero_point * sum(w) undoes the raw
 // inputs. Four vectors at a time keep four independent accumulator chains in flight. Stride 1
 // runs on the flattened grid of the padded plane (as the GEMM's direct mode), so 7x7 planes fill
@@ -102,7 +102,7 @@ Kernels KernelsOf() {
 }  // namespace
 
 void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
-  if (RunDepthwiseChannels(pk, p, threads)) return;
+  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads)) return;
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;
   const bool flat = p.stride_h == 1 && p.stride_w == 1;
   const int64_t sw = p.stride_w;

@@ -4,10 +4,12 @@
 // channels' bytes, so one vector holds one pixel of 16 channels and a tap is one widening load
 // (vpmovzxbd/vpmovsxbd) times the 16 channels' weights of that tap (low int16 of each lane, high
 // 0: pmaddwd, or vpdpwssd with VNNI), exact, with offset = bias - zx * sum(w) undoing the raw
-// inputs. Nothing is done per plane: no compaction, no wasted lanes on 7x7 planes, and the
-// requantization (per-channel offset and multiplier as vectors, the lanes being channels) runs
-// in registers into a staging plane that the same transpose writes back to the NCHW output
-// planes. Every buffer is the thread's own, allocated once (thread_local).
+// inputs. On VNNI + VBMI CPUs with kw <= 4 a kernel row is instead one tap group: one load of 4
+// pixels, one vpermb (4 x 16 byte transpose), one vpdpbusd (RowTaps). Nothing is done per plane: no
+// compaction, no wasted lanes on 7x7 planes, and the requantization (per-channel offset and
+// multiplier as vectors, the lanes being channels) runs in registers into a staging plane that the
+// same transpose writes back to the NCHW output planes. Every buffer is the thread's own, allocated
+// once (thread_local).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -19,6 +21,7 @@
 namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 
 #if defined(__AVX512BW__)
+#define FUSEFUZZ_Q8_DWC_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
 namespace {
 
 using int8::QConvProblem;
@@ -56,12 +59,15 @@ inline __mmask64 FirstBytes(int64_t n) { return n >= 64 ? ~__mmask64{0} : (__mma
 // The 16 channel planes src[l] (count bytes each, NCHW) to pixels: pixel i's 16 channel bytes
 // stored at dst + at(i), or nowhere where at(i) < 0. 64 pixels per step.
 template <typename At>
-inline void ChannelsToPixels(const uint8_t* const src[16], int64_t count, uint8_t* dst, At at) {
+inline void ChannelsToPixels(const uint8_t* const src[16], int64_t count, uint8_t* dst, At at,
+                             __m512i flip = _mm512_setzero_si512()) {
   for (int64_t i0 = 0; i0 < count; i0 += 64) {
     const int64_t n = std::min<int64_t>(64, count - i0);
     const __mmask64 k = FirstBytes(n);
     __m512i in[16], out[16];
-    for (int l = 0; l < 16; ++l) in[l] = _mm512_maskz_loadu_epi8(k, src[l] + i0);
+    for (int l = 0; l < 16; ++l) {
+      in[l] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, src[l] + i0), flip);
+    }
     Transpose16x4(in, out);
     // out[c] lane L: pixel i0 + 16 L + c.
     for (int c = 0; c < 16; ++c) {
@@ -232,6 +238,61 @@ FUSEFUZZ_Q8_VNNI_TARGET void RowVnni(const Geo& g, const int32_t* wt, const Epi&
 #undef FUSEFUZZ_Q8_DWC_ROW
 #undef FUSEFUZZ_Q8_DWC_BLOCK
 
+// Output row oy by tap groups (VNNI + VBMI CPUs, kernel rows of at most 4 taps, dilation_w 1:
+// the taps of an output are consecutive pixels at any stride): per kernel row, one 64-byte
+// load at the output's first tap pixel holds 4 pixels x 16 channels, one vpermb (a 4 x 16 byte
+// transpose) gives each channel's lane its 4 taps' bytes, and one vpdpbusd multiplies them by
+// that kernel row's 4 weights (wt: [kh][16] words, 0 past kw): kh instructions per 16 outputs,
+// where RowVnni needs kh * kw. The plane holds u8 (int8 inputs + 128); the 4th pixel's weight
+// is 0 for 3-wide kernels. KH = 0: run-time kernel height.
+// NP outputs from ox of RowTaps' row.
+template <int KH, int NP>
+FUSEFUZZ_Q8_DWC_VBMI_TARGET inline void TapBlock(const Geo& g, const V* wr, const int32_t* wt,
+                                                 const Epi& e, const uint8_t* top, int64_t ox,
+                                                 int64_t pix0, __m512i idx) {
+  const int64_t kh = KH ? KH : g.kh, rs = g.wp * kCb, ps = g.sw * kCb;
+  V acc[NP];
+  for (int i = 0; i < NP; ++i) acc[i] = Zero();
+  for (int64_t ky = 0; ky < kh; ++ky) {
+    const V w = KH > 0 ? wr[ky] : Load(wt + ky * kCb);
+    const uint8_t* s = top + ky * g.dh * rs + ox * ps;
+    for (int i = 0; i < NP; ++i) {
+      acc[i] = _mm512_dpbusd_epi32(acc[i], _mm512_permutexvar_epi8(idx, Load(s + i * ps)), w);
+    }
+  }
+  for (int i = 0; i < NP; ++i) Finish(e, acc[i], pix0 + ox + i);
+}
+
+template <int KH>
+FUSEFUZZ_Q8_DWC_VBMI_TARGET void RowTaps(const Geo& g, const int32_t* wt, const Epi& e,
+                                         int64_t oy) {
+  // Byte 4 c + k of the result: byte 16 k + c of the load (pixel k, channel c).
+  alignas(64) static constexpr uint8_t kIdx[64] = {
+      0,  16, 32, 48, 1,  17, 33, 49, 2,  18, 34, 50, 3,  19, 35, 51,  //
+      4,  20, 36, 52, 5,  21, 37, 53, 6,  22, 38, 54, 7,  23, 39, 55,  //
+      8,  24, 40, 56, 9,  25, 41, 57, 10, 26, 42, 58, 11, 27, 43, 59,  //
+      12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63};
+  const __m512i idx = _mm512_load_si512(kIdx);
+  V wr[KH > 0 ? KH : 1];
+  if constexpr (KH > 0) {
+    for (int t = 0; t < KH; ++t) wr[t] = Load(wt + t * kCb);
+  }
+  const uint8_t* top = g.plane + oy * g.sh * g.wp * kCb;
+  const int64_t pix0 = oy * g.ow;
+  int64_t ox = 0;
+  for (; ox + kPx <= g.ow; ox += kPx) TapBlock<KH, kPx>(g, wr, wt, e, top, ox, pix0, idx);
+  switch (g.ow - ox) {
+    case 3:
+      return TapBlock<KH, 3>(g, wr, wt, e, top, ox, pix0, idx);
+    case 2:
+      return TapBlock<KH, 2>(g, wr, wt, e, top, ox, pix0, idx);
+    case 1:
+      return TapBlock<KH, 1>(g, wr, wt, e, top, ox, pix0, idx);
+    default:
+      return;
+  }
+}
+
 using RowFn = void (*)(const Geo&, const int32_t*, const Epi&, int64_t);
 
 template <int KH, int KW, bool UNIT>
@@ -240,7 +301,8 @@ RowFn RowOf(bool vnni, bool is_signed) {
   return is_signed ? &RowMadd<KH, KW, UNIT, true> : &RowMadd<KH, KW, UNIT, false>;
 }
 
-RowFn PickRow(const QConvProblem& p, bool vnni) {
+RowFn PickRow(const QConvProblem& p, bool vnni, bool taps) {
+  if (taps) return p.kh == 3 ? &RowTaps<3> : &RowTaps<0>;
   const bool is_signed = p.x_type == QStorage::kInt8;
   const bool unit = p.stride_w == 1 && p.dilation_w == 1;
   if (p.kh == 3 && p.kw == 3) {
@@ -271,6 +333,11 @@ T* Grow(std::vector<T>& v, size_t n) {
 
 bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads) {
   if (pk.wc.empty()) return false;  // Pack left this copy's blocked weights out
+  // The tap-group rows where Pack made their words (VNNI + VBMI, kw <= 4) and taps are
+  // consecutive pixels.
+  const bool tap_rows = !pk.wct.empty() && p.dilation_w == 1;
+  const bool is_signed = p.x_type == QStorage::kInt8;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(tap_rows && is_signed ? 0x80 : 0));
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;
   const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
   const int64_t wp = (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dilation_w + 1;
@@ -278,8 +345,9 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
   // The input columns a padded row holds: [q0, q1) of the wp, from input column q - pad_left.
   const int64_t q0 = std::clamp<int64_t>(p.pad_left, 0, wp);
   const int64_t q1 = std::clamp<int64_t>(p.pad_left + p.w, q0, wp);
-  const uint8_t pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
-  const RowFn row = PickRow(p, pk.vnni);
+  const uint8_t pad =
+      static_cast<uint8_t>((p.x_zero_point & 0xFF) ^ (tap_rows && is_signed ? 0x80 : 0));
+  const RowFn row = PickRow(p, pk.vnni, tap_rows);
   // Where input pixel (iy, ix) lands in the bordered plane (bytes), -1 if no output reads it.
   std::vector<int64_t> at(static_cast<size_t>(p.h * p.w), -1);
   for (int64_t iy = 0; iy < p.h; ++iy) {
@@ -293,7 +361,8 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
     const int64_t b = task / blocks, c0 = (task % blocks) * kCb;
     const int64_t nc = std::min(kCb, p.c - c0);
     Buffers& buf = ThreadBuffers();
-    uint8_t* plane = Grow(buf.plane, static_cast<size_t>(hp * wp * kCb));
+    // + 64: a tap-group load reads up to 3 pixels past the row's last tap.
+    uint8_t* plane = Grow(buf.plane, static_cast<size_t>(hp * wp * kCb + 64));
     // The transposed input; lanes past nc read channel c0 (their weights are 0, outputs dropped).
     const uint8_t* src[16];
     for (int64_t l = 0; l < kCb; ++l) src[l] = p.x + (b * p.c + c0 + (l < nc ? l : 0)) * p.h * p.w;
@@ -308,19 +377,21 @@ bool RunDepthwiseChannels(const QPacked& pk, const QConvProblem& p, int threads)
       std::memset(prow, pad, static_cast<size_t>(q0 * kCb));
       std::memset(prow + q1 * kCb, pad, static_cast<size_t>((wp - q1) * kCb));
     }
-    ChannelsToPixels(src, p.h * p.w, plane, [&](int64_t i) { return at[static_cast<size_t>(i)]; });
+    ChannelsToPixels(
+        src, p.h * p.w, plane, [&](int64_t i) { return at[static_cast<size_t>(i)]; }, flip);
     Geo g{plane, wp, p.ow, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.kh, p.kw};
     const size_t stage = static_cast<size_t>((opix + 63) / 64 * 64 * kCb);  // whole 64s
     for (int64_t j = 0; j < mg; ++j) {
       // Output channel of lane l: (c0 + l) * mg + j; its plane at y + (b*m + oc) * opix.
       const int64_t cb = c0 / kCb;
-      const int32_t* w = pk.wc.data() + ((j * blocks + cb) * taps) * kCb;
+      const int32_t* w = tap_rows ? pk.wct.data() + ((j * blocks + cb) * p.kh) * kCb
+                                  : pk.wc.data() + ((j * blocks + cb) * taps) * kCb;
       alignas(64) float mult[16] = {};
       for (int64_t l = 0; l < nc; ++l) {
         mult[l] = p.y_int32 ? 1.0f : p.multiplier[(c0 + l) * mg + j];
       }
       Epi e;
-      e.offset = Load(pk.offc.data() + (j * blocks + cb) * kCb);
+      e.offset = Load((tap_rows ? pk.offct : pk.offc).data() + (j * blocks + cb) * kCb);
       e.multiplier = _mm512_load_ps(mult);
       e.lo = SetF(static_cast<float>(p.y_min - p.y_zero_point));
       e.hi = SetF(static_cast<float>(p.y_max - p.y_zero_point));

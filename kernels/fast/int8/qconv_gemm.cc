@@ -325,6 +325,42 @@ QPacked* Pack(const QConvProblem& p) {
         }
       }
     }
+    if (kLanes == 16 && pk->vnni && CpuHasVbmi()) {  // the tap-group words of qconv_dw_vbmi.cc
+      const int64_t ng = (p.kw + 3) / 4;
+      const int64_t zu = p.x_zero_point + (is_signed ? 128 : 0);
+      pk->ng = ng;
+      pk->wv.assign(static_cast<size_t>(p.m * p.kh * ng), 0);
+      pk->offv.resize(static_cast<size_t>(p.m));
+      for (int64_t oc = 0; oc < p.m; ++oc) {
+        int64_t sum = 0;
+        for (int64_t t = 0; t < taps; ++t) {
+          const int32_t wv = p.weights[oc * taps + t];
+          sum += wv;
+          const int64_t ky = t / p.kw, kx = t % p.kw;
+          auto& word = pk->wv[static_cast<size_t>((oc * p.kh + ky) * ng + kx / 4)];
+          word = static_cast<int32_t>(static_cast<uint32_t>(word) |
+                                      (static_cast<uint32_t>(wv) & 0xFFu) << (8 * (kx % 4)));
+        }
+        const int64_t bias = p.bias ? p.bias[oc] : 0;
+        pk->offv[static_cast<size_t>(oc)] =
+            static_cast<int32_t>(static_cast<uint32_t>(bias - zu * sum));
+      }
+      if (p.kw <= 4) {  // channel-blocked as wc: lane l of block cb is channel cb * 16 + l
+        const int64_t blocks = (p.c + 15) / 16;
+        pk->wct.assign(static_cast<size_t>(mg * blocks * p.kh * 16), 0);
+        pk->offct.assign(static_cast<size_t>(mg * blocks * 16), 0);
+        for (int64_t c = 0; c < p.c; ++c) {
+          for (int64_t j = 0; j < mg; ++j) {
+            const int64_t oc = c * mg + j, at = j * blocks + c / 16, l = c % 16;
+            for (int64_t ky = 0; ky < p.kh; ++ky) {
+              pk->wct[static_cast<size_t>((at * p.kh + ky) * 16 + l)] =
+                  pk->wv[static_cast<size_t>(oc * p.kh + ky)];
+            }
+            pk->offct[static_cast<size_t>(at * 16 + l)] = pk->offv[static_cast<size_t>(oc)];
+          }
+        }
+      }
+    }
     return pk;
   }
   pk->vnni = kLanes == 16 && CpuHasVnni();

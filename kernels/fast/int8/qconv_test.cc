@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ const Geo kGeos[] = {
     {"dw_c21_7x7_d2", 1, 21, 15, 14, 21, 7, 7, 1, 1, 2, 2, 3, 6, 3, 6, 21},
     {"dw_c19_1x1_s2", 1, 19, 8, 9, 19, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 19},
     {"dw_c31_s2_5x5_pad0", 1, 31, 17, 18, 31, 5, 5, 2, 2, 1, 1, 0, 0, 0, 0, 31},
+    // The tap-group kernel (AVX-512 with VNNI and VBMI; rows of at least 14 outputs): a 4-wide
+    // row (one full group), 5-wide (two groups), 9-wide (three, the run-time-size path), 7-wide
+    // with dilation 2, stride 4 and dilation 16 (the index reaching byte 63 of the load),
+    // stride 5 (past one load: the channel-blocked kernel), rows of 75 outputs (whole steps of 64
+    // and a tail), multiplier 3, odd widths, channel counts off 16.
+    {"dw_c18_1x4_s4", 1, 18, 6, 140, 18, 1, 4, 1, 4, 1, 1, 0, 1, 0, 2, 18},
+    {"dw_c16_5x5_w34", 1, 16, 9, 34, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 16},
+    {"dw_c20_9x9", 1, 20, 12, 40, 20, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 20},
+    {"dw_c5_7x7_d2_w41", 2, 5, 10, 41, 5, 7, 7, 1, 1, 2, 2, 3, 6, 3, 6, 5},
+    {"dw_c16_3x3_d16", 1, 16, 40, 40, 16, 3, 3, 1, 1, 16, 16, 16, 16, 16, 16, 16},
+    {"dw_c17_s5", 1, 17, 11, 170, 17, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1, 17},
+    {"dw_c19_s2_w150", 1, 19, 5, 150, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 19},
+    {"dw_c7_mult3_w33", 1, 7, 8, 33, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -131,11 +145,23 @@ QConvProblem Make(const Geo& g, const Variant& v, uint64_t seed, Data& d) {
   }
   d.bias.resize(static_cast<size_t>(g.m));
   for (int32_t& b : d.bias) b = static_cast<int32_t>(rng.Next() % 100001) - 50000;
-  // Per channel: ties (0.5, 0.25 on integers), multipliers that saturate, and small ones.
+  // Per channel: ties (0.5, 0.25 on integers), multipliers that saturate, and small ones; and
+  // ones that take acc * multiplier past the int32 range (vcvtps2dq's "indefinite" result),
+  // to infinity and to NaN (0 * inf), which the loops' clamp sends to y_max / y_min.
   d.mult.resize(static_cast<size_t>(g.m));
   for (size_t i = 0; i < d.mult.size(); ++i) {
-    const float pick[] = {0.5f, 0.25f, 1.0f / 64, 3e-5f, 1.7e-4f, 0.0071f, 1.0f, 2e-3f};
-    d.mult[i] = pick[(i + seed) % 8];
+    const float pick[] = {0.5f,
+                          0.25f,
+                          1.0f / 64,
+                          3e-5f,
+                          1.7e-4f,
+                          0.0071f,
+                          1.0f,
+                          2e-3f,
+                          6e4f,
+                          3e38f,
+                          std::numeric_limits<float>::infinity()};
+    d.mult[i] = pick[(i + seed) % 11];
   }
   p.x = d.x.data();
   p.weights = d.w.data();
@@ -230,8 +256,9 @@ TEST(QConvFast, BenchShapesBitExact) {
 // The unfused pipeline: the int32 accumulator (y_int32), then QRequantize as its own pass. Each
 // step bit-exact with its loops at every level, and the two passes give the fused bytes.
 TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
-  for (size_t gi : {size_t{0}, size_t{3}, size_t{9}, size_t{12}, size_t{14}, size_t{20}, size_t{22},
-                    size_t{23}}) {
+  // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows).
+  for (size_t gi : {size_t{0}, size_t{3}, size_t{9}, size_t{12}, size_t{14}, size_t{20}, size_t{21},
+                    size_t{22}, size_t{23}, size_t{31}, size_t{34}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;

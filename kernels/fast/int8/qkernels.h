@@ -28,6 +28,15 @@ struct QPacked {
   // cb the channel c = cb * 16 + l (output channel c * multiplier + j), 0 past c:
   // wc [j][cb][kh * kw][16], offc [j][cb][16]. Empty in the other copies.
   std::vector<int32_t> wc, offc;
+  // Depthwise, AVX-512 copy on a VNNI + VBMI CPU: the tap-group words of qconv_dw_vbmi.cc, the
+  // weights of taps 4 g .. 4 g + 3 of kernel row ky in the 4 bytes of word [oc][ky][g] (0 past
+  // kw), ng = ceil(kw / 4) groups, and offv[oc] = bias - zu * sum(w) with zu the zero point of
+  // the u8 inputs (x_zero_point, + 128 for int8). Empty otherwise.
+  int64_t ng = 0;
+  std::vector<int32_t> wv, offv;
+  // And, where kw <= 4, the same words channel-blocked for qconv_dw_channels.cc's tap-group
+  // rows: wct [j][cb][kh][16], offct [j][cb][16] (as wc, offc). Empty otherwise.
+  std::vector<int32_t> wct, offct;
   // What it was packed for (Run checks that the problem matches).
   int64_t m = 0, c = 0, kh = 0, kw = 0, group = 0;
   int8::QStorage x_type = int8::QStorage::kUint8;
@@ -41,6 +50,8 @@ void RunDepthwise(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // The channel-blocked depthwise kernel (AVX-512 copy); false where it does not run (then
 // RunDepthwise's plane kernel does).
 bool RunDepthwiseChannels(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// The tap-group depthwise kernel (AVX-512 copy, VNNI + VBMI); false where it does not run.
+bool RunDepthwiseVbmi(const QPacked& pk, const int8::QConvProblem& p, int threads);
 void QAddKernel(const int8::QAddProblem& p, int threads);
 void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
 

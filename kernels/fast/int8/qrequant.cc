@@ -23,6 +23,17 @@ bool CpuHasVnni() {
 #endif
 }
 
+bool CpuHasVbmi() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // FUSEFUZZ_INT8_NO_VBMI=1: the channel-blocked depthwise kernel on a VBMI CPU (tests/).
+  static const bool has =
+      __builtin_cpu_supports("avx512vbmi") && !std::getenv("FUSEFUZZ_INT8_NO_VBMI");
+  return has;
+#else
+  return false;
+#endif
+}
+
 namespace {
 
 inline V Finish(F v, F lo, F hi, V zy) { return Add(Round(MinF(MaxF(v, lo), hi)), zy); }

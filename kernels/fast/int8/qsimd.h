@@ -128,6 +128,8 @@ inline void CopyBytes(uint8_t* d, const uint8_t* s, int64_t n) {
 
 // Whether this CPU runs the VNNI instructions (checked once per call site's first use).
 bool CpuHasVnni();
+// Whether this CPU runs vpermb (AVX512_VBMI); FUSEFUZZ_INT8_NO_VBMI=1 says no (its test).
+bool CpuHasVbmi();
 
 // The requantization of the header (qconv.h) over n lanes of int32 accumulators: acc + offset,
 // times multiplier, plus the residual term, rounded, offset by the zero point, clamped, stored

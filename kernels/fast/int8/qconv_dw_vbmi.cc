@@ -1,0 +1,481 @@
+// Integer depthwise convolution by tap groups (AVX-512 copy, VNNI + VBMI CPUs, rows of at
+// least 14 outputs; docs/kernels.md "Int8"). Each input plane is copied into a zero-point-
+// bordered byte plane (int8 inputs flipped to u8 by x ^ 0x80), and one vector is 16 output
+// pixels of one channel. One vpdpbusd multiplies, per output lane, the 4 input bytes that 4
+// consecutive taps of a kernel row read by those taps' 4 weights (u8 x s8 summed into the int32
+// lane, exact: vpdpbusd does not saturate); a 3-wide row is one group with a 4th weight 0, wider
+// rows take ceil(kw / 4): 3x3 is 3 vpdpbusd per 16 outputs, where one tap per instruction needs
+// 9. The accumulator starts at offset = bias - zu * sum(w) (zu = x_zero_point, + 128 for int8),
+// which undoes the shifted inputs exactly. Stride 1, dilation 1 runs on the flattened grid of the
+// padded plane (output q = oy * wp + ox) with the outputs of a 64-position block interleaved
+// (vector r: q + 4 i + r), so every tap-group load is a plain load; its bytes go straight into
+// the NCHW plane (one vpermb per block). Dilation uses vpermb per load on the grid, other strides
+// run row by row.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/fast/fast_ops.h"
+#include "kernels/fast/int8/qdw_buffers.h"
+#include "kernels/fast/int8/qkernels.h"
+#include "kernels/fast/int8/qsimd.h"
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+
+#if defined(__AVX512BW__)
+namespace {
+
+using dwv::Buffers;
+using dwv::CopyRowsIn;
+using dwv::Grow;
+using dwv::OutputTable;
+using dwv::RowCopy;
+using dwv::TableFor;
+using dwv::ThreadBuffers;
+using int8::QConvProblem;
+using int8::QStorage;
+
+#define FUSEFUZZ_Q8_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
+
+constexpr int kVec = 4;  // vectors per step: independent accumulator chains
+
+struct Geo {
+  int64_t wp = 0;  // the bordered plane's row stride (bytes)
+  int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
+  int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
+  bool flat = false, y_signed = false;
+  // ChannelDirect: per block, where in the block its outputs are (64 bytes: the grid position
+  // of the block's k-th output at byte k) and the first one's index in the plane.
+  const uint8_t* gather = nullptr;
+  const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
+  const int64_t* first = nullptr;
+  int64_t opix = 0;
+};
+
+// One output channel: its words [kh][ng] and epilogue, and where its outputs go (flat: the
+// grid buffers, wp per row; rows: the NCHW plane).
+struct Out {
+  const int32_t* words = nullptr;
+  int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0, y_min = 0, y_max = 255;
+  float multiplier = 1, lo = 0, hi = 0, residual_multiplier = 0;
+  bool residual_signed = false;
+  const uint8_t* residual = nullptr;
+  uint8_t* y = nullptr;
+  int32_t* y32 = nullptr;
+};
+
+// acc[r] = offset + the taps of the NV vectors at src + r * vstep. PERM: each load goes through
+// vpermb (lane i, byte k: the byte sw * i + k * dw of the load); else the load's own dword i is
+// lane i's window (stride 1, dilation 1, outputs interleaved: see Channel).
+template <int KH, int NG, int NV, bool PERM>
+FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src, int64_t vstep,
+                                               __m512i idx, const V* wr, const int32_t* words,
+                                               V offset, V acc[NV]) {
+  const int64_t kh = KH ? KH : g.kh, ng = NG ? NG : g.ng;
+  const int64_t rstep = g.dh * g.wp, gstep = 4 * g.dw;
+#pragma GCC unroll 4
+  for (int r = 0; r < NV; ++r) acc[r] = offset;
+#pragma GCC unroll 7
+  for (int64_t ky = 0; ky < kh; ++ky) {
+#pragma GCC unroll 2
+    for (int64_t gi = 0; gi < ng; ++gi) {
+      const V w = KH * NG > 0 ? wr[ky * ng + gi] : Set1(words[ky * ng + gi]);
+      const uint8_t* s = src + ky * rstep + gi * gstep;
+#pragma GCC unroll 4
+      for (int r = 0; r < NV; ++r) {
+        V x = _mm512_loadu_si512(s + r * vstep);
+        if constexpr (PERM) x = _mm512_permutexvar_epi8(idx, x);
+        acc[r] = _mm512_dpbusd_epi32(acc[r], x, w);
+      }
+    }
+  }
+}
+
+struct Epi {
+  F multiplier, lo, hi, residual_multiplier;
+  V y_zero_point, residual_zero_point;
+  V zero_point16, y_min8, y_max8;  // InterleavedBytes: zy in int16 lanes, the bounds in bytes
+};
+
+// The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
+// acc (int32 adds wrap: the same residue). k: the lanes stored, at element `at`.
+inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
+  constexpr __mmask16 kAll = 0xFFFF;  // whole vectors: plain stores
+  if (o.y32) {
+    if (k == kAll) return Store(o.y32 + at, acc);
+    return _mm512_mask_storeu_epi32(o.y32 + at, k, acc);
+  }
+  F v = Mul(ToFloat(acc), e.multiplier);
+  if (o.residual) {
+    const __m128i rb = _mm_maskz_loadu_epi8(k, o.residual + at);
+    const V r = o.residual_signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb);
+    v = AddF(v, Mul(ToFloat(Sub(r, e.residual_zero_point)), e.residual_multiplier));
+  }
+  const V q = Add(Round(MinF(MaxF(v, e.lo), e.hi)), e.y_zero_point);
+  if (k == kAll) return Store8(o.y + at, q);
+  _mm_mask_storeu_epi8(o.y + at, k, _mm512_cvtepi32_epi8(q));
+}
+
+// The 64 output bytes, in output order, of an interleaved block at `at` (acc[r] lane i is
+// output 4 i + r), the same operations per lane as Finish.
+FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
+                                                  int64_t at, bool y_signed);
+
+inline void OrderedInt32(const V acc[4], V v[4]);
+
+// Finish for an interleaved block: the bytes (or the int32) out in output order.
+FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e, const V acc[4],
+                                                      int64_t at, bool y_signed) {
+  if (!o.y32) return Store(o.y + at, InterleavedBytes(o, e, acc, at, y_signed));
+  V v[4];
+  OrderedInt32(acc, v);
+  for (int s = 0; s < 4; ++s) Store(o.y32 + at + 16 * s, v[s]);
+}
+
+// The int32 of an interleaved block in output order: v[s] = outputs 16 s .. 16 s + 15.
+inline void OrderedInt32(const V acc[4], V v[4]) {
+  {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
+    const V t0 = _mm512_unpacklo_epi32(acc[0], acc[1]), t1 = _mm512_unpackhi_epi32(acc[0], acc[1]);
+    const V t2 = _mm512_unpacklo_epi32(acc[2], acc[3]), t3 = _mm512_unpackhi_epi32(acc[2], acc[3]);
+    // u[j] lane L: outputs 16 L + 4 j .. + 3.
+    const V u0 = _mm512_unpacklo_epi64(t0, t2), u1 = _mm512_unpackhi_epi64(t0, t2);
+    const V u2 = _mm512_unpacklo_epi64(t1, t3), u3 = _mm512_unpackhi_epi64(t1, t3);
+    const V a = _mm512_shuffle_i32x4(u0, u1, 0x44), b = _mm512_shuffle_i32x4(u2, u3, 0x44);
+    const V c = _mm512_shuffle_i32x4(u0, u1, 0xEE), d = _mm512_shuffle_i32x4(u2, u3, 0xEE);
+    v[0] = _mm512_shuffle_i32x4(a, b, 0x88);
+    v[1] = _mm512_shuffle_i32x4(a, b, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(c, d, 0x88);
+    v[3] = _mm512_shuffle_i32x4(c, d, 0xDD);
+  }
+}
+
+FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
+                                                  int64_t at, bool y_signed) {
+  F rt[4] = {e.lo, e.lo, e.lo, e.lo};
+  if (o.residual) {  // vector r's residual bytes (outputs 4 i + r) into 128-bit lane r
+    alignas(64) static constexpr uint8_t kDeal[64] = {
+        0, 4, 8,  12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,  //
+        1, 5, 9,  13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61,  //
+        2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58, 62,  //
+        3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47, 51, 55, 59, 63};
+    const V rb = _mm512_permutexvar_epi8(_mm512_load_si512(kDeal), Load(o.residual + at));
+    const __m128i lane[4] = {_mm512_castsi512_si128(rb), _mm512_extracti32x4_epi32(rb, 1),
+                             _mm512_extracti32x4_epi32(rb, 2), _mm512_extracti32x4_epi32(rb, 3)};
+    for (int r = 0; r < 4; ++r) {
+      const V x = o.residual_signed ? _mm512_cvtepi8_epi32(lane[r]) : _mm512_cvtepu8_epi32(lane[r]);
+      rt[r] = Mul(ToFloat(Sub(x, e.residual_zero_point)), e.residual_multiplier);
+    }
+  }
+  // Finish's q = clamp(round(v), lo, hi) + zy with fewer operations, the same bytes: with
+  // R = vcvtps2dq(min(hi, v)), the bytes are clamp(sat8(sat16(sat16(R) + zy)), y_min, y_max)
+  // (saturating packs and add, 64 bytes per clamp). For R = round(v) in range, every step
+  // between is exact or saturates past the type, which the final clamp takes to the same
+  // bound; min(hi, v) (hi first: minps returns its second operand, v, for NaN) keeps v below
+  // 2^31, where vcvtps2dq would answer "indefinite" (INT32_MIN); v = NaN and v <= -2^31 give
+  // INT32_MIN, which ends at y_min, as the loops' NaN and -inf do.
+  V q[4];
+  for (int r = 0; r < 4; ++r) {
+    F v = Mul(ToFloat(acc[r]), e.multiplier);
+    if (o.residual) v = AddF(v, rt[r]);
+    q[r] = Round(MinF(e.hi, v));
+  }
+  // Lane L of the packs holds q[r][4 L + j] at byte 4 r + j, output 16 L + 4 j + r, which the
+  // shuffle moves there.
+  const V a = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), e.zero_point16);
+  const V b = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), e.zero_point16);
+  const V p = y_signed
+                  ? _mm512_max_epi8(_mm512_min_epi8(_mm512_packs_epi16(a, b), e.y_max8), e.y_min8)
+                  : _mm512_max_epu8(_mm512_min_epu8(_mm512_packus_epi16(a, b), e.y_max8), e.y_min8);
+  const V order =
+      _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+  return _mm512_shuffle_epi8(p, order);
+}
+
+Epi EpiOf(const Out& o) {
+  Epi e;
+  e.multiplier = SetF(o.multiplier);
+  e.lo = SetF(o.lo);
+  e.hi = SetF(o.hi);
+  e.residual_multiplier = SetF(o.residual_multiplier);
+  e.y_zero_point = Set1(o.y_zero_point);
+  e.residual_zero_point = Set1(o.residual_zero_point);
+  e.zero_point16 = _mm512_set1_epi16(static_cast<int16_t>(o.y_zero_point));
+  e.y_min8 = _mm512_set1_epi8(static_cast<char>(o.y_min));
+  e.y_max8 = _mm512_set1_epi8(static_cast<char>(o.y_max));
+  return e;
+}
+
+// The interleaved stride-1 path with outputs straight into the NCHW plane (o.y, or o.y32 where
+// vpcompressd packs each 16 positions' outputs likewise): the valid
+// bytes of each block (grid columns < ow) moved together by one vpermb, stored at the
+// block's first output; the whole 64-byte store's overrun is the next block's to write, and the
+// last blocks, whose store would pass the plane, store under a mask. No grid, no row copies.
+template <int KH, int NG>
+FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane, __m512i idx,
+                                           const Out& out) {
+  const Geo g = geo;
+  const Out o = out;
+  V wr[KH * NG > 0 ? KH * NG : 1];
+  if constexpr (KH * NG > 0) {
+#pragma GCC unroll 14
+    for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
+  }
+  const V offset = Set1(o.offset);
+  const Epi e = EpiOf(o);
+  for (int64_t blk = 0; blk < g.nblk; ++blk) {
+    const int64_t q = blk * kVec * 16;
+    V acc[kVec];
+    Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+    if (o.y32) {  // y_int32: per 16 positions, the outputs packed by vpcompressd, as the bytes
+      V v[4];
+      OrderedInt32(acc, v);
+      const uint64_t valid = g.valid[blk];
+      int64_t at = g.first[blk];
+      for (int s = 0; s < 4; ++s) {
+        const __mmask16 k = static_cast<__mmask16>(valid >> (16 * s));
+        const V c = _mm512_maskz_compress_epi32(k, v[s]);
+        if (at + 16 <= g.opix) {
+          Store(o.y32 + at, c);
+        } else if (at < g.opix) {
+          _mm512_mask_storeu_epi32(o.y32 + at, static_cast<__mmask16>((1u << (g.opix - at)) - 1),
+                                   c);
+        }
+        at += __builtin_popcount(k);
+      }
+      continue;
+    }
+    const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
+                                            InterleavedBytes(o, e, acc, q, g.y_signed));
+    const int64_t at = g.first[blk];
+    if (at + 64 <= g.opix) {
+      Store(o.y + at, bytes);
+    } else if (at < g.opix) {
+      const int64_t n = g.opix - at;
+      _mm512_mask_storeu_epi8(o.y + at, (__mmask64{1} << n) - 1, bytes);
+    }
+  }
+}
+
+template <int KH, int NG>
+FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m512i idx,
+                                     const Out& out) {
+  // Local copies: the byte stores could alias the caller's structs, which would be reloaded.
+  const Geo g = geo;
+  const Out o = out;
+  V wr[KH * NG > 0 ? KH * NG : 1];
+  if constexpr (KH * NG > 0) {
+#pragma GCC unroll 14
+    for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
+  }
+  const V offset = Set1(o.offset);
+  const Epi e = EpiOf(o);
+  constexpr __mmask16 kAll = 0xFFFF;
+  if (g.flat && g.dw == 1) {
+    // Stride 1, dilation 1: vector r of the block at q holds outputs q + 4 i + r, so the load at
+    // q + r already holds every lane's 4 input bytes in its dword i: no shuffle per tap.
+    for (int64_t blk = 0; blk < g.nblk; ++blk) {
+      const int64_t q = blk * kVec * 16;
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+      FinishInterleaved(o, e, acc, q, g.y_signed);
+    }
+    return;
+  }
+  if (g.flat) {
+    for (int64_t blk = 0; blk < g.nblk; ++blk) {
+      const int64_t q = blk * kVec * 16;
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, true>(g, plane + q, 16, idx, wr, o.words, offset, acc);
+#pragma GCC unroll 4
+      for (int r = 0; r < kVec; ++r) Finish(o, e, acc[r], q + 16 * r, kAll);
+    }
+    return;
+  }
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const uint8_t* row = plane + oy * g.sh * g.wp;
+    const int64_t at = oy * g.ow;
+    int64_t ox = 0;
+    for (; ox + kVec * 16 <= g.ow; ox += kVec * 16) {
+      V acc[kVec];
+      Accumulate<KH, NG, kVec, true>(g, row + ox * g.sw, 16 * g.sw, idx, wr, o.words, offset, acc);
+#pragma GCC unroll 4
+      for (int r = 0; r < kVec; ++r) Finish(o, e, acc[r], at + ox + 16 * r, kAll);
+    }
+    for (; ox < g.ow; ox += 16) {
+      V acc[1];
+      Accumulate<KH, NG, 1, true>(g, row + ox * g.sw, 0, idx, wr, o.words, offset, acc);
+      const int64_t n = g.ow - ox;
+      Finish(o, e, acc[0], at + ox, n >= 16 ? kAll : static_cast<__mmask16>((1u << n) - 1));
+    }
+  }
+}
+
+using ChannelFn = void (*)(const Geo&, const uint8_t*, __m512i, const Out&);
+
+ChannelFn PickChannel(int64_t kh, int64_t ng, bool direct) {
+  if (direct) {
+    if (kh == 3 && ng == 1) return &ChannelDirect<3, 1>;
+    if (kh == 5 && ng == 2) return &ChannelDirect<5, 2>;
+    return &ChannelDirect<0, 0>;
+  }
+  if (kh == 3 && ng == 1) return &Channel<3, 1>;
+  if (kh == 5 && ng == 2) return &Channel<5, 2>;
+  return &Channel<0, 0>;
+}
+
+// Where this kernel runs: one 64-byte load must hold every byte a vector's group reads
+// (15 * sw + 3 * dw < 64), and rows of at least 14 outputs. Each plane costs its row copies
+// and a fixed setup, which on 7x7 planes (one 64-position block each) cost more than the taps
+// save: measured (fusion_bench dw_relu6_requant, one run, load 4), this kernel took 35 us on
+// the 7x7 row where the channel-blocked kernel took 27, and 28 / 35 us against 58 / 50 on the
+// 28x28 / 14x14 rows.
+bool Fits(const QConvProblem& p) { return 15 * p.stride_w + 3 * p.dilation_w < 64 && p.ow >= 14; }
+
+}  // namespace
+
+bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
+  if (pk.wv.empty() || !Fits(p)) return false;
+  const int64_t mg = p.m / p.group, opix = p.oh * p.ow, ng = pk.ng;
+  Geo g;
+  g.oh = p.oh, g.ow = p.ow, g.sh = p.stride_h, g.sw = p.stride_w;
+  g.dh = p.dilation_h, g.dw = p.dilation_w, g.kh = p.kh, g.ng = ng;
+  g.flat = p.stride_h == 1 && p.stride_w == 1;
+  g.y_signed = p.y_type == QStorage::kInt8;
+  const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
+  g.wp = (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dilation_w + 1;
+  const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
+  int64_t qp = 0, last = 0;  // flat: the grid's positions; the bytes the last load ends at
+  if (g.flat) {
+    const int64_t qv = (p.oh - 1) * g.wp + p.ow;
+    g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
+    qp = g.nblk * kVec * 16;
+    last = qp - 16 + reach;
+  } else {
+    const int64_t owr = (p.ow + 15) / 16 * 16;
+    last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
+  }
+  // + 64: the last row's padded copy may write a vector past the plane.
+  const size_t plane_bytes = static_cast<size_t>(std::max(hp * g.wp + 64, last));
+  const bool is_signed = p.x_type == QStorage::kInt8;
+  const uint8_t flip = is_signed ? 0x80 : 0;
+  const uint8_t pad = static_cast<uint8_t>((p.x_zero_point & 0xFF) ^ flip);
+  const int64_t q0 = std::clamp<int64_t>(p.pad_left, 0, g.wp);
+  const int64_t q1 = std::clamp<int64_t>(p.pad_left + p.w, q0, g.wp);
+  // Lane i, byte k of a group: the input at sw * i + k * dw from the load's first byte.
+  alignas(64) uint8_t idx_bytes[64];
+  for (int i = 0; i < 16; ++i) {
+    for (int k = 0; k < 4; ++k) {
+      idx_bytes[4 * i + k] = static_cast<uint8_t>(p.stride_w * i + k * p.dilation_w);
+    }
+  }
+  const __m512i idx = _mm512_load_si512(idx_bytes);
+  // Outputs straight into y or y_int32 (no grid) on the interleaved path, but for a residual,
+  // which is read on the grid.
+  const bool direct = g.flat && p.dilation_w == 1 && !(p.residual && !p.y_int32);
+  if (direct) {
+    const OutputTable& t = TableFor(g.nblk, g.wp, p.oh, p.ow);
+    g.gather = t.gather.data(), g.valid = t.valid.data(), g.first = t.first.data(), g.opix = opix;
+  }
+  const ChannelFn channel = PickChannel(p.kh, ng, direct);
+  const float lo = static_cast<float>(p.y_min - p.y_zero_point);
+  const float hi = static_cast<float>(p.y_max - p.y_zero_point);
+  constexpr int64_t kChunk = 16;  // channels per task: the plane's border is set once per task
+  const int64_t chunks = (p.c + kChunk - 1) / kChunk;
+  // A plane is copied one channel ahead and a grid copied out one output behind, into and
+  // from the other of two buffers: the vector loads never wait for just-stored bytes (a load
+  // over a pending masked store is not forwarded, it waits for the store to reach the cache).
+  const size_t ysize = g.flat ? static_cast<size_t>(qp) + 64 : 0;  // + CopyOut's reads
+  const __m512i padv = _mm512_set1_epi8(static_cast<char>(pad));
+  const __m512i flipv = _mm512_set1_epi8(static_cast<char>(flip));
+  const RowCopy in_row(q1 - q0), out_row(p.ow);
+  const uint8_t* x_end = p.x + p.n * p.c * p.h * p.w;
+  // The input rows that land in the plane: yy = iy + pad_top in [0, hp).
+  const int64_t iy0 = std::clamp<int64_t>(-p.pad_top, 0, p.h);
+  const int64_t iy1 = std::clamp<int64_t>(hp - p.pad_top, iy0, p.h);
+  ParallelFor(threads, p.n * chunks, [&](int64_t task) {
+    const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
+    const int64_t c1 = std::min(p.c, c0 + kChunk);
+    Buffers& buf = ThreadBuffers();
+    uint8_t* planes = Grow(buf.plane, 2 * plane_bytes);
+    std::memset(planes, pad, 2 * plane_bytes);  // the border and the loads' slack: zero point
+    uint8_t* ygrid = g.flat && !p.y_int32 ? Grow(buf.y, 2 * ysize) : nullptr;
+    int32_t* y32grid = g.flat && p.y_int32 ? Grow(buf.y32, 2 * ysize) : nullptr;
+    uint8_t* rgrid = g.flat && p.residual && !p.y_int32 ? Grow(buf.residual, ysize) : nullptr;
+    auto copy_in = [&](int64_t ci) {
+      const uint8_t* src = p.x + (b * p.c + ci) * p.h * p.w;
+      uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
+      CopyRowsIn(plane + (iy0 + p.pad_top) * g.wp + q0, g.wp, src + iy0 * p.w + (q0 - p.pad_left),
+                 p.w, iy1 - iy0, in_row, flipv, padv, x_end);
+    };
+    int64_t pending = -1;  // flat: the output plane whose grid waits in slot pending_slot
+    size_t pending_slot = 0;
+    auto copy_out = [&]() {
+      if (pending < 0) return;
+      for (int64_t oy = 0; oy < p.oh; ++oy) {  // the grid's first ow columns are outputs
+        if (p.y_int32) {
+          std::memcpy(p.y_int32 + pending + oy * p.ow, y32grid + pending_slot * ysize + oy * g.wp,
+                      static_cast<size_t>(p.ow) * sizeof(int32_t));
+        } else {
+          out_row.Out(p.y + pending + oy * p.ow, ygrid + pending_slot * ysize + oy * g.wp,
+                      p.y + pending + opix);
+        }
+      }
+      pending = -1;
+    };
+    size_t slot = 0;
+    copy_in(c0);
+    for (int64_t ci = c0; ci < c1; ++ci) {
+      if (ci + 1 < c1) copy_in(ci + 1);
+      const uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
+      for (int64_t j = 0; j < mg; ++j) {
+        const int64_t oc = ci * mg + j, ybase = (b * p.m + oc) * opix;
+        Out o;
+        o.words = pk.wv.data() + oc * p.kh * ng;
+        o.offset = pk.offv[static_cast<size_t>(oc)];
+        o.multiplier = p.y_int32 ? 1.0f : p.multiplier[oc];
+        o.lo = lo, o.hi = hi;
+        o.y_zero_point = p.y_zero_point;
+        o.y_min = p.y_min, o.y_max = p.y_max;
+        o.residual_zero_point = p.residual_zero_point;
+        o.residual_multiplier = p.residual_multiplier;
+        o.residual_signed = p.residual_type == QStorage::kInt8;
+        const uint8_t* res = p.residual && !p.y_int32 ? p.residual + ybase : nullptr;
+        if (!g.flat) {
+          o.residual = res;
+          o.y = p.y_int32 ? nullptr : p.y + ybase;
+          o.y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
+          channel(g, plane, idx, o);
+          continue;
+        }
+        if (res) {  // the residual's rows onto the grid
+          for (int64_t oy = 0; oy < p.oh; ++oy) {
+            CopyBytes(rgrid + oy * g.wp, res + oy * p.ow, p.ow);
+          }
+          o.residual = rgrid;
+        }
+        if (direct) {
+          o.y = p.y_int32 ? nullptr : p.y + ybase;
+          o.y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
+          channel(g, plane, idx, o);
+          continue;
+        }
+        o.y = ygrid ? ygrid + slot * ysize : nullptr;
+        o.y32 = y32grid ? y32grid + slot * ysize : nullptr;
+        channel(g, plane, idx, o);
+        copy_out();  // the previous output, from the other slot
+        pending = ybase, pending_slot = slot;
+        slot ^= 1;
+      }
+    }
+    copy_out();
+  });
+  return true;
+}
+
+#else  // the SSE2 and AVX2 copies: no VBMI
+
+bool RunDepthwiseVbmi(const QPacked&, const int8::QConvProblem&, int) { return false; }
+
+#endif
+
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8

@@ -1,0 +1,110 @@
+// The tap-group depthwise kernel's buffers and copies (qconv_dw_vbmi.cc only; AVX-512 copy):
+// row copies in whole 64-byte moves, the output-column tables of the interleaved path, and the
+// thread's own grown-once buffers.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+#if defined(__AVX512BW__)
+namespace dwv {
+
+// Row copies of a fixed length n, in whole 64-byte moves with no per-row mask arithmetic (the
+// tail's mask is computed once); only the very end of a buffer is moved under a mask.
+struct RowCopy {
+  int64_t n = 0;
+  __mmask64 tail = 0;  // the bytes of the last (partial or whole) 64 that are the row's
+  RowCopy(int64_t bytes) : n(bytes) {
+    const int64_t t = n - (n > 0 ? (n - 1) / 64 * 64 : 0);
+    tail = t >= 64 ? ~__mmask64{0} : (__mmask64{1} << t) - 1;
+  }
+  // n bytes from s, flipped by f (0x80: int8 to u8 + 128), to d; the rest of the last 64 bytes
+  // written with pad. Rows go in increasing order, so what the overrun covers is border (pad)
+  // or a later row's bytes, which that row's copy writes. Reads stay before s_end.
+  void In(uint8_t* d, const uint8_t* s, __m512i f, __m512i pad, const uint8_t* s_end) const {
+    int64_t left = n;
+    for (; left > 64; left -= 64, d += 64, s += 64) {
+      _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    }
+    if (left <= 0) return;
+    const __m512i x = s + 64 <= s_end ? _mm512_loadu_si512(s) : _mm512_maskz_loadu_epi8(tail, s);
+    _mm512_storeu_si512(d, _mm512_mask_blend_epi8(tail, pad, _mm512_xor_si512(x, f)));
+  }
+  // n bytes from s (readable 64 bytes past) to d: the overrun of the last 64 bytes is a later
+  // row's, written after; a masked store where it would pass d_end.
+  void Out(uint8_t* d, const uint8_t* s, const uint8_t* d_end) const {
+    int64_t left = n;
+    for (; left > 64; left -= 64, d += 64, s += 64) {
+      _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    }
+    if (left <= 0) return;
+    if (d + 64 <= d_end) return _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    _mm512_mask_storeu_epi8(d, tail, _mm512_loadu_si512(s));
+  }
+};
+
+// `rows` rows of rc.n bytes, from s (stride ss) to d (stride ds), as RowCopy::In. Values, not
+// the problem's fields: the byte stores could alias those, which would be reloaded each row.
+inline void CopyRowsIn(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss, int64_t rows,
+                       const RowCopy& rc, __m512i f, __m512i pad, const uint8_t* s_end) {
+  const __mmask64 tail = rc.tail;
+  for (int64_t r = 0; r < rows; ++r, d += ds, s += ss) {
+    if (rc.n <= 64 && s + 64 <= s_end) {
+      const __m512i x = _mm512_xor_si512(_mm512_loadu_si512(s), f);
+      _mm512_storeu_si512(d, _mm512_mask_blend_epi8(tail, pad, x));
+      continue;
+    }
+    rc.In(d, s, f, pad, s_end);
+  }
+}
+
+// ChannelDirect's tables for one grid, kept by the calling thread for the last grid it saw
+// (a model runs the same layer again): built once, not per call.
+struct OutputTable {
+  int64_t nblk = -1, wp = 0, oh = 0, ow = 0;
+  std::vector<uint8_t> gather;
+  std::vector<uint64_t> valid;
+  std::vector<int64_t> first;
+};
+inline const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t ow) {
+  thread_local OutputTable t;
+  if (t.nblk == nblk && t.wp == wp && t.oh == oh && t.ow == ow) return t;
+  t.nblk = nblk, t.wp = wp, t.oh = oh, t.ow = ow;
+  t.gather.assign(static_cast<size_t>(nblk * 64), 0);
+  t.first.assign(static_cast<size_t>(nblk), oh * ow);
+  t.valid.assign(static_cast<size_t>(nblk), 0);
+  int64_t oy = 0, ox = 0;  // grid position blk * 64 + i, walked in order
+  for (int64_t blk = 0; blk < nblk; ++blk) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < 64; ++i) {
+      if (ox < ow && oy < oh) {
+        if (k == 0) t.first[static_cast<size_t>(blk)] = oy * ow + ox;
+        t.gather[static_cast<size_t>(blk * 64 + k++)] = static_cast<uint8_t>(i);
+        t.valid[static_cast<size_t>(blk)] |= uint64_t{1} << i;
+      }
+      if (++ox == wp) ox = 0, ++oy;
+    }
+  }
+  return t;
+}
+
+struct Buffers {
+  std::vector<uint8_t> plane, y, residual;
+  std::vector<int32_t> y32;
+};
+inline Buffers& ThreadBuffers() {
+  thread_local Buffers b;
+  return b;
+}
+template <typename T>
+T* Grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+}  // namespace dwv
+#endif
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8
