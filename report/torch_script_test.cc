@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -207,13 +208,18 @@ TEST_P(CorpusScript, ReproducesTheBugWithTorchAlone) {
   fs::remove_all(dir);
 }
 
-// The PyTorch reproducers of the corpus, relative to the source folder, sorted.
+// The PyTorch reproducers of the corpus, relative to the source folder, sorted; crashes aside
+// (no script is written for them: the process dies; their hand-written standalone script has a
+// ctest of its own, targets/pytorch/CMakeLists.txt).
 std::vector<std::string> CorpusFiles() {
   std::vector<std::string> files;
   for (const char* d : {"corpus/upstream/pytorch", "corpus/pytorch"}) {
     for (const auto& e : fs::directory_iterator(kSource + "/" + d)) {
       const std::string name = e.path().filename().string();
       if (name.size() > 11 && name.substr(name.size() - 11) == ".repro.json") {
+        std::ifstream in(e.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        if (text.find("\"kind\": \"crash\"") != std::string::npos) continue;
         files.push_back(std::string(d) + "/" + name);
       }
     }
