@@ -230,8 +230,7 @@ std::optional<std::vector<int>> Match(const Graph& g, const Graph& p,
 }  // namespace
 
 bool ContainsPattern(const Graph& graph, const Graph& pattern, const std::string& worst_output) {
-  return Match(EpiloguesAsNodes(graph), EpiloguesAsNodes(pattern), worst_output, false)
-      .has_value();
+  return Match(EpiloguesAsNodes(graph), EpiloguesAsNodes(pattern), worst_output, false).has_value();
 }
 
 std::optional<Graph> InPatternForms(const Graph& graph, const Graph& pattern_graph,

@@ -30,13 +30,14 @@ Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin = nullptr);
 // conv has an epilogue (not its steps).
 std::string NodeClass(const Node& n);
 
-// The canonical structure of a graph (after EpiloguesAsNodes): per node its NodeClass and where its inputs come from (a
-// graph input, whichever, or node j; sorted for commutative Add and Mul), then the set of outputs.
+// The canonical structure of a graph (after EpiloguesAsNodes): per node its NodeClass and where its
+// inputs come from (a graph input, whichever, or node j; sorted for commutative Add and Mul), then
+// the set of outputs.
 std::string CanonicalStructure(const Graph& g);
 
-// Does `g` contain `pattern` as a subgraph (both seen through EpiloguesAsNodes): its nodes with the same NodeClass, wired alike (a
-// pattern input may be fed by anything), with `worst_output` downstream of the pattern's last
-// node?
+// Does `g` contain `pattern` as a subgraph (both seen through EpiloguesAsNodes): its nodes with the
+// same NodeClass, wired alike (a pattern input may be fed by anything), with `worst_output`
+// downstream of the pattern's last node?
 bool ContainsPattern(const Graph& g, const Graph& pattern, const std::string& worst_output);
 
 // ContainsPattern up to the forms the minimizer gives activations (reduce/canonical_ops.cc): a

@@ -147,11 +147,10 @@ TEST(Structure, ContainsPatternUpstreamOfTheWorstOutput) {
 TEST(Structure, InPatternFormsRewritesTheMatchedActivationsOnly) {
   Rng rng(4);
   // Filed: Conv -> Clip(0, 0.5), the minimizer's form of a clamp bug.
-  const Graph filed =
-      MakeGraph({In("x", {1, 2, 5, 5})},
-                {Conv(rng, "x", "c", 1, 0),
-                 MakeNode(Op::Clip, "clip", {"c"}, "y", {{"min", 0.0}, {"max", 0.5}})},
-                {"y"});
+  const Graph filed = MakeGraph({In("x", {1, 2, 5, 5})},
+                                {Conv(rng, "x", "c", 1, 0), MakeNode(Op::Clip, "clip", {"c"}, "y",
+                                                                     {{"min", 0.0}, {"max", 0.5}})},
+                                {"y"});
   // A case: Conv -> HardSwish -> Add(x), and a Tanh on the side.
   const Graph big =
       MakeGraph({In("x", {1, 2, 5, 5})},
