@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/fast/fast_ops.h"
+#include "kernels/fast/int8/qdw_buffers.h"
 #include "kernels/fast/int8/qkernels.h"
 #include "kernels/fast/int8/qsimd.h"
 
@@ -314,20 +315,11 @@ RowFn PickRow(const QConvProblem& p, bool vnni, bool taps) {
   return RowOf<0, 0, false>(vnni, is_signed);
 }
 
-// The thread's buffers, grown as needed and kept: no allocation per task.
-struct Buffers {
-  std::vector<uint8_t> plane, y, residual;
-  std::vector<int32_t> y32;
-};
-Buffers& ThreadBuffers() {
-  thread_local Buffers b;
-  return b;
-}
-template <typename T>
-T* Grow(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
+// The thread's buffers (qdw_buffers.h), shared with the tap-group kernel: the two never run
+// nested (qconv_depthwise.cc picks one per call).
+using dwv::Buffers;
+using dwv::Grow;
+using dwv::ThreadBuffers;
 
 }  // namespace
 

@@ -91,6 +91,7 @@ inline const OutputTable& TableFor(int64_t nblk, int64_t wp, int64_t oh, int64_t
   return t;
 }
 
+// The thread's buffers, grown as needed and kept: no allocation per task.
 struct Buffers {
   std::vector<uint8_t> plane, y, residual;
   std::vector<int32_t> y32;
