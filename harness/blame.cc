@@ -119,7 +119,45 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
   }
   if (caps.disable && caps.reports_rewrites) {
     b.method = "disable";
+    // The rules in the order they first applied. The culprit is the first rule that, with
+    // every later one disabled, makes the case fail: a rewrite that only enables it (ONNX
+    // Runtime's QDQS8ToU8Transformer, or a Pad fused into the conv first, before the QDQ conv
+    // fusion that drops the bias scale check) passes without its successors, so bisect and
+    // disable blame the same rewrite. Confirmed by its ablation; else the first rule whose
+    // removal alone makes the case pass.
+    std::vector<const Rewrite*> order;
     std::vector<std::string> tried;
+    for (const Rewrite& r : applied) {
+      if (std::none_of(order.begin(), order.end(),
+                       [&](const Rewrite* o) { return o->rule == r.rule; }))
+        order.push_back(&r);
+    }
+    for (size_t k = 1; k <= order.size(); ++k) {
+      bool fails = k == order.size();  // everything enabled: the failing run itself
+      if (!fails) {
+        OptimizeOptions opt = opts.opt;
+        opt.bisect_limit = -1;
+        for (size_t j = k; j < order.size(); ++j) opt.disable.push_back(order[j]->rule);
+        fails = FailsWith(target, g, inputs, ref, opts, failing, opt, &b.queries);
+      }
+      if (!fails) continue;
+      Blame probe;
+      probe.rule = order[k - 1]->rule;
+      Ablate(target, g, inputs, ref, opts, failing, probe);
+      b.queries += probe.queries;
+      if (probe.ablation == "pass") {
+        b.rule = probe.rule;
+        b.nodes = order[k - 1]->nodes;
+        b.rewrite_index = order[k - 1]->index;
+        b.ablation = "pass";
+        b.log.push_back("DISABLE: with every rule after (" + std::to_string(b.rewrite_index) +
+                        ") " + b.rule + " disabled the case still fails; with " + b.rule +
+                        " alone disabled it passes");
+        return b;
+      }
+      tried.push_back(probe.rule);  // its removal alone does not pass: no need to try again
+      break;
+    }
     for (const Rewrite& r : applied) {
       if (std::find(tried.begin(), tried.end(), r.rule) != tried.end()) continue;
       tried.push_back(r.rule);

@@ -1,9 +1,11 @@
 // Blame of a fusion finding: the first rewrite after which the oracle fails.
 //   bisect   (targets with bisect_limit): binary search over the number of applied rewrites
 //            (LLVM OptBisect style), then ablation: rerun with that rule disabled.
-//   disable  (targets with `disable` and reported rewrite rules, no bisect): disable each
-//            applied rule in turn; the first whose removal makes the case PASS is blamed (a
-//            MISTRUSTED rerun is not a pass: the data could not tell).
+//   disable  (targets with `disable` and reported rewrite rules, no bisect): the prefix of the
+//            applied rules (in the order they first applied) that fails with every later rule
+//            disabled, shortest first, names the rule; it is blamed when disabling it alone
+//            makes the case PASS. Otherwise the first rule whose removal makes it PASS is
+//            blamed (a MISTRUSTED rerun is not a pass: the data could not tell).
 //   forms    (kind unquantized, targets without bisect or disable): the reported rewrite whose
 //            nodes include the first node left in float or reference form.
 //   none     otherwise: the finding says blame is unavailable.
