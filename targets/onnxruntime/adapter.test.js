@@ -98,6 +98,14 @@ test('level all fuses Conv+Relu and says so; disable switches the transformer of
   assert.ok(rules.includes('ConvActivationFusion'), rules.join(','));
   const off = await t.ask(request('glow-conv-relu-bn', 2, {disable: ['ConvActivationFusion']}));
   assert.ok(!off.rewrites.map((r) => r.rule).includes('ConvActivationFusion'));
+  // Two names at once: ORT splits the list at ';' and reads "A,B" as one unknown name, which
+  // disabled nothing (blame by disabling every rule after a prefix relies on this).
+  const others = rules.filter((r) => r !== 'ConvActivationFusion');
+  assert.ok(others.length > 0, rules.join(','));
+  const both = await t.ask(request('glow-conv-relu-bn', 4,
+      {disable: ['ConvActivationFusion', others[0]]}));
+  const left = both.rewrites.map((r) => r.rule);
+  assert.ok(!left.includes('ConvActivationFusion') && !left.includes(others[0]), left.join(','));
   const plain = await t.ask(request('glow-conv-relu-bn', 3, {optimize: false}));
   assert.deepStrictEqual(plain.rewrites, []);
   await t.close();

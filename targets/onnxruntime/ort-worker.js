@@ -29,7 +29,7 @@ async function run(msg) {
     logSeverityLevel: msg.wantLog ? 1 : 3,
   };
   if (msg.disable.length) {
-    options.extra = {optimization: {disable_specified_optimizers: msg.disable.join(',')}};
+    options.extra = {optimization: {disable_specified_optimizers: msg.disable.join(';')}};
   }
   const session = await ort.InferenceSession.create(Buffer.from(msg.model, 'base64'), options);
   try {
