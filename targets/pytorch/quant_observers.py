@@ -19,6 +19,8 @@ import numpy as np
 import torch
 from torch.ao.quantization.observer import ObserverBase
 
+from translate import Unsupported
+
 from quant_graph import channel_column
 
 ACT_DTYPES = {"uint8": (torch.quint8, 0, 255), "int8": (torch.qint8, -128, 127)}
@@ -105,7 +107,20 @@ class GraphWeightObserver(ObserverBase):
         den = np.abs(g.ints.astype(np.float64).reshape(m, -1)).sum(axis=1)
         s = np.where(den > 0, num / np.where(den > 0, den, 1), g.scales)
         s = np.where(s > 0, s, g.scales)  # an all-zero channel keeps the graph's scale
-        return s.astype(np.float32).astype(np.float64), False
+        s = s.astype(np.float32).astype(np.float64)
+        # A BatchNorm scale < 0 negates the integers: -128 would become +128, which int8
+        # cannot hold, so PyTorch's fold saturates it to 127 where the graph's integers say
+        # otherwise. No grid keeps the integers then; fusefuzz's qdq-conv-bn-fold refuses the
+        # same fold, so the adapter does too instead of reporting the saturation as a bug.
+        q = np.rint(w / channel_column(s, w.ndim))
+        over = np.argwhere(q > 127)
+        if over.size:
+            c = int(over[0][0])
+            raise Unsupported("a BatchNorm with a negative scale folded into a conv weight "
+                              "negates integer -128 of output channel %d to +128, which int8 "
+                              "cannot hold (the fold saturates it; qdq-conv-bn-fold refuses "
+                              "this fold too)" % c)
+        return s, False
 
     @torch.jit.export
     def calculate_qparams(self):

@@ -124,6 +124,15 @@ class Observers(unittest.TestCase):
         np.testing.assert_array_equal(q.int_repr().numpy()[1], -g.ints[1])  # negated channel
         self.assertAlmostEqual(float(s[1]), 0.01 * 1.31, places=7)
 
+    def test_a_fold_that_negates_minus_128_is_refused(self):
+        # -128 in channel 0 times a negative BN scale needs +128: int8 cannot hold it.
+        g = self.grid(False)
+        factor = np.array([-0.73, 1.31], dtype=np.float32).reshape(-1, 1, 1, 1)
+        w = torch.from_numpy(g.ints * np.float32(0.01) * factor)
+        obs = quant_observers.GraphWeightObserver(grid=g)
+        with self.assertRaisesRegex(translate.Unsupported, "channel 0 to \\+128"):
+            obs(w)
+
     def test_an_unassigned_activation_observer_refuses_to_answer(self):
         with self.assertRaisesRegex(RuntimeError, "no parameters"):
             quant_observers.GraphActObserver().calculate_qparams()
