@@ -41,6 +41,52 @@ TEST(Signature, HostileRuleAndNodeNamesGiveSafeDistinctFolderNames) {
 // Issue 14: unblamed target errors were keyed by the whole graph, so one refused option became one
 // "unique" finding per graph. The class of the message is the key: same failure, one folder;
 // another failure, another folder.
+// A quantized graph's boundary (a Q of a graph input, a DQ ending the graph) is not part of
+// what signs it: ONNX Runtime's bias-scale bug minimized to DQ -> Conv -> Q with and without
+// them, one cause in 4 folders. The interior still separates.
+TEST(Signature, TheQuantizedBoundaryDoesNotSplitACause) {
+  auto conv_case = [](bool q_in, bool dq_out, Op middle) {
+    QuantParams p;
+    p.type = QuantType::kUint8;
+    p.scale = {0.5};
+    p.zero_point = {0};
+    Graph g;
+    g.inputs.push_back({"x", {1, 1, 2, 2}});
+    std::string v = "x";
+    auto add = [&](Op op, const std::string& out, const std::string& role) {
+      Node n;
+      n.name = "n_" + out;
+      n.op = op;
+      n.inputs = {v};
+      n.output = out;
+      if (!role.empty()) n.quant[role] = p;
+      g.nodes.push_back(n);
+      v = out;
+    };
+    if (q_in) add(Op::QuantizeLinear, "xq", "y");
+    add(Op::DequantizeLinear, "xf", "x");
+    add(middle, "c", "");
+    add(Op::QuantizeLinear, "cq", "y");
+    if (dq_out) add(Op::DequantizeLinear, "y", "x");
+    g.outputs = {v};
+    Repro r;
+    r.target = "exec:ort";
+    r.kind = FindingKind::kFusion;
+    r.blame.rule = "QDQSelectorActionTransformer";
+    r.graph = g;
+    return Signature(r);
+  };
+  const std::string plain = conv_case(false, false, Op::Relu);
+  EXPECT_EQ(
+      plain.rfind("fusion-QDQSelectorActionTransformer-DequantizeLinear.Relu.QuantizeLinear-", 0),
+      0u)
+      << plain;
+  EXPECT_EQ(conv_case(true, false, Op::Relu), plain);
+  EXPECT_EQ(conv_case(false, true, Op::Relu), plain);
+  EXPECT_EQ(conv_case(true, true, Op::Relu), plain);
+  EXPECT_NE(conv_case(true, true, Op::Sigmoid), plain);
+}
+
 TEST(Signature, UnblamedTargetErrorsAreKeyedByTheirMessageClass) {
   auto sig = [](FindingKind kind, const std::string& detail, const std::string& input) {
     Repro r;

@@ -149,6 +149,33 @@ Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin) {
   return out;
 }
 
+Graph WithoutQuantizedBoundary(const Graph& g) {
+  Graph out = g;
+  std::vector<Node> kept;
+  for (const Node& n : g.nodes) {
+    const bool q_of_input = n.op == Op::QuantizeLinear && n.inputs.size() == 1 &&
+                            g.IsGraphInput(n.inputs[0]) && !g.IsGraphOutput(n.output);
+    const bool dq_at_end = n.op == Op::DequantizeLinear && n.inputs.size() == 1 &&
+                           g.IsGraphOutput(n.output) && g.Consumers(n.output).empty() &&
+                           g.ProducerIndex(n.inputs[0]) >= 0;
+    if (q_of_input) {
+      out.inputs.push_back({n.output, {}});
+    } else if (dq_at_end) {
+      std::vector<std::string>& outs = out.outputs;
+      if (std::find(outs.begin(), outs.end(), n.inputs[0]) == outs.end()) {
+        std::replace(outs.begin(), outs.end(), n.output, n.inputs[0]);
+      } else {
+        outs.erase(std::find(outs.begin(), outs.end(), n.output));
+      }
+    } else {
+      kept.push_back(n);
+    }
+  }
+  if (kept.empty()) return g;
+  out.nodes = std::move(kept);
+  return out;
+}
+
 std::string NodeClass(const Node& n) {
   const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
   std::string out = std::string(OpName(plain_conv ? Op::Conv : n.op)) + "(";

@@ -23,6 +23,14 @@ struct NodeSite {
 };
 Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin = nullptr);
 
+// The graph without its quantized boundary: a QuantizeLinear of a graph input goes (its integers
+// become the input) and so does a DequantizeLinear that ends the graph (its integers become the
+// output). A rewrite between them sees integers either way, and an engine's minimized case keeps
+// whichever the generator drew where the engine behaves differently with them (ONNX Runtime's
+// bias-scale bug came as DQ -> Conv -> Q with and without a Q before and a DQ after: 4 folders
+// for one cause). A graph that would be left with no node is returned as it is.
+Graph WithoutQuantizedBoundary(const Graph& g);
+
 // One node's structural class: its op (a FusedConv without epilogue is a Conv), the names of
 // its integer and string attributes that differ from their defaults, geometry (pads, strides,
 // dilations, kernel sizes, target shapes) aside, the broadcast class of each constant operand

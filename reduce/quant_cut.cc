@@ -8,6 +8,12 @@
 // Runtime's DoubleQDQPairsRemover on Q -> DQ -> Q -> DQ, whichever op made the first integers)
 // then minimizes to one form. Mode "dequantize" does the same at the graph's end (below). OpCost
 // ranks a QLinear op above QuantizeLinear, so the step is a size decrease even where no weights go.
+// Modes "integer-input" and "integer-output" remove the conversions at the graph's boundary: a
+// QuantizeLinear of a graph input becomes a graph input of its integers, and a DequantizeLinear
+// that ends the graph goes, so its integers are the output. A quantized graph's input or output
+// in float or in integers is the same to a rewrite between them: ONNX Runtime's bias-scale bug
+// came as DQ -> Conv -> Q with and without a Q before and a DQ after, 4 folders for one cause.
+#include <algorithm>
 #include <set>
 
 #include "reduce/reduce.h"
@@ -22,7 +28,7 @@ bool Eligible(const Node& n) {
   return y != n.quant.end() && !y->second.PerAxis();
 }
 
-enum Mode { kQuantize = 0, kDequantize = 1 };
+enum Mode { kQuantize = 0, kDequantize = 1, kIntegerInput = 2, kIntegerOutput = 3 };
 
 // Mode "dequantize": a quantized compute op that ends the graph (its output a graph output and
 // read by no node) becomes the DequantizeLinear of its first input: a bug in the integers it
@@ -34,9 +40,18 @@ bool EndsTheGraph(const Graph& g, const Node& n) {
 class QuantCutPass final : public ReducePass {
  public:
   std::string_view name() const override { return "quant-cut"; }
-  int modes() const override { return 2; }
+  int modes() const override { return 4; }
   std::string mode_name(int mode) const override {
-    return mode == kQuantize ? "quantize" : "dequantize";
+    switch (mode) {
+      case kQuantize:
+        return "quantize";
+      case kDequantize:
+        return "dequantize";
+      case kIntegerInput:
+        return "integer-input";
+      default:
+        return "integer-output";
+    }
   }
   int64_t Targets(ReduceContext& ctx, int mode) const override {
     return static_cast<int64_t>(Sites(ctx.current().graph, mode).size());
@@ -44,6 +59,35 @@ class QuantCutPass final : public ReducePass {
   std::optional<ReduceCase> Apply(ReduceContext& ctx, int mode, int64_t begin,
                                   int64_t end) const override {
     const std::vector<size_t> sites = Sites(ctx.current().graph, mode);
+    if (mode == kIntegerInput || mode == kIntegerOutput) {
+      ReduceCase c = ctx.current();
+      std::set<size_t> gone;
+      for (int64_t t = begin; t < end; ++t) {
+        const size_t i = sites[static_cast<size_t>(t)];
+        const Node& n = c.graph.nodes[i];
+        if (mode == kIntegerInput) {
+          // The Q's integers, as the reference computed them, are the new input's values.
+          c.graph.inputs.push_back({n.output, ctx.shapes().at(n.output)});
+          c.inputs[n.output] = ToFloatTensor(ctx.all_values().at(n.output));
+        } else {
+          std::vector<std::string>& outs = c.graph.outputs;
+          const bool already = std::find(outs.begin(), outs.end(), n.inputs.at(0)) != outs.end();
+          if (already) {
+            outs.erase(std::find(outs.begin(), outs.end(), n.output));
+          } else {
+            std::replace(outs.begin(), outs.end(), n.output, n.inputs.at(0));
+          }
+        }
+        gone.insert(i);
+      }
+      std::vector<Node> kept;
+      for (size_t i = 0; i < c.graph.nodes.size(); ++i) {
+        if (!gone.count(i)) kept.push_back(std::move(c.graph.nodes[i]));
+      }
+      c.graph.nodes = std::move(kept);
+      RemoveDeadCode(c);
+      return c;
+    }
     if (mode == kDequantize) {
       ReduceCase c = ctx.current();
       for (int64_t t = begin; t < end; ++t) {
@@ -99,6 +143,21 @@ class QuantCutPass final : public ReducePass {
     std::vector<size_t> out;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
+      if (mode == kIntegerInput) {
+        // Q of a graph input; its integers must not be a graph output themselves (an input
+        // that is an output says nothing).
+        if (n.op == Op::QuantizeLinear && n.inputs.size() == 1 && g.IsGraphInput(n.inputs[0]) &&
+            !g.IsGraphOutput(n.output))
+          out.push_back(i);
+        continue;
+      }
+      if (mode == kIntegerOutput) {
+        // A DQ that ends the graph, of integers some node makes (not a graph input's).
+        if (n.op == Op::DequantizeLinear && n.inputs.size() == 1 && EndsTheGraph(g, n) &&
+            g.ProducerIndex(n.inputs[0]) >= 0)
+          out.push_back(i);
+        continue;
+      }
       if (!Eligible(n)) continue;
       if (mode == kDequantize && (!EndsTheGraph(g, n) || n.inputs.empty())) continue;
       out.push_back(i);

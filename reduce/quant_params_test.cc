@@ -77,6 +77,54 @@ TEST(QuantCutPass, AQLinearAddBecomesTheQuantizeLinearOfItsValues) {
   EXPECT_LT(SizeOf(*d), SizeOf(e));
 }
 
+TEST(QuantCutPass, TheGraphsBoundaryConversionsGo) {
+  // x -> Q -> DQ -> Relu -> Q -> DQ = "y". integer-input: the first Q goes and its integers are
+  // the graph input; integer-output: the last DQ goes and the Q's integers are the output.
+  QuantParams p = PerTensor(QuantType::kUint8, 0.0625, 100);
+  QuantParams out = PerTensor(QuantType::kInt8, 0.125, -3);
+  Node q = MakeNode(Op::QuantizeLinear, "q", {"x"}, "xq");
+  q.quant["y"] = p;
+  Node dq = MakeNode(Op::DequantizeLinear, "dq", {"xq"}, "xf");
+  dq.quant["x"] = p;
+  Node relu = MakeNode(Op::Relu, "relu", {"xf"}, "r");
+  Node q2 = MakeNode(Op::QuantizeLinear, "q2", {"r"}, "rq");
+  q2.quant["y"] = out;
+  Node dq2 = MakeNode(Op::DequantizeLinear, "dq2", {"rq"}, "y");
+  dq2.quant["x"] = out;
+  Graph g = MakeGraph({In("x", {1, 2, 3, 3})}, {q, dq, relu, q2, dq2}, {"y"});
+  Rng rng(6);
+  ReduceCase c{g, RandInputs(rng, g, -6, 6)};
+  const RefTensorMap before = RunReference(g, c.inputs, /*all_values=*/true);
+  auto pass = MakeQuantCutPass();
+  ASSERT_EQ(pass->mode_name(2), "integer-input");
+  ASSERT_EQ(pass->mode_name(3), "integer-output");
+
+  std::optional<ReduceCase> in = RunPass(*pass, c, 2);
+  ASSERT_TRUE(in);
+  ASSERT_TRUE(IsValidCase(*in));
+  EXPECT_LT(SizeOf(*in), SizeOf(c));
+  ASSERT_EQ(in->graph.inputs.size(), 1u);
+  EXPECT_EQ(in->graph.inputs[0].name, "xq");
+  EXPECT_EQ(in->graph.nodes.front().op, Op::DequantizeLinear);
+  const RefTensor y_in = RunReference(in->graph, in->inputs).at("y");
+  ASSERT_EQ(y_in.value.size(), before.at("y").value.size());
+  for (size_t i = 0; i < y_in.value.size(); ++i) EXPECT_EQ(y_in.value[i], before.at("y").value[i]);
+  EXPECT_EQ(pass->Targets(*std::make_unique<ReduceContext>(*in), 2), 0);
+
+  std::optional<ReduceCase> o = RunPass(*pass, c, 3);
+  ASSERT_TRUE(o);
+  ASSERT_TRUE(IsValidCase(*o));
+  EXPECT_LT(SizeOf(*o), SizeOf(c));
+  EXPECT_EQ(o->graph.outputs, std::vector<std::string>{"rq"});
+  EXPECT_EQ(o->graph.nodes.back().op, Op::QuantizeLinear);
+  const RefTensor rq = RunReference(o->graph, o->inputs).at("rq");
+  for (size_t i = 0; i < rq.value.size(); ++i) EXPECT_EQ(rq.value[i], before.at("rq").value[i]);
+  // The DQ of a graph input is all there is to such a graph: it stays.
+  Graph only_dq = MakeGraph({In("xq", {1, 2, 3, 3})}, {dq}, {"xf"});
+  ReduceCase d{only_dq, {{"xq", in->inputs.at("xq")}}};
+  EXPECT_EQ(pass->Targets(*std::make_unique<ReduceContext>(d), 3), 0);
+}
+
 TEST(QuantParamsPass, EachModeSimplifiesAndShrinksTheCase) {
   auto pass = MakeQuantParamsPass();
   ASSERT_EQ(pass->modes(), 4);
