@@ -26,8 +26,9 @@ std::string FirstLine(const std::string& s) {
 
 std::string BlameUnavailableReason(const Repro& r) {
   if (r.blame.method == "disable") {
-    return "disabling each reported rule in turn gave no PASS (a rule whose removal gives "
-           "MISTRUSTED confirms nothing)";
+    return "no reported rule makes the case pass when disabled alone, neither the first that "
+           "fails with every later rule disabled nor any other: two rewrites may each be wrong "
+           "here (a rule whose removal gives MISTRUSTED confirms nothing)";
   }
   if (r.blame.method == "bisect") return "the bisection found no first failing rewrite";
   if (r.kind == FindingKind::kKernel) return "a kernel finding has no rewrite to blame";
