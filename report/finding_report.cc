@@ -1,5 +1,6 @@
 #include "report/finding_report.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -377,14 +378,23 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     }
   }
 
-  md << IntegersSection(r, has_after ? &after : nullptr);
+  const Tensor* answered = nullptr;
+  if (answer && answer->ran) {
+    auto got = answer->outputs.find(r.worst.output);
+    if (got != answer->outputs.end()) answered = &got->second;
+  }
+  md << IntegersSection(r, has_after ? &after : nullptr, answered);
 
   if (small) {
     md << "## Input values\n\n";
     for (const auto& [name, t] : r.inputs) md << "- " << MdCode(name) << " = " << Values(t) << "\n";
-    md << "\n## Parameters, " << graph_name << "\n\n";
-    for (const auto& n : r.graph.nodes) {
-      if (!n.params.empty()) NodeParams(n, md);
+    // Only when a node has parameters (a graph of QLinear ops keeps its own inline).
+    if (std::any_of(r.graph.nodes.begin(), r.graph.nodes.end(),
+                    [](const Node& n) { return !n.params.empty(); })) {
+      md << "\n## Parameters, " << graph_name << "\n\n";
+      for (const auto& n : r.graph.nodes) {
+        if (!n.params.empty()) NodeParams(n, md);
+      }
     }
     md << "\n";
     if (has_after) {

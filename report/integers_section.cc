@@ -26,7 +26,7 @@ struct ChannelRow {
 
 }  // namespace
 
-std::string IntegersSection(const Repro& r, const Graph* after) {
+std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* answered) {
   if (!r.worst.on_grid || r.worst.output.empty()) return "";
   RefTensorMap ref, aft;
   try {
@@ -38,11 +38,18 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
   auto it = ref.find(r.worst.output);
   if (it == ref.end() || it->second.grid_t.empty()) return "";
   const RefTensor& t = it->second;
-  const RefTensor* a = nullptr;
+  // The integers compared: the reference's after the blamed rewrite (the embedded optimizer's
+  // graph), else the target's own answer (an external target reports no graph), else none.
+  const std::vector<double>* a = nullptr;
+  std::vector<double> answer_values;
   if (after) {
     auto ai = aft.find(r.worst.output);
-    if (ai != aft.end() && ai->second.value.size() == t.value.size()) a = &ai->second;
+    if (ai != aft.end() && ai->second.value.size() == t.value.size()) a = &ai->second.value;
+  } else if (answered && answered->data.size() == t.value.size()) {
+    answer_values.assign(answered->data.begin(), answered->data.end());
+    a = &answer_values;
   }
+  const std::string column = after ? "after rewrite" : "target";
   // The half-width the finding was judged with: the sigma machinery's under --oracle sigma.
   const std::vector<double>& e =
       r.oracle.kind == OracleKind::kSigma && !t.grid_es.empty() ? t.grid_es : t.grid_e;
@@ -58,7 +65,7 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
     const auto [lo, hi] = AdmittedRange(t.grid_t[i], e[i], t.grid_qmin, t.grid_qmax);
     double excess = 0;
     if (a) {
-      const double v = a->value[i];
+      const double v = (*a)[i];
       excess = v < lo ? lo - v : v > hi ? v - hi : -std::min(v - lo, hi - v);
       if (v < lo || v > hi) ++row.failing;
     }
@@ -75,11 +82,14 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
      << t.grid_qmin << ", " << t.grid_qmax
      << "], t the reference's unrounded grid "
         "position, E the admitted extra half-width derived from the graph (docs/quantization.md). "
-     << (a ? "Per output channel, its worst element; \"after rewrite\" is the reference's value "
-             "of the graph right after the blamed rewrite, the excess is in steps (> 0 fails)."
-           : "Per output channel, the reference's values.")
+     << (!a ? "Per output channel, the reference's values."
+         : after
+             ? "Per output channel, its worst element; \"after rewrite\" is the reference's value "
+               "of the graph right after the blamed rewrite, the excess is in steps (> 0 fails)."
+             : "Per output channel, its worst element; \"target\" is the integer the target "
+               "answered on its failing run, the excess is in steps (> 0 fails).")
      << "\n\n| channel | elements | failing | worst at | t | E | admitted | "
-     << (a ? "after rewrite | excess |" : "|") << "\n|---:|---:|---:|---|---:|---:|---|"
+     << (a ? column + " | excess |" : std::string("|")) << "\n|---:|---:|---:|---|---:|---:|---|"
      << (a ? "---:|---:|" : "") << "\n";
   int64_t shown = 0, failing_channels = 0;
   for (size_t c = 0; c < rows.size(); ++c) failing_channels += rows[c].failing > 0;
@@ -93,7 +103,7 @@ std::string IntegersSection(const Repro& r, const Graph* after) {
     md << "| " << c << " | " << row.elements << " | " << (a ? std::to_string(row.failing) : "-")
        << " | " << Coordinates(int64_t(i), s) << " | " << Num(t.grid_t[i]) << " | " << Num(e[i])
        << " | " << (lo == hi ? Num(lo) : "[" + Num(lo) + ", " + Num(hi) + "]") << " |";
-    if (a) md << " " << Num(a->value[i]) << " | " << Num(row.excess + 0.0) << " |";
+    if (a) md << " " << Num((*a)[i]) << " | " << Num(row.excess + 0.0) << " |";
     md << "\n";
   }
   if (shown < int64_t(rows.size())) {

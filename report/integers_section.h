@@ -13,7 +13,8 @@ namespace fusefuzz {
 
 // "" when the worst output is not integer-valued or the values cannot be recomputed; else the
 // markdown section, "## Integers of ..." and its table. `after` is the graph right after the
-// blamed rewrite (null: none, then the section shows the reference only).
-std::string IntegersSection(const Repro& r, const Graph* after);
+// blamed rewrite; without it, `answered` is the target's own answer on that output (an external
+// target reports no graph); with neither, the section shows the reference only.
+std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* answered = nullptr);
 
 }  // namespace fusefuzz

@@ -36,6 +36,27 @@ TEST(IntegersSection, ShowsTAdmittedAfterAndExcessPerChannel) {
   EXPECT_EQ(IntegersSection(r, nullptr).find("after rewrite |"), std::string::npos);
 }
 
+// An external target reports no graph: its own answer is compared, element by element, so the
+// worst element shown is the one that fails, not the first.
+TEST(IntegersSection, WithoutAnAfterGraphTheTargetsAnswerIsCompared) {
+  Repro r;
+  r.graph = QGraph(10);
+  r.inputs["x"] = Tensor({1, 2, 1, 2}, {1.0f, 2.0f, -1.0f, 0.25f});
+  r.worst.output = "y";
+  r.worst.on_grid = true;
+  // t = 12, 14 | 8, 10.5: the target gets channel 0 right and the last element 3 steps off.
+  const Tensor answered({1, 2, 1, 2}, {12.0f, 14.0f, 8.0f, 13.0f});
+  const std::string md = IntegersSection(r, nullptr, &answered);
+  EXPECT_NE(md.find("| target | excess |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | 2 | 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | 2 | 1 | (0, 1, 0, 1) | 10.5 | 0 | [10, 11] | 13 | 2 |"),
+            std::string::npos)
+      << md;
+  // An answer of another size is not compared.
+  const Tensor wrong({1, 1, 1, 2}, {12.0f, 14.0f});
+  EXPECT_EQ(IntegersSection(r, nullptr, &wrong).find("| target |"), std::string::npos);
+}
+
 TEST(IntegersSection, NothingForAFloatOutput) {
   Repro r;
   r.graph = QGraph(10);
