@@ -436,7 +436,7 @@ std::string Signature(const Repro& r) {
     // The (minimized) graph's canonical structure: ops, attribute classes, wiring.
     char buf[9];
     std::snprintf(buf, sizeof buf, "%08x",
-                  Fnv1a(CanonicalStructure(WithoutQuantizedBoundary(r.graph))));
+                  Fnv1a(CanonicalStructure(WithoutQuantizedBoundary(QLinearAsQdq(r.graph)))));
     pattern = std::string("graph") + buf;
   }
   std::string readable = pattern;
@@ -444,7 +444,7 @@ std::string Signature(const Repro& r) {
     // The folder is named by the minimized graph's op chain (Conv.BatchNorm), not by a hash: the
     // hash of the structure stays in the key, so two structures with one chain stay apart.
     readable.clear();
-    for (const Node& n : EpiloguesAsNodes(WithoutQuantizedBoundary(r.graph)).nodes) {
+    for (const Node& n : EpiloguesAsNodes(WithoutQuantizedBoundary(QLinearAsQdq(r.graph))).nodes) {
       const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
       readable += (readable.empty() ? "" : ".") + std::string(OpName(plain_conv ? Op::Conv : n.op));
     }

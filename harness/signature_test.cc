@@ -87,6 +87,59 @@ TEST(Signature, TheQuantizedBoundaryDoesNotSplitACause) {
   EXPECT_NE(conv_case(true, true, Op::Sigmoid), plain);
 }
 
+// What an ONNX engine runs: fusefuzz exports a QLinearAdd as DQ, DQ -> Add -> Q, so the two
+// forms of ONNX Runtime's MLAS QLinearAdd bug are one folder; a different op in the middle is not.
+TEST(Signature, AQLinearOpSignsAsTheQdqNodesThatDefineIt) {
+  QuantParams p;
+  p.type = QuantType::kUint8;
+  p.scale = {0.5};
+  p.zero_point = {3};
+  auto sig = [](const Graph& g) {
+    Repro r;
+    r.target = "onnxruntime:all";
+    r.kind = FindingKind::kFusion;
+    r.blame.rule = "QDQSelectorActionTransformer";
+    r.graph = g;
+    return Signature(r);
+  };
+  auto node = [](Op op, std::vector<std::string> in, const std::string& out) {
+    Node n;
+    n.name = "n_" + out;
+    n.op = op;
+    n.inputs = std::move(in);
+    n.output = out;
+    return n;
+  };
+  Graph fused;
+  fused.inputs = {{"a", {1, 1, 1, 4}}, {"b", {1, 1, 1, 4}}};
+  Node add = node(Op::QLinearAdd, {"a", "b"}, "y");
+  add.quant = {{"a", p}, {"b", p}, {"y", p}};
+  fused.nodes = {add};
+  fused.outputs = {"y"};
+  Graph qdq = fused;
+  qdq.nodes = {node(Op::DequantizeLinear, {"a"}, "af"), node(Op::DequantizeLinear, {"b"}, "bf"),
+               node(Op::Add, {"af", "bf"}, "s"), node(Op::QuantizeLinear, {"s"}, "y")};
+  qdq.nodes[0].quant["x"] = qdq.nodes[1].quant["x"] = qdq.nodes[3].quant["y"] = p;
+  const std::string plain = sig(qdq);
+  EXPECT_EQ(plain.rfind("fusion-QDQSelectorActionTransformer-DequantizeLinear.DequantizeLinear."
+                        "Add.Quanti",
+                        0),
+            0u)
+      << plain;
+  EXPECT_EQ(sig(fused), plain);
+  Graph mul = qdq;
+  mul.nodes[2].op = Op::Mul;
+  EXPECT_NE(sig(mul), plain);
+  // With its Relu, a QLinearAdd is the QDQ chain with the Relu.
+  Graph relu = qdq;
+  relu.nodes.insert(relu.nodes.begin() + 3, node(Op::Relu, {"s"}, "r"));
+  relu.nodes[4].inputs = {"r"};
+  add.attrs["activation"] = std::string("relu");
+  fused.nodes = {add};
+  EXPECT_EQ(sig(fused), sig(relu));
+  EXPECT_NE(sig(fused), plain);
+}
+
 TEST(Signature, UnblamedTargetErrorsAreKeyedByTheirMessageClass) {
   auto sig = [](FindingKind kind, const std::string& detail, const std::string& input) {
     Repro r;

@@ -176,6 +176,60 @@ Graph WithoutQuantizedBoundary(const Graph& g) {
   return out;
 }
 
+Graph QLinearAsQdq(const Graph& g) {
+  Graph out = g;
+  out.nodes.clear();
+  for (const Node& n : g.nodes) {
+    if (n.op != Op::QLinearConv && n.op != Op::QLinearAdd) {
+      out.nodes.push_back(n);
+      continue;
+    }
+    auto dequantize = [&](const std::string& in, const std::string& role) {
+      Node dq;
+      dq.name = n.name + "#dq-" + role;
+      dq.op = Op::DequantizeLinear;
+      dq.inputs = {in};
+      dq.output = n.output + "#dq-" + role;
+      if (auto it = n.quant.find(role); it != n.quant.end()) dq.quant["x"] = it->second;
+      out.nodes.push_back(dq);
+      return dq.output;
+    };
+    Node mid = n;
+    mid.name = n.name + "#float";
+    mid.output = n.output + "#float";
+    mid.quant.clear();
+    if (n.op == Op::QLinearAdd) {
+      mid.op = Op::Add;
+      mid.attrs.clear();
+      mid.inputs = {dequantize(n.inputs.at(0), "a"), dequantize(n.inputs.at(1), "b")};
+    } else {
+      mid.op = n.epilogue.empty() ? Op::Conv : Op::FusedConv;
+      mid.inputs.at(0) = dequantize(n.inputs.at(0), "x");
+      // An epilogue add's operand is the integer residual, dequantized with its own parameters.
+      for (size_t i = 1; i < mid.inputs.size(); ++i) mid.inputs[i] = dequantize(n.inputs[i], "r");
+    }
+    out.nodes.push_back(mid);
+    std::string last = mid.output;
+    if (n.op == Op::QLinearAdd && AttrString(n, "activation") == "relu") {
+      Node relu;
+      relu.name = n.name + "#relu";
+      relu.op = Op::Relu;
+      relu.inputs = {last};
+      relu.output = n.output + "#relu";
+      out.nodes.push_back(relu);
+      last = relu.output;
+    }
+    Node q;
+    q.name = n.name;
+    q.op = Op::QuantizeLinear;
+    q.inputs = {last};
+    q.output = n.output;
+    if (auto it = n.quant.find("y"); it != n.quant.end()) q.quant["y"] = it->second;
+    out.nodes.push_back(q);
+  }
+  return out;
+}
+
 std::string NodeClass(const Node& n) {
   const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
   std::string out = std::string(OpName(plain_conv ? Op::Conv : n.op)) + "(";
@@ -257,7 +311,9 @@ std::optional<std::vector<int>> Match(const Graph& g, const Graph& p,
 }  // namespace
 
 bool ContainsPattern(const Graph& graph, const Graph& pattern, const std::string& worst_output) {
-  return Match(EpiloguesAsNodes(graph), EpiloguesAsNodes(pattern), worst_output, false).has_value();
+  return Match(EpiloguesAsNodes(QLinearAsQdq(graph)), EpiloguesAsNodes(QLinearAsQdq(pattern)),
+               worst_output, false)
+      .has_value();
 }
 
 std::optional<Graph> InPatternForms(const Graph& graph, const Graph& pattern_graph,

@@ -31,6 +31,14 @@ Graph EpiloguesAsNodes(const Graph& g, std::vector<NodeSite>* origin = nullptr);
 // for one cause). A graph that would be left with no node is returned as it is.
 Graph WithoutQuantizedBoundary(const Graph& g);
 
+// The graph with every QLinearConv and QLinearAdd as the QDQ nodes that define it (and that
+// fusefuzz exports it as: an ONNX engine never sees the QLinear op): DequantizeLinear of each
+// integer input, the float Conv (its epilogue kept, then split by EpiloguesAsNodes) or Add (and
+// Relu for activation "relu"), and a QuantizeLinear producing the node's output. ONNX Runtime's
+// MLAS QLinearAdd bug came as a QLinearAdd and as DQ, DQ -> Add -> Q: one model to the engine,
+// two folders to triage.
+Graph QLinearAsQdq(const Graph& g);
+
 // One node's structural class: its op (a FusedConv without epilogue is a Conv), the names of
 // its integer and string attributes that differ from their defaults, geometry (pads, strides,
 // dilations, kernel sizes, target shapes) aside, the broadcast class of each constant operand
