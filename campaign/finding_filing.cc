@@ -65,14 +65,20 @@ int ClaimSlot(const OutLayout& l, const std::string& bucket) {
   return -1;
 }
 
+// A fusion finding signed by its minimized graph (no rewritten nodes named: unblamed, or blamed
+// on a rule of a target that reports no nodes): its graph is a pattern later cases of the same
+// rule are checked against (MatchFiledPattern before a minimization, ContainedPattern after).
+bool SignedByGraph(const Repro& r) {
+  return r.kind == FindingKind::kFusion && r.blame.nodes.empty() &&
+         r.minimization.contains("nodes_after");
+}
+
 void RecordSlot(const OutLayout& l, const std::string& bucket, int k, const Filed& f,
                 const Repro* minimized) {
   json j = {{"kind", f.kind}, {"signature", f.signature}, {"known", f.known}};
-  // An unblamed fusion finding's minimized graph: later cases that contain it are its
-  // duplicates (MatchFiledPattern), checked structurally instead of minimized again.
-  if (minimized && minimized->kind == FindingKind::kFusion && minimized->blame.rule.empty() &&
-      minimized->minimization.contains("nodes_after")) {
+  if (minimized && SignedByGraph(*minimized)) {
     j["pattern_graph"] = GraphToJson(minimized->graph);
+    j["rule"] = minimized->blame.rule;
   }
   WriteFileInFolder(l.out, ".buckets/" + bucket + "." + std::to_string(k) + ".json",
                     j.dump() + "\n");
@@ -103,6 +109,7 @@ std::optional<Filed> ReadBucket(const OutLayout& l, const std::string& bucket) {
 // slot records are written atomically and never change.
 struct FiledPattern {
   Filed filed;
+  std::string rule;  // the blamed rule, "" unblamed: a pattern stands only for its own rule
   Graph graph;
 };
 
@@ -123,6 +130,7 @@ std::vector<const FiledPattern*> FiledPatterns(const OutLayout& l) {
           fp.filed.kind = j.at("kind").get<std::string>();
           fp.filed.signature = j.at("signature").get<std::string>();
           fp.filed.known = j.at("known").get<bool>();
+          fp.rule = j.value("rule", std::string());
           // Seen as triage signs it: a FusedConv(Clip) pattern is the two nodes Conv -> Clip.
           fp.graph = EpiloguesAsNodes(ReadGraph(j["pattern_graph"], path + " /pattern_graph"));
           if (LooksLikeSignature(fp.filed.signature)) entry->second = std::move(fp);
@@ -151,7 +159,8 @@ std::vector<const FiledPattern*> FiledPatterns(const OutLayout& l) {
 constexpr int kFormChecksPerCase = 2;
 
 std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r, Target& target) {
-  const std::vector<const FiledPattern*> patterns = FiledPatterns(l);
+  std::vector<const FiledPattern*> patterns = FiledPatterns(l);
+  std::erase_if(patterns, [&](const FiledPattern* fp) { return fp->rule != r.blame.rule; });
   for (const FiledPattern* fp : patterns) {
     if (fp->filed.kind != FindingKindName(r.kind)) continue;
     if (ContainsPattern(r.graph, fp->graph, r.worst.output)) return fp->filed;
@@ -171,6 +180,19 @@ std::optional<Filed> MatchFiledPattern(const OutLayout& l, const Repro& r, Targe
     } catch (const InputError&) {
       // the rewrite made a case the reference refuses: not this pattern
     }
+  }
+  return std::nullopt;
+}
+
+// A minimized case of the same rule whose graph still holds a filed finding's minimized graph
+// upstream of its worst output: what the minimizer could not remove beside that graph is what
+// kept the case informative (ONNX Runtime's DoubleQDQPairsRemover bug minimizes to Q -> DQ ->
+// Q -> DQ, and also to that chain followed by a Conv, a QLinearAdd or a Q where the chain's
+// own output is a float 0, which judges nothing: 4 folders for one cause). No target run.
+std::optional<Filed> ContainedPattern(const OutLayout& l, const Repro& r) {
+  for (const FiledPattern* fp : FiledPatterns(l)) {
+    if (fp->rule != r.blame.rule || fp->filed.kind != FindingKindName(r.kind)) continue;
+    if (ContainsPattern(r.graph, fp->graph, r.worst.output)) return fp->filed;
   }
   return std::nullopt;
 }
@@ -287,6 +309,17 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   f.kind = std::string(FindingKindName(r.kind));
   f.signature = Signature(r);
   f.pattern = OpChain(r.graph);
+  std::optional<Filed> within;
+  if (SignedByGraph(r)) within = ContainedPattern(l, r);
+  if (within) {
+    // Filed under the finding it holds; its own graph is not recorded as a pattern (one per
+    // signature, the same on every machine).
+    f.signature = within->signature;
+    f.known = within->known;
+    f.duplicate = true;
+    if (slot >= 0) RecordSlot(l, f.bucket, slot, f, nullptr);
+    return f;
+  }
   if (o.known.contains(f.signature)) {
     f.known = true;
   } else {

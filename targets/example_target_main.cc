@@ -31,6 +31,7 @@ struct Flags {
   std::vector<std::string> crash_on, hang_on, garbage_on, unsupported;
   bool no_capabilities = false;
   bool bad_hello = false;
+  bool rules_only = false;       // report rewrites without their nodes, as ONNX Runtime does
   std::string rule_name;         // reported for every rewrite instead of the rule's own name
   std::string error_after_rule;  // answer an error when the optimized run applied this rule
   int decline_over = 0;          // > 0: answer unsupported for graphs with more nodes
@@ -161,7 +162,9 @@ class Server {
         json rw = json::array();
         for (const Rewrite& r : rewrites) {
           const std::string& rule = f_.rule_name.empty() ? r.rule : f_.rule_name;
-          rw.push_back({{"index", r.index}, {"rule", rule}, {"nodes", r.nodes}});
+          rw.push_back({{"index", r.index},
+                        {"rule", rule},
+                        {"nodes", f_.rules_only ? std::vector<std::string>{} : r.nodes}});
         }
         resp["rewrites"] = std::move(rw);
       }
@@ -232,6 +235,8 @@ int Main(int argc, char** argv) {
   app.add_flag("--no-capabilities", f.no_capabilities,
                "announce no capabilities, ignore options, report no rewrites");
   app.add_flag("--bad-hello", f.bad_hello, "announce protocol version 99");
+  app.add_flag("--rules-only", f.rules_only,
+               "report each rewrite's rule but not its nodes (as ONNX Runtime's log does)");
   // Rule names are the target's to choose: paths, spaces, newlines must not hurt fusefuzz.
   app.add_option("--rule-name", f.rule_name, "report every rewrite under this rule name");
   app.add_option("--bad-timings", f.bad_timings, "lie in the timings of --bad-timings-on graphs")

@@ -1,0 +1,91 @@
+// FileFinding's containment merge (docs/campaign.md, "What an unblamed signature keeps"): a
+// minimized case that still holds a filed finding's minimized graph of the same rule, upstream
+// of its worst output, is that finding's duplicate.
+#include "campaign/finding_filing.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "targets/target.h"
+
+namespace fusefuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+Node Unary(Op op, const std::string& in, const std::string& out) {
+  Node n;
+  n.name = "n_" + out;
+  n.op = op;
+  n.inputs = {in};
+  n.output = out;
+  return n;
+}
+
+// x -> Relu -> Sigmoid [-> more ops], worst output `worst`, as the minimizer left it, blamed on
+// `rule` with no nodes named (a target that reports rules only, as ONNX Runtime does).
+Repro Case(const std::vector<Op>& tail, const std::string& rule, const std::string& worst = "") {
+  Repro r;
+  r.target = "embedded";
+  r.kind = FindingKind::kFusion;
+  r.blame.rule = rule;
+  r.blame.rewrite_index = 1;
+  r.graph.inputs.push_back({"x", {1, 1, 1, 4}});
+  r.graph.nodes = {Unary(Op::Relu, "x", "a"), Unary(Op::Sigmoid, "a", "b")};
+  std::string v = "b";
+  for (size_t i = 0; i < tail.size(); ++i) {
+    const std::string out = "t" + std::to_string(i);
+    r.graph.nodes.push_back(Unary(tail[i], v, out));
+    v = out;
+  }
+  r.graph.outputs = {v};
+  r.inputs["x"] = Tensor({1, 1, 1, 4}, {-1.0f, 0.5f, 2.0f, 3.0f});
+  r.worst.output = worst.empty() ? v : worst;
+  r.minimization = {{"nodes_after", r.graph.nodes.size()}};
+  return r;
+}
+
+TEST(FileFinding, AMinimizedCaseHoldingAFiledGraphOfItsRuleIsItsDuplicate) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-filing-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const OutLayout l(dir.string());
+  for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) fs::create_directories(d);
+  FilingOptions o;
+  o.minimize = false;  // the cases come as minimized
+  o.sensitivity_check = false;
+  std::unique_ptr<Target> target = MakeEmbeddedTarget();
+
+  const Filed first = FileFinding(l, o, *target, Case({}, "R"), {"R"}, 1);
+  EXPECT_FALSE(first.duplicate);
+  ASSERT_TRUE(fs::exists(fs::path(l.findings) / first.signature / "repro.json"));
+
+  // The filed chain with a Tanh the minimizer had to keep: the same finding.
+  const Filed more = FileFinding(l, o, *target, Case({Op::Tanh}, "R"), {"R"}, 2);
+  EXPECT_TRUE(more.duplicate);
+  EXPECT_EQ(more.signature, first.signature);
+  // Another rule's case is not (a pattern stands for its own rule only) ...
+  const Filed other = FileFinding(l, o, *target, Case({Op::Tanh}, "S"), {"S"}, 3);
+  EXPECT_FALSE(other.duplicate);
+  EXPECT_NE(other.signature, first.signature);
+  // ... and neither is one whose chain is not what the worst output reads.
+  Repro beside = Case({}, "R");
+  beside.graph.nodes.push_back(Unary(Op::Tanh, "x", "side"));
+  beside.graph.outputs.push_back("side");
+  beside.worst.output = "side";
+  beside.minimization = {{"nodes_after", beside.graph.nodes.size()}};
+  const Filed apart = FileFinding(l, o, *target, beside, {"R"}, 4);
+  EXPECT_FALSE(apart.duplicate);
+  EXPECT_NE(apart.signature, first.signature);
+  // Nor a case the minimizer did not shrink (its graph is not a minimized one).
+  Repro raw = Case({Op::Elu}, "R");
+  raw.minimization = nullptr;
+  EXPECT_NE(FileFinding(l, o, *target, raw, {"R"}, 5).signature, first.signature);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fusefuzz
