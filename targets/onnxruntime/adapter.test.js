@@ -148,6 +148,39 @@ test('an error of the optimized run carries the transformers applied before it',
   }
 });
 
+test('--config gives a session config entry to both runs; a malformed one is refused', async () => {
+  // MLAS's u8s8 conv saturates a pair sum on x86 without VNNI (corpus/onnxruntime/
+  // mlas-qlinearconv-u8s8-saturation.js): 255 * 127 * 2 / 256 = 253, saturated 128.
+  // session.x64quantprecision=1 makes the fused kernel exact on every CPU.
+  const model = path.join(src, 'corpus', 'onnxruntime', 'mlas-qlinearconv-u8s8-saturation.onnx');
+  const raw = Buffer.alloc(8);
+  raw.writeFloatLE(255, 0);
+  raw.writeFloatLE(255, 4);
+  const req = (id, optimize) => ({
+    id, graph: {}, inputs: {x: {shape: [1, 2, 1, 1], b64: raw.toString('base64')}},
+    options: {optimize, pipeline: [], disable: [], only: [], inject: [], bisect_limit: -1,
+      threads: 1},
+    onnx: {model: fs.readFileSync(model).toString('base64'), opset: 17, inputs: ['x']},
+  });
+  const value = (r) => {
+    assert.ok(r.outputs, JSON.stringify(r).slice(0, 300));
+    return Buffer.from(Object.values(r.outputs)[0].b64, 'base64').readFloatLE(0);
+  };
+  const t = await start(['--level', 'all', '--config', 'session.x64quantprecision=1']);
+  try {
+    assert.strictEqual(value(await t.ask(req(1, true))), 253);
+    assert.strictEqual(value(await t.ask(req(2, false))), 253);
+  } finally {
+    await t.close();
+  }
+  for (const bad of ['session.x64quantprecision', 'a.__proto__.b=1', 'x=1', 'a.b=$(id)']) {
+    const r = require('child_process').spawnSync(process.execPath,
+        [path.join(__dirname, 'fusefuzz-ort.js'), '--config', bad], {encoding: 'utf8'});
+    assert.strictEqual(r.status, 2, bad);
+    assert.ok(r.stderr.includes('session config entry KEY=VALUE'), r.stderr);
+  }
+});
+
 test('cases it cannot run are unsupported, bad models are errors', async () => {
   const t = await start(['--level', 'basic']);
   const req = request('op-conv', 1, {});

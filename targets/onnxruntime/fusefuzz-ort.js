@@ -8,7 +8,8 @@
 // names (session option optimization.disable_specified_optimizers). Timing requests (capability
 // bench): one session per request (level "disabled" for optimize false, --level otherwise),
 // intra-op threads options.threads (1 by default), then warmup + timed session.run calls.
-// Flags: --level L (default all), --skip-ops A,B (leave ops out of the hello), --name N.
+// Flags: --level L (default all), --skip-ops A,B (leave ops out of the hello), --name N,
+// --config KEY=VALUE (a session config entry for both runs, repeatable).
 'use strict';
 const {fork} = require('child_process');
 const path = require('path');
@@ -55,8 +56,13 @@ const REWRITE_RULES = ['EliminateIdentity', 'EliminateSlice', 'UnsqueezeEliminat
   'ConvMulFusion', 'ConvBNFusion', 'Pad_Fusion', 'MatmulBNFusion', 'LabelEncoderFusion',
   'ClipQuantFusion', 'ReluQuantFusion'];
 
+// A session config entry (ORT's AddSessionConfigEntry keys, e.g. session.x64quantprecision=1:
+// exact u8s8 kernels on x86 CPUs without VNNI, docs/upstream-bugs.md): given to both runs.
+// Every part starts with a letter (no __proto__).
+const CONFIG_ENTRY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+=[A-Za-z0-9_.:-]{1,64}$/;
+
 function parseArgs(argv) {
-  const o = {level: 'all', skip: [], name: 'onnxruntime'};
+  const o = {level: 'all', skip: [], name: 'onnxruntime', config: {}};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--level' && LEVELS.includes(argv[i + 1])) {
@@ -65,9 +71,15 @@ function parseArgs(argv) {
       o.skip.push(...argv[++i].split(',').filter((s) => s));
     } else if (a === '--name' && argv[i + 1]) {
       o.name = argv[++i];
+    } else if (a === '--config' && CONFIG_ENTRY.test(argv[i + 1] || '')) {
+      const [key, value] = argv[++i].split('=');
+      o.config[key] = value;
     } else {
-      process.stderr.write(`fusefuzz-ort.js: bad argument ${a}\n` +
-          `usage: fusefuzz-ort.js [--level ${LEVELS.join('|')}] [--skip-ops A,B] [--name N]\n`);
+      process.stderr.write(`fusefuzz-ort.js: bad argument ${a}` +
+          (a === '--config' ? ` ${argv[i + 1]} (a session config entry KEY=VALUE, e.g. ` +
+              'session.x64quantprecision=1)' : '') + '\n' +
+          `usage: fusefuzz-ort.js [--level ${LEVELS.join('|')}] [--skip-ops A,B] [--name N]` +
+          ' [--config KEY=VALUE]...\n');
       process.exit(2);
     }
   }
@@ -164,6 +176,7 @@ function handle(req) {
       inputs: req.inputs,
       level: optimize ? opts.level : 'disabled',
       disable: optimize && Array.isArray(o.disable) ? o.disable : [],
+      config: opts.config,
       threads: Number.isInteger(o.threads) && o.threads > 0 ? o.threads : 1,
       wantLog: optimize && opts.level !== 'disabled',
       bench: b ? {warmup: b.warmup, runs: b.runs} : null,

@@ -28,9 +28,19 @@ async function run(msg) {
     // Info level: "GraphTransformer <name> modified: 1" lines, nothing per element.
     logSeverityLevel: msg.wantLog ? 1 : 3,
   };
+  // Session config entries, nested as the binding flattens them ("a.b" is {a: {b: ...}}).
+  const extra = {};
+  const entries = Object.entries(msg.config || {});
   if (msg.disable.length) {
-    options.extra = {optimization: {disable_specified_optimizers: msg.disable.join(';')}};
+    entries.push(['optimization.disable_specified_optimizers', msg.disable.join(';')]);
   }
+  for (const [key, value] of entries) {
+    const parts = key.split('.');
+    let node = extra;
+    for (const p of parts.slice(0, -1)) node = node[p] = node[p] || {};
+    node[parts[parts.length - 1]] = value;
+  }
+  if (entries.length) options.extra = extra;
   const session = await ort.InferenceSession.create(Buffer.from(msg.model, 'base64'), options);
   try {
     const feeds = {};
