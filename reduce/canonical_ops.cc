@@ -56,12 +56,26 @@ bool NodeEligible(const Node& n, int mode) {
   }
 }
 
+// A quantized conv's epilogue is its integer clamp: at most one activation step (Relu, Relu6 or
+// Clip), last (ir/verifier_quant.cc). It may become Relu or go, which keeps it an integer clamp;
+// never a float clamp step, and its residual add stays (it has its own grid). So one QLinearConv
+// bug drawn with Relu, Relu6 or Clip signs as one folder (ORT's u8s8 saturation came as four).
+bool QuantStepEligible(const EpilogueStep& s, int mode) {
+  if (s.kind != EpilogueKind::kActivation) return false;
+  return mode == kDropStep || (mode == kRelu && s.act != Op::Relu);
+}
+
 std::vector<Site> Sites(const Graph& g, int mode) {
   std::vector<Site> out;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (NodeEligible(n, mode)) out.push_back({i, -1});
-    if (!n.quant.empty()) continue;  // a quantized epilogue is the integer kernel's contract
+    if (!n.quant.empty()) {
+      if (!n.epilogue.empty() && QuantStepEligible(n.epilogue.back(), mode)) {
+        out.push_back({i, static_cast<int>(n.epilogue.size()) - 1});
+      }
+      continue;
+    }
     for (size_t k = 0; k < n.epilogue.size(); ++k) {
       if (StepEligible(n.epilogue[k], mode)) out.push_back({i, static_cast<int>(k)});
     }

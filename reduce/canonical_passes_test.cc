@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "ir/quant.h"
 #include "ir/verifier.h"
 #include "optimizer/test_util.h"
 #include "reduce/reduce.h"
@@ -198,6 +199,54 @@ TEST(CanonicalOpsPass, FusedConvAddStepGoesWithItsOperand) {
 // Through the engine: a property that needs a conv output with two uses below a BN (the
 // multi-consumer bug's shape) and one that needs a Relu6 (its activation matters) keep them;
 // everything they do not need goes.
+TEST(CanonicalOpsPass, AQLinearConvsActivationBecomesReluOrGoesButNeverAFloatClamp) {
+  // Q -> QLinearConv(+Relu6) -> DQ: the integer clamp may become Relu or go (both stay valid
+  // QLinearConvs), never a clamp step (ir/verifier_quant.cc refuses one); the residual stays.
+  Rng rng(31);
+  const QuantParams px = PerTensor(QuantType::kUint8, 0.0625, 10);
+  const QuantParams pw = PerTensor(QuantType::kInt8, 0.0078125, 0);
+  const QuantParams py = PerTensor(QuantType::kUint8, 0.125, 0);
+  Node q = MakeNode(Op::QuantizeLinear, "q", {"x"}, "xq");
+  q.quant["y"] = px;
+  Node conv = MakeConv(rng, "conv", "xq", "c", 2, 3, 1);
+  conv.op = Op::QLinearConv;
+  for (float& v : conv.params["W"].data) v = std::round(v * 60);
+  for (float& v : conv.params["B"].data) v = std::round(v * 100);
+  conv.quant = {{"x", px}, {"w", pw}, {"y", py}};
+  EpilogueStep r6;
+  r6.act = Op::Relu6;
+  conv.epilogue = {r6};
+  Node dq = MakeNode(Op::DequantizeLinear, "dq", {"c"}, "y");
+  dq.quant["x"] = py;
+  Graph g = MakeGraph({In("x", {1, 2, 4, 4})}, {q, conv, dq}, {"y"});
+  ReduceCase c{g, RandInputs(rng, g, -1, 1)};
+  ASSERT_TRUE(IsValidCase(c));
+  auto pass = MakeCanonicalOpsPass();
+  ASSERT_EQ(CountTargets(*pass, c, 0), 1);
+  std::optional<ReduceCase> r = ApplyPass(*pass, c, 0, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  ASSERT_EQ(r->graph.nodes[1].epilogue.size(), 1u);
+  EXPECT_EQ(r->graph.nodes[1].epilogue[0].kind, EpilogueKind::kActivation);
+  EXPECT_EQ(r->graph.nodes[1].epilogue[0].act, Op::Relu);
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+  EXPECT_EQ(CountTargets(*pass, c, 1), 0);  // clip
+  EXPECT_EQ(CountTargets(*pass, c, 2), 0);  // relu6-clip
+  ASSERT_EQ(CountTargets(*pass, c, 3), 1);
+  r = ApplyPass(*pass, c, 3, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  EXPECT_TRUE(r->graph.nodes[1].epilogue.empty());
+  EXPECT_LT(SizeOf(*r), SizeOf(c));
+  // A residual add alone is no site: it has its own grid and input.
+  EpilogueStep add;
+  add.kind = EpilogueKind::kAdd;
+  add.input = 1;
+  ReduceCase res = c;
+  res.graph.nodes[1].epilogue = {add};
+  res.graph.nodes[1].inputs.push_back("xq");
+  res.graph.nodes[1].quant["r"] = px;
+  for (int mode = 0; mode < 4; ++mode) EXPECT_EQ(CountTargets(*pass, res, mode), 0) << mode;
+}
+
 TEST(Reduce, OneFormPerPropertyKeepsWhatThePropertyNeeds) {
   Rng rng(26);
   Graph g = MakeGraph(
