@@ -57,12 +57,14 @@ bool NodeEligible(const Node& n, int mode) {
 }
 
 // A quantized conv's epilogue is its integer clamp: at most one activation step (Relu, Relu6 or
-// Clip), last (ir/verifier_quant.cc). It may become Relu or go, which keeps it an integer clamp;
-// never a float clamp step, and its residual add stays (it has its own grid). So one QLinearConv
-// bug drawn with Relu, Relu6 or Clip signs as one folder (ORT's u8s8 saturation came as four).
+// Clip), last (ir/verifier_quant.cc). It may become Relu, go, or (a Relu6) the Clip(0, 6)
+// activation it is, which keeps it an integer clamp; never a float clamp step, and its residual
+// add stays (it has its own grid). So one QLinearConv bug drawn with Relu, Relu6 or Clip signs
+// as one folder (ORT's u8s8 saturation came as four, QNNPACK's clamp bug as Relu6 and Clip).
 bool QuantStepEligible(const EpilogueStep& s, int mode) {
   if (s.kind != EpilogueKind::kActivation) return false;
-  return mode == kDropStep || (mode == kRelu && s.act != Op::Relu);
+  return mode == kDropStep || (mode == kRelu && s.act != Op::Relu) ||
+         (mode == kRelu6Clip && s.act == Op::Relu6);
 }
 
 std::vector<Site> Sites(const Graph& g, int mode) {
@@ -148,6 +150,9 @@ class CanonicalOpsPass final : public ReducePass {
         if (dropped.kind == EpilogueKind::kAdd) DropAddOperand(n, dropped.input);
       } else if (mode == kRelu) {
         *step = EpilogueStep{};  // an activation step, Relu
+      } else if (!n.quant.empty()) {
+        step->act = Op::Clip;  // relu6-clip on an integer clamp: still an activation step
+        step->attrs = ClipBounds(mode);
       } else {
         step->kind = EpilogueKind::kClamp;
         step->attrs = ClipBounds(mode);

@@ -199,7 +199,7 @@ TEST(CanonicalOpsPass, FusedConvAddStepGoesWithItsOperand) {
 // Through the engine: a property that needs a conv output with two uses below a BN (the
 // multi-consumer bug's shape) and one that needs a Relu6 (its activation matters) keep them;
 // everything they do not need goes.
-TEST(CanonicalOpsPass, AQLinearConvsActivationBecomesReluOrGoesButNeverAFloatClamp) {
+TEST(CanonicalOpsPass, AQLinearConvsActivationBecomesReluClipOrGoesButNeverAFloatClamp) {
   // Q -> QLinearConv(+Relu6) -> DQ: the integer clamp may become Relu or go (both stay valid
   // QLinearConvs), never a clamp step (ir/verifier_quant.cc refuses one); the residual stays.
   Rng rng(31);
@@ -229,8 +229,15 @@ TEST(CanonicalOpsPass, AQLinearConvsActivationBecomesReluOrGoesButNeverAFloatCla
   EXPECT_EQ(r->graph.nodes[1].epilogue[0].kind, EpilogueKind::kActivation);
   EXPECT_EQ(r->graph.nodes[1].epilogue[0].act, Op::Relu);
   EXPECT_LT(SizeOf(*r), SizeOf(c));
-  EXPECT_EQ(CountTargets(*pass, c, 1), 0);  // clip
-  EXPECT_EQ(CountTargets(*pass, c, 2), 0);  // relu6-clip
+  EXPECT_EQ(CountTargets(*pass, c, 1), 0);  // clip: only Relu, Relu6 and Clip are here
+  // relu6-clip: the Clip(0, 6) activation it is, the same integers.
+  ASSERT_EQ(CountTargets(*pass, c, 2), 1);
+  r = ApplyPass(*pass, c, 2, 0, 1);
+  ASSERT_TRUE(r && IsValidCase(*r));
+  EXPECT_EQ(r->graph.nodes[1].epilogue[0].kind, EpilogueKind::kActivation);
+  EXPECT_EQ(r->graph.nodes[1].epilogue[0].act, Op::Clip);
+  ExpectSameValues(c, *r, "y", 0);
+  EXPECT_EQ(CountTargets(*pass, *r, 2), 0);
   ASSERT_EQ(CountTargets(*pass, c, 3), 1);
   r = ApplyPass(*pass, c, 3, 0, 1);
   ASSERT_TRUE(r && IsValidCase(*r));
