@@ -102,7 +102,10 @@ Kernels KernelsOf() {
 }  // namespace
 
 void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
-  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads)) return;
+  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads) ||
+      RunDepthwiseAvx2(pk, p, threads)) {
+    return;
+  }
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;
   const bool flat = p.stride_h == 1 && p.stride_w == 1;
   const int64_t sw = p.stride_w;

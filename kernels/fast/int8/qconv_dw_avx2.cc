@@ -1,0 +1,313 @@
+// The depthwise kernel of the AVX2 copy (docs/kernels.md, "Int8", depthwise): dilation 1, any
+// kernel size, stride_w up to 4. Each input plane is copied once into a zero-point-bordered byte
+// plane (one per stride_w column phase), then into a plane of *pair words*: word k holds bytes k
+// and k + 1 of its phase as two int16. Two taps of a kernel row that are adjacent in one phase
+// (kx and kx + stride_w) then read one word, so one `vpmaddwd` against the word
+// (w[ky][kx], w[ky][kx + sw]) does both taps for 8 outputs, exactly (|x| <= 255, |w| <= 128:
+// each pair sum is at most 65280 in magnitude; no int16 saturation as with vpmaddubsw). A tap
+// without a partner uses (w, 0). A 3x3 kernel is 6 multiply-adds per 8 outputs instead of 9, and
+// the word plane is read straight from memory. Outputs are rows of 8-lane vectors (7-wide rows
+// waste one lane, where a flattened grid would need a compaction per plane), four at a time for
+// four independent chains, requantized in registers and stored straight to the NCHW row: the
+// lanes past a row's end land in the next row, which is stored after; only a plane's last vector
+// goes through a lane buffer. Raw bytes are multiplied (int8 sign-extended), and
+// offset = bias - zx * sum(w) (QPacked::offset) undoes the zero point.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/fast/fast_ops.h"
+#include "kernels/fast/int8/qkernels.h"
+#include "kernels/fast/int8/qsimd.h"
+
+namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+namespace {
+
+using int8::QConvProblem;
+using int8::QStorage;
+
+constexpr int kVecs = 4;       // independent accumulator chains per step
+constexpr int kMaxPairs = 64;  // pair words per output channel handled here (7x7 stride 1: 28)
+
+// One multiply-add of the kernel: the pair word at `off` (words from the vector's base) of
+// phase `phase`, taps t0 and t1 (t1 < 0: a single tap, weight 0 in the high half).
+struct Pair {
+  int64_t phase = 0, off = 0, t0 = 0, t1 = -1;
+};
+
+// The thread's buffers, grown as needed and kept: no allocation per task.
+struct Buffers {
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> words;
+};
+Buffers& ThreadBuffers() {
+  thread_local Buffers b;
+  return b;
+}
+template <typename T>
+T* Grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// Short row copies without a libc call and without reading past the row: overlapping 8- or
+// 4-byte moves.
+inline void CopyRow(uint8_t* d, const uint8_t* s, int64_t n) {
+  if (n >= 8) {
+    for (int64_t i = 0; i + 8 < n; i += 8) std::memcpy(d + i, s + i, 8);
+    std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(d, s, 4);
+    std::memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
+// Pair words of n bytes (n a multiple of 8; bytes readable to b[n]): word k = (b[k], b[k + 1]).
+template <bool kSigned>
+void PairWords(const uint8_t* b, int64_t n, int32_t* w) {
+  for (int64_t k = 0; k < n; k += 8) {
+    const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + k));
+    const __m128i hi = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + k + 1));
+    const __m128i u = _mm_unpacklo_epi8(lo, hi);
+    const __m256i v = kSigned ? _mm256_cvtepi8_epi16(u) : _mm256_cvtepu8_epi16(u);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + k), v);
+  }
+}
+
+// The output plane's shape, by value (the kernels keep it in registers: a pointer to the
+// problem would be reloaded after every store, which could alias it).
+struct Plane {
+  int64_t nv = 0;     // vectors per output row
+  int64_t rstep = 0;  // words from one output row's inputs to the next: stride_h * wq
+  int64_t ow = 0, opix = 0;
+};
+
+// Stores one vector's outputs (bytes, or int32 with y32) at index yi of the plane, whole
+// vectors where the overrun stays inside the plane (the next vector's to write, stored after
+// it), else n lanes through a lane buffer.
+inline void Emit(const Plane& g, const Requant& r, V acc, int64_t yi, int64_t n, uint8_t* y,
+                 int32_t* y32, const uint8_t* res) {
+  if (yi + kLanes <= g.opix) {
+    if (y32) return Store(y32 + yi, Add(acc, Set1(r.offset)));
+    return RequantStore(r, acc, res ? res + yi : nullptr, y + yi);
+  }
+  const size_t rest = static_cast<size_t>(n);
+  if (y32) {
+    alignas(32) int32_t out[kLanes];
+    Store(out, Add(acc, Set1(r.offset)));
+    std::memcpy(y32 + yi, out, rest * sizeof(int32_t));
+    return;
+  }
+  alignas(32) uint8_t rb[kLanes] = {}, yb[kLanes];
+  if (res) std::memcpy(rb, res + yi, rest);
+  RequantStore(r, acc, res ? rb : nullptr, yb);
+  std::memcpy(y + yi, yb, rest);
+}
+
+// Output vectors [v, v + NV) of one channel (vector v: row v / nv, columns from
+// (v % nv) * 8), NP pairs (0: np at run time), in order.
+template <int NP, int NV>
+inline void Step(const Plane g, const int32_t* const* src, const V* w, int np, const Requant& r,
+                 int64_t v, uint8_t* y, int32_t* y32, const uint8_t* res) {
+  const int n = NP ? NP : np;
+  int64_t oy = v / g.nv, ox = (v % g.nv) * kLanes;
+  int64_t base[NV], yi[NV], cnt[NV];
+  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
+    base[i] = oy * g.rstep + ox;
+    yi[i] = oy * g.ow + ox;
+    cnt[i] = std::min<int64_t>(kLanes, g.ow - ox);
+    ox += kLanes;
+    if (ox == g.nv * kLanes) ox = 0, ++oy;
+  }
+  V acc[NV];
+  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) acc[i] = Zero();
+  _Pragma("GCC unroll 8") for (int j = 0; j < n; ++j) {
+    _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
+      acc[i] = MAdd(acc[i], Load(src[j] + base[i]), w[j]);
+    }
+  }
+  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
+    Emit(g, r, acc[i], yi[i], cnt[i], y, y32, res);
+  }
+}
+
+// One output channel, kVecs vectors per step. The last step, when the count is not a multiple,
+// is the plane's last kVecs vectors again: the vectors it repeats are stored again with the
+// same values, and each vector's overrun is still overwritten by the next one in that step.
+// The pair pointers and weights are copied to locals so that a fixed NP keeps them in registers.
+template <int NP>
+void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, const Requant& r,
+             uint8_t* y, int32_t* y32, const uint8_t* res) {
+  constexpr int kMax = NP ? NP : kMaxPairs;
+  const int n = NP ? NP : np;
+  const int32_t* src[kMax];
+  V w[kMax];
+  for (int j = 0; j < n; ++j) src[j] = srcs[j], w[j] = wvs[j];
+  const int64_t nvec = g.opix / g.ow * g.nv;
+  if (nvec < kVecs) {
+    for (int64_t v = 0; v < nvec; ++v) Step<NP, 1>(g, src, w, np, r, v, y, y32, res);
+    return;
+  }
+  for (int64_t v = 0;; v += kVecs) {
+    const int64_t at = std::min(v, nvec - kVecs);
+    Step<NP, kVecs>(g, src, w, np, r, at, y, y32, res);
+    if (at + kVecs == nvec) break;
+  }
+}
+
+// What a task needs of the problem, by value (see Plane).
+struct Task {
+  Plane g;
+  const Pair* pairs = nullptr;
+  int np = 0;
+  int64_t wq = 0, words = 0, bytes = 0, sw = 1;
+  int64_t q0[4] = {}, q1[4] = {}, y0 = 0, y1 = 0;
+  int64_t pad_top = 0, pad_left = 0, iw = 0, ich = 0, mg = 1, taps = 1;
+  uint8_t pad = 0;
+  bool is_signed = false;
+};
+
+// Channel ci's rows into byte plane `plane` (its border already holds the pad value).
+void CopyRows(const Task& t, const uint8_t* in, uint8_t* plane) {
+  const int64_t wq = t.wq, iw = t.iw, sw = t.sw, pad_left = t.pad_left;
+  const int64_t y0 = t.y0, y1 = t.y1, top = t.pad_top, bytes = t.bytes;
+  for (int64_t ph = 0; ph < sw; ++ph) {
+    const int64_t a0 = t.q0[ph], a1 = t.q1[ph];
+    uint8_t* row = plane + ph * bytes + y0 * wq;
+    const uint8_t* irow = in + (y0 - top) * iw;
+    for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) {
+      if (sw == 1) {
+        CopyRow(row + a0, irow + (a0 - pad_left), a1 - a0);
+        continue;
+      }
+      for (int64_t q = a0; q < a1; ++q) row[q] = irow[q * sw + ph - pad_left];
+    }
+  }
+}
+
+// Input channels [c0, c1) of image b, as a pipeline: channel ci + 2's rows are copied into one
+// byte plane, ci + 1's pair words made from the other, and ci computed from the words made one
+// channel earlier. So no load reads bytes or words just stored (a load spanning recent narrower
+// or misaligned stores cannot take its data from them and waits until they retire).
+void RunTask(const Task& t, const QPacked& pk, const QConvProblem& p, int64_t b, int64_t c0,
+             int64_t c1) {
+  const int64_t sw = t.sw, bytes = t.bytes, words = t.words, np = t.np;
+  Buffers& buf = ThreadBuffers();
+  uint8_t* planes = Grow(buf.bytes, static_cast<size_t>(2 * sw * bytes));
+  int32_t* wplanes = Grow(buf.words, static_cast<size_t>(2 * sw * words));
+  std::memset(planes, t.pad, static_cast<size_t>(2 * sw * bytes));
+  const uint8_t* x = p.x + b * p.c * t.ich;
+  const auto pair_words = t.is_signed ? PairWords<true> : PairWords<false>;
+  auto make_words = [&](int64_t ci) {  // byte plane ci % 2 into word plane ci % 2
+    for (int64_t ph = 0; ph < sw; ++ph) {
+      pair_words(planes + ((ci & 1) * sw + ph) * bytes, words,
+                 wplanes + ((ci & 1) * sw + ph) * words);
+    }
+  };
+  CopyRows(t, x + c0 * t.ich, planes);
+  if (c0 + 1 < c1) CopyRows(t, x + (c0 + 1) * t.ich, planes + ((c0 + 1) & 1) * sw * bytes);
+  make_words(c0);
+  const int32_t* src[2][kMaxPairs];
+  for (int i = 0; i < np; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      src[k][i] = wplanes + (k * sw + t.pairs[i].phase) * words + t.pairs[i].off;
+    }
+  }
+  // The pair words of each channel's weights (int16 weights in the low halves of pk.w).
+  alignas(32) V wv[kMaxPairs];
+  const int64_t ybase0 = b * p.m * t.g.opix;
+  for (int64_t ci = c0; ci < c1; ++ci) {
+    if (ci + 1 < c1) make_words(ci + 1);  // before ci + 2's copy overwrites its bytes
+    if (ci + 2 < c1) CopyRows(t, x + (ci + 2) * t.ich, planes + (ci & 1) * sw * bytes);
+    for (int64_t j = 0; j < t.mg; ++j) {
+      const int64_t oc = ci * t.mg + j;
+      const int32_t* w = pk.w.data() + oc * t.taps;
+      for (int i = 0; i < np; ++i) {
+        const uint32_t hi = t.pairs[i].t1 < 0 ? 0u : static_cast<uint32_t>(w[t.pairs[i].t1]);
+        wv[i] = Set1(static_cast<int32_t>(static_cast<uint32_t>(w[t.pairs[i].t0]) | hi << 16));
+      }
+      const Requant r = RequantOf(p, oc, pk.offset[static_cast<size_t>(oc)]);
+      const int64_t ybase = ybase0 + oc * t.g.opix;
+      uint8_t* y = p.y_int32 ? nullptr : p.y + ybase;
+      int32_t* y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
+      const uint8_t* res = p.residual && !p.y_int32 ? p.residual + ybase : nullptr;
+      if (np == 6) {  // 3x3 at stride 1 or 2
+        Channel<6>(t.g, src[ci & 1], wv, 6, r, y, y32, res);
+      } else {
+        Channel<0>(t.g, src[ci & 1], wv, static_cast<int>(np), r, y, y32, res);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool RunDepthwiseAvx2(const QPacked& pk, const QConvProblem& p, int threads) {
+  const int64_t sw = p.stride_w;
+  if (p.dilation_h != 1 || p.dilation_w != 1 || sw < 1 || sw > 4) return false;
+  // The pairs: per kernel row and column phase, that phase's taps kx = ph, ph + sw, ... two at
+  // a time (adjacent words of the phase), a last odd one alone.
+  Pair pairs[kMaxPairs];
+  int np = 0;
+  for (int64_t ky = 0; ky < p.kh; ++ky) {
+    for (int64_t ph = 0; ph < sw && ph < p.kw; ++ph) {
+      for (int64_t kx = ph; kx < p.kw; kx += 2 * sw) {
+        if (np == kMaxPairs) return false;
+        Pair& pr = pairs[np++];
+        pr.phase = ph;
+        pr.t0 = ky * p.kw + kx;
+        pr.t1 = kx + sw < p.kw ? pr.t0 + sw : -1;
+        pr.off = ky;  // the kernel row; made a word offset once wq is known
+      }
+    }
+  }
+  // A phase row holds every column a vector's lanes read (junk lanes included) and the high
+  // byte of the last pair word: nv * 8 + (kw - 1) / sw + 1 columns.
+  Task t;
+  t.g.nv = (p.ow + kLanes - 1) / kLanes;
+  t.g.ow = p.ow;
+  t.g.opix = p.oh * p.ow;
+  t.wq = t.g.nv * kLanes + (p.kw - 1) / sw + 1;
+  t.g.rstep = p.stride_h * t.wq;
+  const int64_t hp = (p.oh - 1) * p.stride_h + p.kh;  // padded rows read
+  for (int i = 0; i < np; ++i) pairs[i].off = pairs[i].off * t.wq + (pairs[i].t0 % p.kw) / sw;
+  t.pairs = pairs;
+  t.np = np;
+  t.words = (hp * t.wq + kLanes - 1) / kLanes * kLanes;  // per phase
+  t.bytes = t.words + 16;                                // PairWords reads byte `words`
+  t.pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
+  t.is_signed = p.x_type == QStorage::kInt8;
+  t.sw = sw;
+  // Each phase's columns inside the input, [q0, q1), and rows [y0, y1): the rest is border,
+  // written once per buffer.
+  for (int64_t ph = 0; ph < sw; ++ph) {
+    const int64_t first = p.pad_left - ph, last = p.pad_left + p.w - ph;  // q * sw in [f, l)
+    t.q0[ph] = std::clamp<int64_t>(first <= 0 ? 0 : (first + sw - 1) / sw, 0, t.wq);
+    t.q1[ph] = std::clamp<int64_t>(last <= 0 ? 0 : (last + sw - 1) / sw, t.q0[ph], t.wq);
+  }
+  t.y0 = std::clamp<int64_t>(p.pad_top, 0, hp);
+  t.y1 = std::clamp<int64_t>(p.pad_top + p.h, t.y0, hp);
+  t.pad_top = p.pad_top;
+  t.pad_left = p.pad_left;
+  t.iw = p.w;
+  t.ich = p.h * p.w;
+  t.mg = p.m / p.group;
+  t.taps = p.kh * p.kw;
+  constexpr int64_t kChunk = 16;  // input channels per task
+  const int64_t chunks = (p.c + kChunk - 1) / kChunk;
+  ParallelFor(threads, p.n * chunks, [&](int64_t task) {
+    const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
+    RunTask(t, pk, p, b, c0, std::min(p.c, c0 + kChunk));
+  });
+  return true;
+}
+
+#else
+
+bool RunDepthwiseAvx2(const QPacked&, const int8::QConvProblem&, int) { return false; }
+
+#endif
+}  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8
