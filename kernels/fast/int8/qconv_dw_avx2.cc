@@ -107,54 +107,117 @@ inline void Emit(const Plane& g, const Requant& r, V acc, int64_t yi, int64_t n,
   std::memcpy(y + yi, yb, rest);
 }
 
-// Output vectors [v, v + NV) of one channel (vector v: row v / nv, columns from
-// (v % nv) * 8), NP pairs (0: np at run time), in order.
-template <int NP, int NV>
-inline void Step(const Plane g, const int32_t* const* src, const V* w, int np, const Requant& r,
-                 int64_t v, uint8_t* y, int32_t* y32, const uint8_t* res) {
-  const int n = NP ? NP : np;
-  int64_t oy = v / g.nv, ox = (v % g.nv) * kLanes;
-  int64_t base[NV], yi[NV], cnt[NV];
-  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
-    base[i] = oy * g.rstep + ox;
-    yi[i] = oy * g.ow + ox;
-    cnt[i] = std::min<int64_t>(kLanes, g.ow - ox);
-    ox += kLanes;
-    if (ox == g.nv * kLanes) ox = 0, ++oy;
+// What a channel's vectors are stored as: bytes, bytes with a residual, or int32 (y_int32).
+enum class Out : uint8_t { kBytes, kResidual, kInt32 };
+
+// The requantization's constants as vectors, once per channel (RequantStore's operations in
+// its order; the offset is where the accumulator starts, which is the same int32 sum).
+struct Consts {
+  F mul, lo, hi, rmul;
+  V zy, rz;
+  bool rsigned, ysigned;
+  explicit Consts(const Requant& r, bool y_signed)
+      : mul(SetF(r.multiplier)),
+        lo(SetF(r.lo)),
+        hi(SetF(r.hi)),
+        rmul(SetF(r.residual_multiplier)),
+        zy(Set1(r.y_zero_point)),
+        rz(Set1(r.residual_zero_point)),
+        rsigned(r.residual_signed),
+        ysigned(y_signed) {}
+};
+
+template <Out kOut>
+inline V Requantize(const Consts& k, V acc, const uint8_t* res) {
+  F v = Mul(ToFloat(acc), k.mul);
+  if (kOut == Out::kResidual) {
+    v = AddF(v, Mul(ToFloat(Sub(Load8(res, k.rsigned), k.rz)), k.rmul));
   }
-  V acc[NV];
-  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) acc[i] = Zero();
-  _Pragma("GCC unroll 8") for (int j = 0; j < n; ++j) {
-    _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
-      acc[i] = MAdd(acc[i], Load(src[j] + base[i]), w[j]);
-    }
-  }
-  _Pragma("GCC unroll 4") for (int i = 0; i < NV; ++i) {
-    Emit(g, r, acc[i], yi[i], cnt[i], y, y32, res);
-  }
+  return Add(Round(MinF(MaxF(v, k.lo), k.hi)), k.zy);
 }
 
-// One output channel, kVecs vectors per step. The last step, when the count is not a multiple,
-// is the plane's last kVecs vectors again: the vectors it repeats are stored again with the
-// same values, and each vector's overrun is still overwritten by the next one in that step.
-// The pair pointers and weights are copied to locals so that a fixed NP keeps them in registers.
-template <int NP>
+// One output channel, kVecs vectors per step, walked in order (vector v: row v / nv, columns
+// from (v % nv) * 8). When the count is not a multiple of kVecs the last step is the plane's
+// last kVecs vectors again: the vectors it repeats get the same values, and each vector's
+// overrun is still overwritten by the next one, stored after it. A step's 4 vectors are packed
+// to bytes together (exact: the values are already within the output type, so the saturating
+// packs keep them) and stored as one 32-byte store where they are consecutive, else as four
+// 8-byte stores in order; the plane's last step goes through Emit (no overrun past the plane).
+// The pair pointers and weights are copied to locals so that a fixed NP keeps them in
+// registers. r.offset is the accumulators' start (acc + offset: the same int32 sum).
+template <int NP, Out kOut>
 void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, const Requant& r,
-             uint8_t* y, int32_t* y32, const uint8_t* res) {
+             const Consts& k, uint8_t* y, int32_t* y32, const uint8_t* res) {
   constexpr int kMax = NP ? NP : kMaxPairs;
   const int n = NP ? NP : np;
   const int32_t* src[kMax];
   V w[kMax];
   for (int j = 0; j < n; ++j) src[j] = srcs[j], w[j] = wvs[j];
-  const int64_t nvec = g.opix / g.ow * g.nv;
-  if (nvec < kVecs) {
-    for (int64_t v = 0; v < nvec; ++v) Step<NP, 1>(g, src, w, np, r, v, y, y32, res);
+  const V off = Set1(r.offset);
+  const int64_t nvec = g.opix / g.ow * g.nv, rowv = g.nv * kLanes;
+  Requant r0 = r;  // Emit's view: the accumulators passed to it start at 0
+  r0.offset = 0;
+  if (nvec < kVecs) {  // at most 3 vectors: each through Emit
+    int64_t ox = 0, brow = 0, yrow = 0;
+    for (int64_t v = 0; v < nvec; ++v) {
+      V acc = off;
+      for (int j = 0; j < n; ++j) acc = MAdd(acc, Load(src[j] + brow + ox), w[j]);
+      Emit(g, r0, acc, yrow + ox, std::min<int64_t>(kLanes, g.ow - ox), y, y32, res);
+      ox += kLanes;
+      if (ox == rowv) ox = 0, brow += g.rstep, yrow += g.ow;
+    }
     return;
   }
+  int64_t ox = 0, brow = 0, yrow = 0;  // the next vector's column, word row and output row
   for (int64_t v = 0;; v += kVecs) {
-    const int64_t at = std::min(v, nvec - kVecs);
-    Step<NP, kVecs>(g, src, w, np, r, at, y, y32, res);
-    if (at + kVecs == nvec) break;
+    if (v > nvec - kVecs) {  // the overlapping last step: its first vector's place
+      v = nvec - kVecs;
+      const int64_t oy = v / g.nv;
+      ox = (v % g.nv) * kLanes, brow = oy * g.rstep, yrow = oy * g.ow;
+    }
+    int64_t base[kVecs], yi[kVecs];
+    _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+      base[i] = brow + ox;
+      yi[i] = yrow + ox;
+      ox += kLanes;
+      if (ox == rowv) ox = 0, brow += g.rstep, yrow += g.ow;
+    }
+    V acc[kVecs];
+    _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) acc[i] = off;
+    _Pragma("GCC unroll 8") for (int j = 0; j < n; ++j) {
+      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+        acc[i] = MAdd(acc[i], Load(src[j] + base[i]), w[j]);
+      }
+    }
+    const bool last = v + kVecs == nvec;
+    if (last && yi[kVecs - 1] + kLanes > g.opix) {
+      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+        Emit(g, r0, acc[i], yi[i], std::min<int64_t>(kLanes, g.opix - yi[i]), y, y32, res);
+      }
+      break;
+    }
+    if (kOut == Out::kInt32) {
+      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) Store(y32 + yi[i], acc[i]);
+    } else {
+      V q[kVecs];
+      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+        q[i] = Requantize<kOut>(k, acc[i], kOut == Out::kResidual ? res + yi[i] : nullptr);
+      }
+      // Words: [q0 0-3, q1 0-3 | q0 4-7, q1 4-7]; bytes: dword i of each half is q_i's 4.
+      const V ab = _mm256_packs_epi32(q[0], q[1]), cd = _mm256_packs_epi32(q[2], q[3]);
+      const V b8 = k.ysigned ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
+      const V o = _mm256_permutevar8x32_epi32(b8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+      if (yi[3] == yi[0] + 3 * kLanes) {
+        Store(y + yi[0], o);
+      } else {
+        const __m128i o01 = _mm256_castsi256_si128(o), o23 = _mm256_extracti128_si256(o, 1);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(y + yi[0]), o01);
+        _mm_storeh_pd(reinterpret_cast<double*>(y + yi[1]), _mm_castsi128_pd(o01));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(y + yi[2]), o23);
+        _mm_storeh_pd(reinterpret_cast<double*>(y + yi[3]), _mm_castsi128_pd(o23));
+      }
+    }
+    if (last) break;
   }
 }
 
@@ -167,7 +230,7 @@ struct Task {
   int64_t q0[4] = {}, q1[4] = {}, y0 = 0, y1 = 0;
   int64_t pad_top = 0, pad_left = 0, iw = 0, ich = 0, mg = 1, taps = 1;
   uint8_t pad = 0;
-  bool is_signed = false;
+  bool is_signed = false, y_signed = false;
 };
 
 // Channel ci's rows into byte plane `plane` (its border already holds the pad value).
@@ -234,10 +297,34 @@ void RunTask(const Task& t, const QPacked& pk, const QConvProblem& p, int64_t b,
       uint8_t* y = p.y_int32 ? nullptr : p.y + ybase;
       int32_t* y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
       const uint8_t* res = p.residual && !p.y_int32 ? p.residual + ybase : nullptr;
+      const Consts k(r, t.y_signed);
+      const Out out = y32 ? Out::kInt32 : res ? Out::kResidual : Out::kBytes;
+      const int32_t* const* s = src[ci & 1];
+      const int n = static_cast<int>(np);
       if (np == 6) {  // 3x3 at stride 1 or 2
-        Channel<6>(t.g, src[ci & 1], wv, 6, r, y, y32, res);
-      } else {
-        Channel<0>(t.g, src[ci & 1], wv, static_cast<int>(np), r, y, y32, res);
+        switch (out) {
+          case Out::kBytes:
+            Channel<6, Out::kBytes>(t.g, s, wv, n, r, k, y, y32, res);
+            break;
+          case Out::kResidual:
+            Channel<6, Out::kResidual>(t.g, s, wv, n, r, k, y, y32, res);
+            break;
+          case Out::kInt32:
+            Channel<6, Out::kInt32>(t.g, s, wv, n, r, k, y, y32, res);
+            break;
+        }
+        continue;
+      }
+      switch (out) {
+        case Out::kBytes:
+          Channel<0, Out::kBytes>(t.g, s, wv, n, r, k, y, y32, res);
+          break;
+        case Out::kResidual:
+          Channel<0, Out::kResidual>(t.g, s, wv, n, r, k, y, y32, res);
+          break;
+        case Out::kInt32:
+          Channel<0, Out::kInt32>(t.g, s, wv, n, r, k, y, y32, res);
+          break;
       }
     }
   }
@@ -248,6 +335,10 @@ void RunTask(const Task& t, const QPacked& pk, const QConvProblem& p, int64_t b,
 bool RunDepthwiseAvx2(const QPacked& pk, const QConvProblem& p, int threads) {
   const int64_t sw = p.stride_w;
   if (p.dilation_h != 1 || p.dilation_w != 1 || sw < 1 || sw > 4) return false;
+  // The byte packing saturates to the output type: the clamp bounds must lie within it.
+  if (!p.y_int32 && (p.y_min < int8::QMin(p.y_type) || p.y_max > int8::QMax(p.y_type))) {
+    return false;
+  }
   // The pairs: per kernel row and column phase, that phase's taps kx = ph, ph + sw, ... two at
   // a time (adjacent words of the phase), a last odd one alone.
   Pair pairs[kMaxPairs];
@@ -280,6 +371,7 @@ bool RunDepthwiseAvx2(const QPacked& pk, const QConvProblem& p, int threads) {
   t.bytes = t.words + 16;                                // PairWords reads byte `words`
   t.pad = static_cast<uint8_t>(p.x_zero_point & 0xFF);
   t.is_signed = p.x_type == QStorage::kInt8;
+  t.y_signed = p.y_type == QStorage::kInt8;
   t.sw = sw;
   // Each phase's columns inside the input, [q0, q1), and rows [y0, y1): the rest is border,
   // written once per buffer.
