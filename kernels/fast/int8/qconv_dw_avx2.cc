@@ -65,15 +65,35 @@ inline void CopyRow(uint8_t* d, const uint8_t* s, int64_t n) {
   }
 }
 
+// At most 8 bytes (a vector's lanes), as CopyRow.
+inline void CopyLanes(uint8_t* d, const uint8_t* s, int64_t n) {
+  if (n == 8) {
+    std::memcpy(d, s, 8);
+  } else if (n >= 4) {
+    std::memcpy(d, s, 4);
+    std::memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
 // Pair words of n bytes (n a multiple of 8; bytes readable to b[n]): word k = (b[k], b[k + 1]).
 template <bool kSigned>
 void PairWords(const uint8_t* b, int64_t n, int32_t* w) {
-  for (int64_t k = 0; k < n; k += 8) {
+  auto widen = [](__m128i u) {
+    return kSigned ? _mm256_cvtepi8_epi16(u) : _mm256_cvtepu8_epi16(u);
+  };
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k + 1));
+    Store(w + k, widen(_mm_unpacklo_epi8(lo, hi)));
+    Store(w + k + 8, widen(_mm_unpackhi_epi8(lo, hi)));
+  }
+  if (k < n) {
     const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + k));
     const __m128i hi = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + k + 1));
-    const __m128i u = _mm_unpacklo_epi8(lo, hi);
-    const __m256i v = kSigned ? _mm256_cvtepi8_epi16(u) : _mm256_cvtepu8_epi16(u);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + k), v);
+    Store(w + k, widen(_mm_unpacklo_epi8(lo, hi)));
   }
 }
 
@@ -190,24 +210,46 @@ void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, co
       }
     }
     const bool last = v + kVecs == nvec;
-    if (last && yi[kVecs - 1] + kLanes > g.opix) {
-      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
-        Emit(g, r0, acc[i], yi[i], std::min<int64_t>(kLanes, g.opix - yi[i]), y, y32, res);
-      }
-      break;
-    }
+    // The plane's last vectors may reach past it: their residual comes through a lane buffer
+    // and they are stored in part (the plane's lanes), still in order.
+    const bool tail = last && yi[kVecs - 1] + kLanes > g.opix;
     if (kOut == Out::kInt32) {
-      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) Store(y32 + yi[i], acc[i]);
+      _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+        if (!tail || yi[i] + kLanes <= g.opix) {
+          Store(y32 + yi[i], acc[i]);
+          continue;
+        }
+        alignas(32) int32_t out[kLanes];
+        Store(out, acc[i]);
+        std::memcpy(y32 + yi[i], out, static_cast<size_t>(g.opix - yi[i]) * sizeof(int32_t));
+      }
     } else {
+      const uint8_t* rp[kVecs] = {};
+      alignas(16) uint8_t rb[kVecs][kLanes] = {};
+      if (kOut == Out::kResidual) {
+        _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+          rp[i] = res + yi[i];
+          if (tail && yi[i] + kLanes > g.opix) {
+            CopyLanes(rb[i], rp[i], g.opix - yi[i]);
+            rp[i] = rb[i];
+          }
+        }
+      }
       V q[kVecs];
       _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
-        q[i] = Requantize<kOut>(k, acc[i], kOut == Out::kResidual ? res + yi[i] : nullptr);
+        q[i] = Requantize<kOut>(k, acc[i], rp[i]);
       }
       // Words: [q0 0-3, q1 0-3 | q0 4-7, q1 4-7]; bytes: dword i of each half is q_i's 4.
       const V ab = _mm256_packs_epi32(q[0], q[1]), cd = _mm256_packs_epi32(q[2], q[3]);
       const V b8 = k.ysigned ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
       const V o = _mm256_permutevar8x32_epi32(b8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-      if (yi[3] == yi[0] + 3 * kLanes) {
+      if (tail) {
+        alignas(32) uint8_t out[kVecs * kLanes];
+        Store(out, o);
+        _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
+          CopyLanes(y + yi[i], out + i * kLanes, std::min<int64_t>(kLanes, g.opix - yi[i]));
+        }
+      } else if (yi[3] == yi[0] + 3 * kLanes) {
         Store(y + yi[0], o);
       } else {
         const __m128i o01 = _mm256_castsi256_si128(o), o23 = _mm256_extracti128_si256(o, 1);
@@ -238,15 +280,31 @@ void CopyRows(const Task& t, const uint8_t* in, uint8_t* plane) {
   const int64_t wq = t.wq, iw = t.iw, sw = t.sw, pad_left = t.pad_left;
   const int64_t y0 = t.y0, y1 = t.y1, top = t.pad_top, bytes = t.bytes;
   for (int64_t ph = 0; ph < sw; ++ph) {
-    const int64_t a0 = t.q0[ph], a1 = t.q1[ph];
-    uint8_t* row = plane + ph * bytes + y0 * wq;
+    const int64_t a0 = t.q0[ph], n = t.q1[ph] - a0;
+    uint8_t* row = plane + ph * bytes + y0 * wq + a0;
     const uint8_t* irow = in + (y0 - top) * iw;
-    for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) {
-      if (sw == 1) {
-        CopyRow(row + a0, irow + (a0 - pad_left), a1 - a0);
-        continue;
+    if (sw > 1) {
+      for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) {
+        for (int64_t q = 0; q < n; ++q) row[q] = irow[(q + a0) * sw + ph - pad_left];
       }
-      for (int64_t q = a0; q < a1; ++q) row[q] = irow[q * sw + ph - pad_left];
+      continue;
+    }
+    irow += a0 - pad_left;
+    if (n >= 32) {  // whole 32-byte moves, the last one overlapping: no read past the row
+      for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) {
+        for (int64_t i = 0; i + 32 < n; i += 32) Store(row + i, Load(irow + i));
+        Store(row + n - 32, Load(irow + n - 32));
+      }
+    } else if (n >= 4 && n <= 8) {  // the 7x7 planes' rows: two overlapping 4-byte moves
+      for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) {
+        uint32_t a, b;
+        std::memcpy(&a, irow, 4);
+        std::memcpy(&b, irow + n - 4, 4);
+        std::memcpy(row, &a, 4);
+        std::memcpy(row + n - 4, &b, 4);
+      }
+    } else {
+      for (int64_t yy = y0; yy < y1; ++yy, row += wq, irow += iw) CopyRow(row, irow, n);
     }
   }
 }
