@@ -166,7 +166,7 @@ inline V Requantize(const Consts& k, V acc, const uint8_t* res) {
 // The pair pointers and weights are copied to locals so that a fixed NP keeps them in
 // registers. r.offset is the accumulators' start (acc + offset: the same int32 sum).
 template <int NP, Out kOut>
-void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, const Requant& r,
+__attribute__((noinline)) void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, const Requant& r,
              const Consts& k, uint8_t* y, int32_t* y32, const uint8_t* res) {
   constexpr int kMax = NP ? NP : kMaxPairs;
   const int n = NP ? NP : np;
@@ -207,6 +207,9 @@ void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, co
     _Pragma("GCC unroll 8") for (int j = 0; j < n; ++j) {
       _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
         acc[i] = MAdd(acc[i], Load(src[j] + base[i]), w[j]);
+        // Keeps the chain acc + product in order: reassociated into a tree of products, the
+        // 24 products of a step no longer fit the 16 registers and are spilled.
+        asm("" : "+x"(acc[i]));
       }
     }
     const bool last = v + kVecs == nvec;
