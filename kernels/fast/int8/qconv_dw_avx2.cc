@@ -166,8 +166,9 @@ inline V Requantize(const Consts& k, V acc, const uint8_t* res) {
 // The pair pointers and weights are copied to locals so that a fixed NP keeps them in
 // registers. r.offset is the accumulators' start (acc + offset: the same int32 sum).
 template <int NP, Out kOut>
-__attribute__((noinline)) void Channel(const Plane g, const int32_t* const* srcs, const V* wvs, int np, const Requant& r,
-             const Consts& k, uint8_t* y, int32_t* y32, const uint8_t* res) {
+__attribute__((noinline)) void Channel(const Plane g, const int32_t* const* srcs, const V* wvs,
+                                       int np, const Requant& r, const Consts& k, uint8_t* y,
+                                       int32_t* y32, const uint8_t* res) {
   constexpr int kMax = NP ? NP : kMaxPairs;
   const int n = NP ? NP : np;
   const int32_t* src[kMax];
@@ -213,9 +214,10 @@ __attribute__((noinline)) void Channel(const Plane g, const int32_t* const* srcs
       }
     }
     const bool last = v + kVecs == nvec;
-    // The plane's last vectors may reach past it: their residual comes through a lane buffer
-    // and they are stored in part (the plane's lanes), still in order.
-    const bool tail = last && yi[kVecs - 1] + kLanes > g.opix;
+    // Vectors that reach past the plane (its last ones; with rows narrower than 8 outputs
+    // also those of earlier steps): their residual comes through a lane buffer and they are
+    // stored in part (the plane's lanes), still in order.
+    const bool tail = yi[kVecs - 1] + kLanes > g.opix;
     if (kOut == Out::kInt32) {
       _Pragma("GCC unroll 4") for (int i = 0; i < kVecs; ++i) {
         if (!tail || yi[i] + kLanes <= g.opix) {
