@@ -1,6 +1,7 @@
 // Integer depthwise convolution (c / group == 1, any channel multiplier, stride, dilation, pads),
-// the plane kernel of the SSE2 and AVX2 copies (the AVX-512 copy runs qconv_dw_vbmi.cc or the
-// channel-blocked kernel, qconv_dw_channels.cc): each input plane is copied once into a
+// the plane kernel of the SSE2 copy and of the AVX2 copy where its pair-word kernel does not run
+// (qconv_dw_avx2.cc: dilation > 1, stride_w > 4); the AVX-512 copy runs qconv_dw_vbmi.cc or the
+// channel-blocked kernel, qconv_dw_channels.cc: each input plane is copied once into a
 // zero-point-bordered byte plane (split into stride_w column phases, so a tap of a strided row is a
 // contiguous load), then every output row is a vector of pixels accumulating its taps: raw bytes
 // widened to int32 lanes, times the tap's weight in the low int16 of a word whose high int16 is 0
@@ -102,7 +103,10 @@ Kernels KernelsOf() {
 }  // namespace
 
 void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
-  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads)) return;
+  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads) ||
+      RunDepthwiseAvx2(pk, p, threads)) {
+    return;
+  }
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;
   const bool flat = p.stride_h == 1 && p.stride_w == 1;
   const int64_t sw = p.stride_w;

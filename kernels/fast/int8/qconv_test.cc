@@ -71,6 +71,24 @@ const Geo kGeos[] = {
     {"dw_c17_s5", 1, 17, 11, 170, 17, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1, 17},
     {"dw_c19_s2_w150", 1, 19, 5, 150, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 19},
     {"dw_c7_mult3_w33", 1, 7, 8, 33, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},
+    // The pair-word kernel (AVX2, qconv_dw_avx2.cc): the MobileNetV2 planes 56/28/14/7 at odd
+    // channel counts, stride 1 and 2 (column phases), multiplier 2, rows of whole 32-byte steps
+    // (56), of 8-lane vectors with junk lanes (7, 14, 12), a last step repeating vectors (7x7:
+    // 7 vectors), fewer than 4 vectors (2x3), one-wide rows (several vectors past the plane's
+    // end in its last step), even and odd kernel widths (1x4: pairs only; 1x5, 7x7: the
+    // run-time pair count), stride_w 3 and 4, asymmetric and zero pads.
+    {"dw2_c9_56x56", 1, 9, 56, 56, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},
+    {"dw2_c11_s2_28", 1, 11, 28, 28, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 11},
+    {"dw2_c13_14x14", 2, 13, 14, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 13},
+    {"dw2_c15_7x7_mult2", 1, 15, 7, 7, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 15},
+    {"dw2_c5_s2_7x7", 1, 5, 7, 7, 5, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 5},
+    {"dw2_c3_2x3", 1, 3, 2, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+    {"dw2_c4_w1", 1, 4, 9, 1, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+    {"dw2_c5_12x12_pad0", 1, 5, 12, 14, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 5},
+    {"dw2_c6_1x4", 1, 6, 5, 21, 6, 1, 4, 1, 1, 1, 1, 0, 2, 0, 1, 6},
+    {"dw2_c7_1x5_s3", 1, 7, 6, 29, 7, 1, 5, 2, 3, 1, 1, 0, 2, 1, 2, 7},
+    {"dw2_c3_7x7_s4", 1, 3, 19, 30, 6, 7, 7, 1, 4, 1, 1, 3, 3, 3, 3, 3},
+    {"dw2_c17_7x7_k7", 1, 17, 7, 7, 17, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 17},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -256,9 +274,12 @@ TEST(QConvFast, BenchShapesBitExact) {
 // The unfused pipeline: the int32 accumulator (y_int32), then QRequantize as its own pass. Each
 // step bit-exact with its loops at every level, and the two passes give the fused bytes.
 TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
-  // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows).
-  for (size_t gi : {size_t{0}, size_t{3}, size_t{9}, size_t{12}, size_t{14}, size_t{20}, size_t{21},
-                    size_t{22}, size_t{23}, size_t{31}, size_t{34}}) {
+  // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows);
+  // 36 on: the AVX2 pair-word kernel's (int32 stores whole, in part at a plane's end).
+  for (size_t gi :
+       {size_t{0},  size_t{3},  size_t{9},  size_t{12}, size_t{14}, size_t{20}, size_t{21},
+        size_t{22}, size_t{23}, size_t{31}, size_t{34}, size_t{36}, size_t{37}, size_t{38},
+        size_t{39}, size_t{41}, size_t{42}, size_t{44}, size_t{45}, size_t{46}, size_t{47}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;

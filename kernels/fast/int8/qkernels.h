@@ -52,6 +52,8 @@ void RunDepthwise(const QPacked& pk, const int8::QConvProblem& p, int threads);
 bool RunDepthwiseChannels(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // The tap-group depthwise kernel (AVX-512 copy, VNNI + VBMI); false where it does not run.
 bool RunDepthwiseVbmi(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// The pair-word depthwise kernel (AVX2 copy, qconv_dw_avx2.cc); false where it does not run.
+bool RunDepthwiseAvx2(const QPacked& pk, const int8::QConvProblem& p, int threads);
 void QAddKernel(const int8::QAddProblem& p, int threads);
 void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
 
