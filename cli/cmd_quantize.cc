@@ -50,6 +50,9 @@ void RegisterQuantize(Cli& cli) {
   cmd->add_flag("--integer-outputs", o->q.integer_outputs,
                 "end every graph output with a QuantizeLinear: the model answers uint8 integers, "
                 "which check judges on their grid (in steps)");
+  cmd->add_flag("--reduce-range", o->q.reduce_range,
+                "weights on 7 bits, [-64, 64] (ONNX Runtime's reduce_range): exact on u8s8 kernels "
+                "without VNNI, whose int16 pair sums saturate on full-range weights");
   cmd->callback([o, &cli] {
     o->q.method = o->method;
     const Graph g = ImportOnnxFile(o->model);
@@ -69,9 +72,9 @@ void RegisterQuantize(Cli& cli) {
     WriteFileAtomic(o->output, m.bytes);
     for (const std::string& note : sum.notes) std::fprintf(stderr, "quantize: %s\n", note.c_str());
     std::printf(
-        "%s: %lld conv(s) with int8 per-channel weights, %lld activation(s) quantized to uint8 "
+        "%s: %lld conv(s) with int8 per-channel weights%s, %lld activation(s) quantized to uint8 "
         "(%s on %d input(s), seed %llu), %lld float bias(es)\n",
-        o->output.c_str(), static_cast<long long>(sum.convs),
+        o->output.c_str(), static_cast<long long>(sum.convs), o->q.reduce_range ? " (7-bit)" : "",
         static_cast<long long>(sum.activations),
         o->q.method == CalibrationMethod::kMinMax ? "minmax" : "percentile",
         o->q.calibration_inputs, static_cast<unsigned long long>(o->q.seed),

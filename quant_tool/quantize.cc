@@ -86,19 +86,20 @@ std::string FreshName(const std::string& base, std::set<std::string>& taken) {
 
 // Gives the Conv int8 per-channel weights and, when its integers fit, an int32 bias at
 // s_x * s_w[m] (both float32, as the tool's numpy float32 product).
-void QuantizeConvParams(Node& n, double s_x, QuantizeSummary& sum) {
+void QuantizeConvParams(Node& n, double s_x, bool reduce_range, QuantizeSummary& sum) {
   auto w_it = n.params.find("W");
   if (w_it == n.params.end() || w_it->second.shape.size() != 4) {
     sum.notes.push_back(Where(n) + ": weights are not a constant 4-d param, kept float");
     return;
   }
   Tensor& w = w_it->second;
-  const QuantParams qw = WeightParams(w);
+  const QuantParams qw = WeightParams(w, reduce_range);
+  const double qmax = WeightQmax(reduce_range);
   const int64_t m_count = w.shape[0];
   const size_t per = w.data.size() / static_cast<size_t>(m_count);
   for (size_t i = 0; i < w.data.size(); ++i) {
     const double s = qw.scale[i / per];
-    const double q = std::clamp(std::nearbyint(static_cast<double>(w.data[i]) / s), -127.0, 127.0);
+    const double q = std::clamp(std::nearbyint(static_cast<double>(w.data[i]) / s), -qmax, qmax);
     w.data[i] = static_cast<float>(s * q);
   }
   n.quant["W"] = qw;
@@ -141,7 +142,9 @@ QuantParams ActivationParams(double lo, double hi) {
   return PerTensor(QuantType::kUint8, scale, static_cast<int64_t>(zp));
 }
 
-QuantParams WeightParams(const Tensor& w) {
+int WeightQmax(bool reduce_range) { return reduce_range ? 64 : 127; }
+
+QuantParams WeightParams(const Tensor& w, bool reduce_range) {
   QuantParams q;
   q.type = QuantType::kInt8;
   q.axis = 0;
@@ -155,7 +158,7 @@ QuantParams WeightParams(const Tensor& w) {
       amax =
           std::max(amax, std::fabs(static_cast<double>(w.data[static_cast<size_t>(m) * per + i])));
     }
-    const float s = static_cast<float>(amax) / 127.0f;
+    const float s = static_cast<float>(amax) / static_cast<float>(WeightQmax(reduce_range));
     q.scale.push_back(s >= std::numeric_limits<float>::min() ? s : 1.0);
     q.zero_point.push_back(0);
   }
@@ -258,7 +261,7 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
     }
     if (copy.op == Op::Conv) {
       if (auto p = params.find(n.inputs[0]); p != params.end()) {
-        QuantizeConvParams(copy, p->second.scale[0], sum);
+        QuantizeConvParams(copy, p->second.scale[0], o.reduce_range, sum);
       } else {
         sum.notes.push_back(Where(n) + ": its input is a graph output, kept float");
       }

@@ -28,6 +28,10 @@ struct QuantizeOptions {
   // activation (uint8), so that `fusefuzz check` judges the model's outputs on their grid, in
   // steps, instead of as floats (a deployment that takes uint8 logits).
   bool integer_outputs = false;
+  // Weights on 7 bits, [-64, 64] (ONNX Runtime's reduce_range): a uint8 x int8 kernel without
+  // VNNI (MLAS's and oneDNN's vpmaddubsw) sums two products in a saturating int16, and
+  // 2 * 255 * 64 fits in it where 2 * 255 * 127 does not.
+  bool reduce_range = false;
 };
 
 struct QuantizeSummary {
@@ -42,9 +46,11 @@ struct QuantizeSummary {
 // [0, 255]; a range narrower than float32's smallest normal gets scale 1, zero point 0.
 QuantParams ActivationParams(double lo, double hi);
 
-// Per-channel symmetric int8 weights along axis 0: scale[m] = float32(max |W[m]| / 127), zero
-// point 0 (ONNX Runtime's symmetric int8 range is [-127, 127]); an all-zero channel gets scale 1.
-QuantParams WeightParams(const Tensor& w);
+// Per-channel symmetric int8 weights along axis 0: scale[m] = float32(max |W[m]| / qmax), zero
+// point 0, qmax = WeightQmax(reduce_range) (ONNX Runtime's symmetric int8 range is [-127, 127],
+// [-64, 64] with reduce_range); an all-zero channel gets scale 1.
+QuantParams WeightParams(const Tensor& w, bool reduce_range = false);
+int WeightQmax(bool reduce_range);
 
 // `g` must be a verified float graph (no quantized op): throws InputError naming the node
 // otherwise, and when options are out of range. The returned graph is verified.

@@ -97,6 +97,22 @@ TEST(QuantizeParams, WeightsAreSymmetricPerChannelOnPlusMinus127) {
   EXPECT_EQ(p.zero_point, (std::vector<int64_t>{0, 0}));
 }
 
+TEST(QuantizeParams, ReducedRangeWeightsAreOnPlusMinus64) {
+  Tensor w({1, 1, 1, 2}, {1.28f, -0.5f});
+  EXPECT_EQ(WeightParams(w, true).scale[0], F32(1.28f / 64.0f));
+  QuantizeOptions o;
+  o.reduce_range = true;
+  const Graph q = QuantizeStatic(Block(), o);
+  const Node& conv = q.nodes[2];
+  const Tensor& qw = conv.params.at("W");
+  double kmax = 0;
+  for (size_t i = 0; i < qw.data.size(); ++i) {
+    const double s = conv.quant.at("W").scale[i * 3 / qw.data.size()];
+    kmax = std::max(kmax, std::fabs(std::nearbyint(qw.data[i] / s)));
+  }
+  EXPECT_EQ(kmax, 64.0);  // every channel's largest weight reaches 64, none beyond
+}
+
 TEST(QuantizeStatic, PutsQdqWhereOnnxRuntimesToolDoes) {
   QuantizeSummary sum;
   const Graph q = QuantizeStatic(Block(), {}, &sum);
