@@ -268,6 +268,23 @@ __attribute__((noinline)) void Channel(const Plane g, const int32_t* const* srcs
   }
 }
 
+// Channel with the output kind as a template argument.
+template <int NP>
+void ChannelOf(Out out, const Plane g, const int32_t* const* srcs, const V* wvs, int np,
+               const Requant& r, const Consts& k, uint8_t* y, int32_t* y32, const uint8_t* res) {
+  switch (out) {
+    case Out::kBytes:
+      Channel<NP, Out::kBytes>(g, srcs, wvs, np, r, k, y, y32, res);
+      break;
+    case Out::kResidual:
+      Channel<NP, Out::kResidual>(g, srcs, wvs, np, r, k, y, y32, res);
+      break;
+    case Out::kInt32:
+      Channel<NP, Out::kInt32>(g, srcs, wvs, np, r, k, y, y32, res);
+      break;
+  }
+}
+
 // What a task needs of the problem, by value (see Plane).
 struct Task {
   Plane g;
@@ -365,29 +382,9 @@ void RunTask(const Task& t, const QPacked& pk, const QConvProblem& p, int64_t b,
       const int32_t* const* s = src[ci & 1];
       const int n = static_cast<int>(np);
       if (np == 6) {  // 3x3 at stride 1 or 2
-        switch (out) {
-          case Out::kBytes:
-            Channel<6, Out::kBytes>(t.g, s, wv, n, r, k, y, y32, res);
-            break;
-          case Out::kResidual:
-            Channel<6, Out::kResidual>(t.g, s, wv, n, r, k, y, y32, res);
-            break;
-          case Out::kInt32:
-            Channel<6, Out::kInt32>(t.g, s, wv, n, r, k, y, y32, res);
-            break;
-        }
-        continue;
-      }
-      switch (out) {
-        case Out::kBytes:
-          Channel<0, Out::kBytes>(t.g, s, wv, n, r, k, y, y32, res);
-          break;
-        case Out::kResidual:
-          Channel<0, Out::kResidual>(t.g, s, wv, n, r, k, y, y32, res);
-          break;
-        case Out::kInt32:
-          Channel<0, Out::kInt32>(t.g, s, wv, n, r, k, y, y32, res);
-          break;
+        ChannelOf<6>(out, t.g, s, wv, n, r, k, y, y32, res);
+      } else {
+        ChannelOf<0>(out, t.g, s, wv, n, r, k, y, y32, res);
       }
     }
   }
