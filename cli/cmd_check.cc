@@ -20,6 +20,7 @@
 #include "ir/json_io.h"
 #include "onnx/import.h"
 #include "report/finding_report.h"
+#include "targets/kernel_notes.h"
 #include "targets/rule_names.h"
 
 namespace fusefuzz {
@@ -226,6 +227,14 @@ void RegisterCheck(Cli& cli) {
       if (ec) throw InputError(*dir, "cannot create the folder: " + ec.message());
     }
     m.progress = !o->quiet;
+    if (std::any_of(g.nodes.begin(), g.nodes.end(),
+                    [](const Node& n) { return !n.quant.empty(); })) {
+      for (const std::string& spec : specs) {
+        if (auto note = QuantKernelNote(spec)) {
+          std::fprintf(stderr, "check: note: %s: %s\n", spec.c_str(), note->c_str());
+        }
+      }
+    }
     std::vector<ModelCheckResult> results;
     int exit_code = 0;
     bool any_unsupported = false;

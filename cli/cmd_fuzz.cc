@@ -1,4 +1,5 @@
 // `fusefuzz fuzz`: the campaign (see campaign/campaign.h).
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -7,6 +8,7 @@
 #include "cli/cli.h"
 #include "generators/gen_config.h"
 #include "ir/json_io.h"
+#include "targets/kernel_notes.h"
 
 namespace fusefuzz {
 namespace {
@@ -94,6 +96,10 @@ void RegisterFuzz(Cli& cli) {
     c.status = !o->quiet;
     c.command_line = cli.command_line;
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;
+    if (c.gen.quant.enabled) {
+      if (auto note = QuantKernelNote(c.target))
+        std::fprintf(stderr, "fuzz: note: %s\n", note->c_str());
+    }
     cli.exit_code = RunCampaign(c);
   });
 }
