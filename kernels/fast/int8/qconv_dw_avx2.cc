@@ -45,11 +45,6 @@ Buffers& ThreadBuffers() {
   thread_local Buffers b;
   return b;
 }
-template <typename T>
-T* Grow(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
 
 // Short row copies without a libc call and without reading past the row: overlapping 8- or
 // 4-byte moves.

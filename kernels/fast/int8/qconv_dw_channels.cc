@@ -318,7 +318,6 @@ RowFn PickRow(const QConvProblem& p, bool vnni, bool taps) {
 // The thread's buffers (qdw_buffers.h), shared with the tap-group kernel: the two never run
 // nested (qconv_depthwise.cc picks one per call).
 using dwv::Buffers;
-using dwv::Grow;
 using dwv::ThreadBuffers;
 
 }  // namespace

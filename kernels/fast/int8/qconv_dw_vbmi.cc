@@ -27,7 +27,6 @@ namespace {
 
 using dwv::Buffers;
 using dwv::CopyRowsIn;
-using dwv::Grow;
 using dwv::OutputTable;
 using dwv::RowCopy;
 using dwv::TableFor;

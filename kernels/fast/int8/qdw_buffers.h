@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/fast/int8/qkernels.h"  // Grow
+
 namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 #if defined(__AVX512BW__)
 namespace dwv {
@@ -99,11 +101,6 @@ struct Buffers {
 inline Buffers& ThreadBuffers() {
   thread_local Buffers b;
   return b;
-}
-template <typename T>
-T* Grow(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
 }
 
 }  // namespace dwv

@@ -57,4 +57,12 @@ bool RunDepthwiseAvx2(const QPacked& pk, const int8::QConvProblem& p, int thread
 void QAddKernel(const int8::QAddProblem& p, int threads);
 void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
 
+// A kernel's thread-local buffer grown to at least n elements (never shrunk: allocated once per
+// thread and size).
+template <typename T>
+T* Grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 }  // namespace fusefuzz::fast::FUSEFUZZ_ISA::q8
