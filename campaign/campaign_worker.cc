@@ -100,6 +100,9 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
     filing.minimize_budget = o.minimize_budget;
     filing.sensitivity_check = o.sensitivity_check && o.check.kernel_check;
     filing.known = o.known;
+    if (o.target != "embedded") {
+      filing.fresh_target = [&o] { return MakeTarget(o.target, o.target_settings); };
+    }
     for (int64_t i = first;; i += stride) {
       if (g_stop) break;
       if (o.graphs > 0 && i >= o.graphs) break;

@@ -218,6 +218,25 @@ void ReclassifyIfKernelSensitive(Target& target, Repro& r, uint64_t seed) {
   r.blame = Blame{};
 }
 
+// The case replayed once on a freshly started target: recorded in the minimization record (shown
+// in report.md) when the fresh target does not give the same finding.
+void NoteFreshTargetReplay(const FilingOptions& o, Repro& r) {
+  std::unique_ptr<Target> fresh;
+  try {
+    fresh = o.fresh_target();
+  } catch (const InputError&) {
+    return;  // it started once, for the campaign: a start that fails now decides nothing
+  }
+  const ReplayOutcome again = ReplayCase(r, r.graph, r.inputs, *fresh);
+  if (again.same_finding) return;
+  if (!r.minimization.is_object()) r.minimization = nlohmann::json::object();
+  r.minimization["fresh_target"] =
+      std::string("not reproduced by a freshly started target (") +
+      std::string(VerdictName(again.outcome.verdict)) +
+      "): the finding depends on what the campaign's target process ran before this case, and a "
+      "replay, which starts a fresh target, will not show it";
+}
+
 }  // namespace
 
 bool PublishFinding(const OutLayout& l, const std::string& sig, const Repro& r,
@@ -323,6 +342,7 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   if (o.known.contains(f.signature)) {
     f.known = true;
   } else {
+    if (o.fresh_target) NoteFreshTargetReplay(o, r);
     // One more run of the minimized case: what the target answers goes into report.md.
     const TargetAnswer answer = AskTarget(target, r);
     f.duplicate = !PublishFinding(l, f.signature, r, &answer);

@@ -8,6 +8,8 @@
 // per-signature lock (OUT/.claims/) into OUT/.tmp/ and renamed into place when complete.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,11 @@ struct FilingOptions {
   double minimize_budget = 10;  // seconds per minimized case
   bool sensitivity_check = true;
   KnownSignatures known;  // signatures counted as known (--known), never written
+  // A freshly started copy of the campaign's target (external targets; empty: none). Each new
+  // folder's case is replayed on it once: a finding it does not reproduce depends on what the
+  // campaign's long-lived target ran before (PyTorch 13, an earlier conv's zero point), and
+  // its report says so, since its replay starts a fresh target too.
+  std::function<std::unique_ptr<Target>()> fresh_target;
 };
 
 struct Filed {

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,6 +87,74 @@ TEST(FileFinding, AMinimizedCaseHoldingAFiledGraphOfItsRuleIsItsDuplicate) {
   Repro raw = Case({Op::Elu}, "R");
   raw.minimization = nullptr;
   EXPECT_NE(FileFinding(l, o, *target, raw, {"R"}, 5).signature, first.signature);
+  fs::remove_all(dir);
+}
+
+// A target whose optimized runs go wrong (+1 on every output) once it has answered `clean`
+// requests: a bug that depends on what the process ran before (PyTorch 13).
+class StatefulTarget final : public Target {
+ public:
+  explicit StatefulTarget(int clean) : inner_(MakeEmbeddedTarget()), clean_(clean) {
+    caps_ = inner_->caps();
+    caps_.name = "stateful";
+  }
+  const TargetCaps& caps() const override { return caps_; }
+  std::string spec() const override { return "stateful"; }
+  TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
+    RunRequest plain = req;
+    plain.optimize = false;
+    plain.opt = OptimizeOptions{};
+    TargetResult r = inner_->Run(g, inputs, plain);
+    if (req.optimize && runs_++ >= clean_) {
+      for (auto& [name, t] : r.outputs) {
+        for (float& v : t.data) v += 1.0f;
+      }
+    }
+    return r;
+  }
+
+ private:
+  std::unique_ptr<Target> inner_;
+  TargetCaps caps_;
+  int clean_;
+  int runs_ = 0;
+};
+
+std::string ReportOf(const OutLayout& l, const Filed& f) {
+  std::ifstream in(fs::path(l.findings) / f.signature / "report.md");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(FileFinding, AFindingAFreshTargetDoesNotReproduceSaysItDependsOnEarlierCases) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-fresh-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const OutLayout l(dir.string());
+  for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) fs::create_directories(d);
+  FilingOptions o;
+  o.minimize = false;
+  o.sensitivity_check = false;
+  StatefulTarget campaign(0);  // wrong from the first optimized run on
+  Repro r = Case({}, "");
+  r.blame = Blame{};
+
+  // A fresh copy that is wrong at once too: the finding replays, nothing is said.
+  o.fresh_target = [] { return std::make_unique<StatefulTarget>(0); };
+  const Filed plain = FileFinding(l, o, campaign, r, {}, 1);
+  ASSERT_FALSE(plain.duplicate);
+  EXPECT_EQ(ReportOf(l, plain).find("Depends on earlier cases"), std::string::npos);
+
+  // A fresh copy that is right on its first runs: the report says the finding needs history.
+  Repro other = Case({}, "");  // another chain: not the first one's duplicate
+  other.graph.nodes = {Unary(Op::Tanh, "x", "a"), Unary(Op::Elu, "a", "b")};
+  other.blame = Blame{};
+  o.fresh_target = [] { return std::make_unique<StatefulTarget>(1000); };
+  const Filed needs = FileFinding(l, o, campaign, other, {}, 2);
+  ASSERT_FALSE(needs.duplicate);
+  const std::string md = ReportOf(l, needs);
+  EXPECT_NE(md.find("**Depends on earlier cases:** not reproduced by a freshly started target "
+                    "(PASS)"),
+            std::string::npos)
+      << md.substr(0, 800);
   fs::remove_all(dir);
 }
 

@@ -283,6 +283,11 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
      << "\n";
   if (!r.detail.empty()) md << "- detail: " << MdText(r.detail) << "\n";
   md << "\n**Diagnosis:** " << Diagnosis(r, where) << "\n";
+  if (r.minimization.is_object() && r.minimization.contains("fresh_target") &&
+      r.minimization["fresh_target"].is_string()) {
+    md << "\n**Depends on earlier cases:** "
+       << MdText(r.minimization["fresh_target"].get<std::string>()) << ".\n";
+  }
 
   md << "\n## What went wrong\n\n";
   if (r.kind == FindingKind::kFusion) {
