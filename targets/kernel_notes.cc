@@ -48,11 +48,9 @@ bool CpuHasVnni() {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
-  const bool avx512_vnni = (c >> 11) & 1u;
-  const unsigned max_sub = a;
-  bool avx_vnni = false;
-  if (max_sub >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) avx_vnni = (a >> 4) & 1u;
-  return avx512_vnni || avx_vnni;
+  if ((c >> 11) & 1u) return true;  // AVX512_VNNI
+  // AVX_VNNI: leaf 7, subleaf 1 (a holds the highest subleaf).
+  return a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && ((a >> 4) & 1u);
 #else
   return false;
 #endif
@@ -87,10 +85,11 @@ std::optional<std::string> QuantKernelNote(const std::string& spec) {
   const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
   if (!cap || !*cap) cap = std::getenv("DNNL_MAX_CPU_ISA");
 #if defined(__x86_64__) || defined(__i386__)
-  return QuantKernelNote(spec, true, CpuHasVnni(), cap);
+  constexpr bool kX86 = true;
 #else
-  return QuantKernelNote(spec, false, false, cap);
+  constexpr bool kX86 = false;
 #endif
+  return QuantKernelNote(spec, kX86, CpuHasVnni(), cap);
 }
 
 }  // namespace fusefuzz
