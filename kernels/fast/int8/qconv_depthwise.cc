@@ -103,8 +103,8 @@ Kernels KernelsOf() {
 }  // namespace
 
 void RunDepthwise(const QPacked& pk, const QConvProblem& p, int threads) {
-  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseChannels(pk, p, threads) ||
-      RunDepthwiseAvx2(pk, p, threads)) {
+  if (RunDepthwiseVbmi(pk, p, threads) || RunDepthwiseRegs(pk, p, threads) ||
+      RunDepthwiseChannels(pk, p, threads) || RunDepthwiseAvx2(pk, p, threads)) {
     return;
   }
   const int64_t mg = p.m / p.group, taps = p.kh * p.kw, opix = p.oh * p.ow;

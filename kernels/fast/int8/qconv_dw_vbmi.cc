@@ -17,6 +17,7 @@
 
 #include "kernels/fast/fast_ops.h"
 #include "kernels/fast/int8/qdw_buffers.h"
+#include "kernels/fast/int8/qdw_requant.h"
 #include "kernels/fast/int8/qkernels.h"
 #include "kernels/fast/int8/qsimd.h"
 
@@ -25,6 +26,9 @@ namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 #if defined(__AVX512BW__)
 namespace {
 
+using dwq::Epi;
+using dwq::PackedBytes;
+using dwq::ResidualTerms;
 using dwv::Buffers;
 using dwv::CopyRowsIn;
 using dwv::OutputTable;
@@ -90,12 +94,6 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src,
   }
 }
 
-struct Epi {
-  F multiplier, lo, hi, residual_multiplier;
-  V y_zero_point, residual_zero_point;
-  V zero_point16, y_min8, y_max8;  // InterleavedBytes: zy in int16 lanes, the bounds in bytes
-};
-
 // The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
 // acc (int32 adds wrap: the same residue). k: the lanes stored, at element `at`.
 inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
@@ -150,58 +148,27 @@ inline void OrderedInt32(const V acc[4], V v[4]) {
 
 FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
                                                   int64_t at, bool y_signed) {
-  F rt[4] = {e.lo, e.lo, e.lo, e.lo};
+  F rt[4];
   if (o.residual) {  // vector r's residual bytes (outputs 4 i + r) into 128-bit lane r
     alignas(64) static constexpr uint8_t kDeal[64] = {
         0, 4, 8,  12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,  //
         1, 5, 9,  13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61,  //
         2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58, 62,  //
         3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47, 51, 55, 59, 63};
-    const V rb = _mm512_permutexvar_epi8(_mm512_load_si512(kDeal), Load(o.residual + at));
-    const __m128i lane[4] = {_mm512_castsi512_si128(rb), _mm512_extracti32x4_epi32(rb, 1),
-                             _mm512_extracti32x4_epi32(rb, 2), _mm512_extracti32x4_epi32(rb, 3)};
-    for (int r = 0; r < 4; ++r) {
-      const V x = o.residual_signed ? _mm512_cvtepi8_epi32(lane[r]) : _mm512_cvtepu8_epi32(lane[r]);
-      rt[r] = Mul(ToFloat(Sub(x, e.residual_zero_point)), e.residual_multiplier);
-    }
+    ResidualTerms(e, _mm512_permutexvar_epi8(_mm512_load_si512(kDeal), Load(o.residual + at)),
+                  o.residual_signed, rt);
   }
-  // Finish's q = clamp(round(v), lo, hi) + zy with fewer operations, the same bytes: with
-  // R = vcvtps2dq(min(hi, v)), the bytes are clamp(sat8(sat16(sat16(R) + zy)), y_min, y_max)
-  // (saturating packs and add, 64 bytes per clamp). For R = round(v) in range, every step
-  // between is exact or saturates past the type, which the final clamp takes to the same
-  // bound; min(hi, v) (hi first: minps returns its second operand, v, for NaN) keeps v below
-  // 2^31, where vcvtps2dq would answer "indefinite" (INT32_MIN); v = NaN and v <= -2^31 give
-  // INT32_MIN, which ends at y_min, as the loops' NaN and -inf do.
-  V q[4];
-  for (int r = 0; r < 4; ++r) {
-    F v = Mul(ToFloat(acc[r]), e.multiplier);
-    if (o.residual) v = AddF(v, rt[r]);
-    q[r] = Round(MinF(e.hi, v));
-  }
-  // Lane L of the packs holds q[r][4 L + j] at byte 4 r + j, output 16 L + 4 j + r, which the
-  // shuffle moves there.
-  const V a = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), e.zero_point16);
-  const V b = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), e.zero_point16);
-  const V p = y_signed
-                  ? _mm512_max_epi8(_mm512_min_epi8(_mm512_packs_epi16(a, b), e.y_max8), e.y_min8)
-                  : _mm512_max_epu8(_mm512_min_epu8(_mm512_packus_epi16(a, b), e.y_max8), e.y_min8);
+  // Byte 16 L + 4 r + j of the packs is q[r][4 L + j], output 16 L + 4 j + r, which the shuffle
+  // moves there.
+  const V p = PackedBytes(e, acc, o.residual ? rt : nullptr, y_signed);
   const V order =
       _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
   return _mm512_shuffle_epi8(p, order);
 }
 
 Epi EpiOf(const Out& o) {
-  Epi e;
-  e.multiplier = SetF(o.multiplier);
-  e.lo = SetF(o.lo);
-  e.hi = SetF(o.hi);
-  e.residual_multiplier = SetF(o.residual_multiplier);
-  e.y_zero_point = Set1(o.y_zero_point);
-  e.residual_zero_point = Set1(o.residual_zero_point);
-  e.zero_point16 = _mm512_set1_epi16(static_cast<int16_t>(o.y_zero_point));
-  e.y_min8 = _mm512_set1_epi8(static_cast<char>(o.y_min));
-  e.y_max8 = _mm512_set1_epi8(static_cast<char>(o.y_max));
-  return e;
+  return dwq::EpiOf(o.multiplier, o.lo, o.hi, o.residual_multiplier, o.y_zero_point,
+                    o.residual_zero_point, o.y_min, o.y_max);
 }
 
 // The interleaved stride-1 path with outputs straight into the NCHW plane (o.y, or o.y32 where

@@ -89,6 +89,17 @@ const Geo kGeos[] = {
     {"dw2_c7_1x5_s3", 1, 7, 6, 29, 7, 1, 5, 2, 3, 1, 1, 0, 2, 1, 2, 7},
     {"dw2_c3_7x7_s4", 1, 3, 19, 30, 6, 7, 7, 1, 4, 1, 1, 3, 3, 3, 3, 3},
     {"dw2_c17_7x7_k7", 1, 17, 7, 7, 17, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 17},
+    // The one-register kernel (AVX-512 with VNNI and VBMI, qconv_dw_regs.cc): a 63-byte input
+    // plane (the most it takes: byte 63 is the zero point), a 64-byte output plane, a 1x4 row
+    // with dilation 2 (the 4th tap byte used), a 5x3 kernel strided with multiplier 2 (the
+    // run-time kernel height), asymmetric pads on 7x7, a 7x7 kernel height with dilation,
+    // and more channels than one task's 64 planes.
+    {"dwr_c23_9x7", 2, 23, 9, 7, 23, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 23},
+    {"dwr_c18_out64", 1, 18, 7, 7, 18, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 18},
+    {"dwr_c9_1x4_d2", 1, 9, 6, 10, 9, 1, 4, 1, 1, 1, 2, 0, 3, 0, 3, 9},
+    {"dwr_c7_5x3_s2_mult2", 1, 7, 7, 9, 14, 5, 3, 2, 2, 1, 1, 2, 1, 2, 1, 7},
+    {"dwr_c70_7x7_asym", 1, 70, 7, 7, 70, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 70},
+    {"dwr_c5_7x1_d2", 1, 5, 8, 6, 5, 7, 1, 1, 1, 2, 1, 6, 0, 6, 0, 5},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -275,11 +286,13 @@ TEST(QConvFast, BenchShapesBitExact) {
 // step bit-exact with its loops at every level, and the two passes give the fused bytes.
 TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
   // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows);
-  // 36 on: the AVX2 pair-word kernel's (int32 stores whole, in part at a plane's end).
+  // 36 on: the AVX2 pair-word kernel's (int32 stores whole, in part at a plane's end); 48 on:
+  // the one-register kernel's (a 64-output plane, strided, a task's last planes).
   for (size_t gi :
        {size_t{0},  size_t{3},  size_t{9},  size_t{12}, size_t{14}, size_t{20}, size_t{21},
         size_t{22}, size_t{23}, size_t{31}, size_t{34}, size_t{36}, size_t{37}, size_t{38},
-        size_t{39}, size_t{41}, size_t{42}, size_t{44}, size_t{45}, size_t{46}, size_t{47}}) {
+        size_t{39}, size_t{41}, size_t{42}, size_t{44}, size_t{45}, size_t{46}, size_t{47},
+        size_t{48}, size_t{49}, size_t{51}, size_t{52}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;

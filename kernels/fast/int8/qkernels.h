@@ -52,6 +52,9 @@ void RunDepthwise(const QPacked& pk, const int8::QConvProblem& p, int threads);
 bool RunDepthwiseChannels(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // The tap-group depthwise kernel (AVX-512 copy, VNNI + VBMI); false where it does not run.
 bool RunDepthwiseVbmi(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// The depthwise kernel of planes in one register (AVX-512 copy, VNNI + VBMI, planes of at most
+// 63 input and 64 output bytes, kw <= 4: qconv_dw_regs.cc); false where it does not run.
+bool RunDepthwiseRegs(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // The pair-word depthwise kernel (AVX2 copy, qconv_dw_avx2.cc); false where it does not run.
 bool RunDepthwiseAvx2(const QPacked& pk, const int8::QConvProblem& p, int threads);
 void QAddKernel(const int8::QAddProblem& p, int threads);
