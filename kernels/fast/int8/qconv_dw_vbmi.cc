@@ -13,6 +13,7 @@
 // run row by row.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "kernels/fast/fast_ops.h"
@@ -31,8 +32,10 @@ using dwq::PackedBytes;
 using dwq::ResidualTerms;
 using dwv::Buffers;
 using dwv::CopyRowsIn;
+using dwv::GroupsIn;
 using dwv::OutputTable;
 using dwv::RowCopy;
+using dwv::RowGroups;
 using dwv::TableFor;
 using dwv::ThreadBuffers;
 using int8::QConvProblem;
@@ -47,8 +50,8 @@ struct Geo {
   int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
   int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
   bool flat = false, y_signed = false;
-  // ChannelDirect: per block, where in the block its outputs are (64 bytes: the grid position
-  // of the block's k-th output at byte k) and the first one's index in the plane.
+  // ChannelDirect: per block, where its k-th output is in the block's packed bytes (byte k;
+  // dwv::TableFor) and the first one's index in the plane.
   const uint8_t* gather = nullptr;
   const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
   const int64_t* first = nullptr;
@@ -210,8 +213,9 @@ FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane,
       }
       continue;
     }
+    // No residual here (it is read on the grid): the packs straight to the gather.
     const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
-                                            InterleavedBytes(o, e, acc, q, g.y_signed));
+                                            PackedBytes(e, acc, nullptr, g.y_signed));
     const int64_t at = g.first[blk];
     if (at + 64 <= g.opix) {
       Store(o.y + at, bytes);
@@ -358,6 +362,9 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   // The input rows that land in the plane: yy = iy + pad_top in [0, hp).
   const int64_t iy0 = std::clamp<int64_t>(-p.pad_top, 0, p.h);
   const int64_t iy1 = std::clamp<int64_t>(hp - p.pad_top, iy0, p.h);
+  // Grid rows of up to 32 bytes where every input column lands: in groups (GroupsIn).
+  std::optional<RowGroups> groups;
+  if (g.wp <= 32 && q0 == p.pad_left && q1 - q0 == p.w) groups.emplace(p.w, g.wp, iy1 - iy0);
   ParallelFor(threads, p.n * chunks, [&](int64_t task) {
     const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
     const int64_t c1 = std::min(p.c, c0 + kChunk);
@@ -370,6 +377,10 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     auto copy_in = [&](int64_t ci) {
       const uint8_t* src = p.x + (b * p.c + ci) * p.h * p.w;
       uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
+      if (groups) {
+        return GroupsIn(plane + (iy0 + p.pad_top) * g.wp + q0, src + iy0 * p.w, *groups, flipv,
+                        padv);
+      }
       CopyRowsIn(plane + (iy0 + p.pad_top) * g.wp + q0, g.wp, src + iy0 * p.w + (q0 - p.pad_left),
                  p.w, iy1 - iy0, in_row, flipv, padv, x_end);
     };
