@@ -11,7 +11,6 @@
 // no buffer is used: where the channel-blocked kernel (qconv_dw_channels.cc) moved each plane
 // through two transposes and a bordered buffer, this one touches the input and output once.
 #include <algorithm>
-#include <cstring>
 
 #include "kernels/fast/fast_ops.h"
 #include "kernels/fast/int8/qdw_requant.h"
