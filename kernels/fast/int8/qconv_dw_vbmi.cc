@@ -56,6 +56,7 @@ struct Geo {
   const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
   const int64_t* first = nullptr;
   int64_t opix = 0;
+  __m512i ramp;  // bytes 0, 1, ..., 63
 };
 
 // One output channel: its words [kh][ng] and epilogue, and where its outputs go (flat: the
@@ -94,6 +95,34 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src,
         acc[r] = _mm512_dpbusd_epi32(acc[r], x, w);
       }
     }
+  }
+}
+
+// Accumulate's interleaved stride-1 case with each row's loads carried across blocks: the 4 *
+// NG windows a kernel row reads at q .. q + 4 NG - 1 are cut by vpermt2b from the 128 bytes at
+// q (the previous block's second load) and q + 64, so a block loads one vector per kernel row,
+// not 4 NG: 64-byte loads at byte offsets cross cache lines and took 2 load cycles each, the
+// kernel's bound (fusion_bench dw_relu6_requant C192_H28). a[ky]: the row's bytes at q, on
+// return its bytes at q + 64.
+template <int KH, int NG>
+FUSEFUZZ_Q8_VBMI_TARGET inline void AccumulateCarried(const uint8_t* src, int64_t rstep,
+                                                      const V* shift, const V* wr, V offset,
+                                                      V a[KH], V acc[kVec]) {
+#pragma GCC unroll 4
+  for (int r = 0; r < kVec; ++r) acc[r] = offset;
+#pragma GCC unroll 7
+  for (int ky = 0; ky < KH; ++ky) {
+    const V b = _mm512_loadu_si512(src + ky * rstep + 64);
+#pragma GCC unroll 2
+    for (int gi = 0; gi < NG; ++gi) {
+#pragma GCC unroll 4
+      for (int r = 0; r < kVec; ++r) {
+        const int s = 4 * gi + r;
+        const V x = s == 0 ? a[ky] : _mm512_permutex2var_epi8(a[ky], shift[s], b);
+        acc[r] = _mm512_dpbusd_epi32(acc[r], x, wr[ky * NG + gi]);
+      }
+    }
+    a[ky] = b;
   }
 }
 
@@ -191,10 +220,20 @@ FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane,
   }
   const V offset = Set1(o.offset);
   const Epi e = EpiOf(o);
+  constexpr bool kCarried = KH * NG > 0;
+  V a[kCarried ? KH : 1], shift[kCarried ? 4 * NG : 1];
+  if constexpr (kCarried) {
+    for (int ky = 0; ky < KH; ++ky) a[ky] = _mm512_loadu_si512(plane + ky * g.dh * g.wp);
+    for (int s = 0; s < 4 * NG; ++s) shift[s] = _mm512_add_epi8(g.ramp, _mm512_set1_epi8(s));
+  }
   for (int64_t blk = 0; blk < g.nblk; ++blk) {
     const int64_t q = blk * kVec * 16;
     V acc[kVec];
-    Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+    if constexpr (kCarried) {
+      AccumulateCarried<KH, NG>(plane + q, g.dh * g.wp, shift, wr, offset, a, acc);
+    } else {
+      Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
+    }
     if (o.y32) {  // y_int32: per 16 positions, the outputs packed by vpcompressd, as the bytes
       V v[4];
       OrderedInt32(acc, v);
@@ -319,7 +358,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     const int64_t qv = (p.oh - 1) * g.wp + p.ow;
     g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
     qp = g.nblk * kVec * 16;
-    last = qp - 16 + reach;
+    // + 64: ChannelDirect's carried loads end 64 bytes past the block's last row.
+    last = std::max(qp - 16 + reach, qp + 64 + (p.kh - 1) * p.dilation_h * g.wp);
   } else {
     const int64_t owr = (p.ow + 15) / 16 * 16;
     last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
@@ -339,6 +379,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     }
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
+  for (int i = 0; i < 64; ++i) idx_bytes[i] = static_cast<uint8_t>(i);
+  g.ramp = _mm512_load_si512(idx_bytes);
   // Outputs straight into y or y_int32 (no grid) on the interleaved path, but for a residual,
   // which is read on the grid.
   const bool direct = g.flat && p.dilation_w == 1 && !(p.residual && !p.y_int32);
