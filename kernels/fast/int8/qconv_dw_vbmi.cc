@@ -352,15 +352,22 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   g.y_signed = p.y_type == QStorage::kInt8;
   const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
   g.wp = (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dilation_w + 1;
-  const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
   int64_t qp = 0, last = 0;  // flat: the grid's positions; the bytes the last load ends at
   if (g.flat) {
+    // Rows of wp = w + max(pl, pr) bytes, where wp > w + pl + pr saves a block: a row's taps
+    // past its end read the next row's left border, pl >= min(pl, pr) bytes of zero point
+    // (docs/kernels.md, "Int8": shared border columns).
+    const int64_t pl = p.pad_left, pr = g.wp - p.pad_left - p.w, shared = p.w + std::max(pl, pr);
+    auto blocks = [&](int64_t wp) { return ((p.oh - 1) * wp + p.ow + 63) / 64; };
+    if (pl >= 0 && pr >= 0 && shared >= p.ow && blocks(shared) < blocks(g.wp)) g.wp = shared;
     const int64_t qv = (p.oh - 1) * g.wp + p.ow;
+    const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
     g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
     qp = g.nblk * kVec * 16;
     // + 64: ChannelDirect's carried loads end 64 bytes past the block's last row.
     last = std::max(qp - 16 + reach, qp + 64 + (p.kh - 1) * p.dilation_h * g.wp);
   } else {
+    const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
     const int64_t owr = (p.ow + 15) / 16 * 16;
     last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
   }

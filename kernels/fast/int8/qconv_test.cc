@@ -100,6 +100,11 @@ const Geo kGeos[] = {
     {"dwr_c7_5x3_s2_mult2", 1, 7, 7, 9, 14, 5, 3, 2, 2, 1, 1, 2, 1, 2, 1, 7},
     {"dwr_c70_7x7_asym", 1, 70, 7, 7, 70, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 70},
     {"dwr_c5_7x1_d2", 1, 5, 8, 6, 5, 7, 1, 1, 1, 2, 1, 6, 0, 6, 0, 5},
+    // The tap-group kernel's shared border columns (rows of w + max(pl, pr) bytes where that
+    // saves a block): MobileNetV2's 28x28 with multiplier 2, asymmetric pads both ways.
+    {"dws_c19_28x28_mult2", 1, 19, 28, 28, 38, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 19},
+    {"dws_c9_w19_pl1_pr2", 1, 9, 12, 19, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 9},
+    {"dws_c9_w30_k4_pl2_pr1", 2, 9, 12, 30, 9, 3, 4, 1, 1, 1, 1, 1, 2, 1, 1, 9},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -287,12 +292,13 @@ TEST(QConvFast, BenchShapesBitExact) {
 TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
   // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows);
   // 36 on: the AVX2 pair-word kernel's (int32 stores whole, in part at a plane's end); 48 on:
-  // the one-register kernel's (a 64-output plane, strided, a task's last planes).
+  // the one-register kernel's (a 64-output plane, strided, a task's last planes); 54 on: the
+  // tap-group kernel's shared border columns.
   for (size_t gi :
        {size_t{0},  size_t{3},  size_t{9},  size_t{12}, size_t{14}, size_t{20}, size_t{21},
         size_t{22}, size_t{23}, size_t{31}, size_t{34}, size_t{36}, size_t{37}, size_t{38},
         size_t{39}, size_t{41}, size_t{42}, size_t{44}, size_t{45}, size_t{46}, size_t{47},
-        size_t{48}, size_t{49}, size_t{51}, size_t{52}}) {
+        size_t{48}, size_t{49}, size_t{51}, size_t{52}, size_t{54}, size_t{55}, size_t{56}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;
