@@ -66,6 +66,7 @@ struct Out {
   int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0, y_min = 0, y_max = 255;
   float multiplier = 1, lo = 0, hi = 0, residual_multiplier = 0;
   bool residual_signed = false;
+  bool fits = false;  // dwq::FitsInt32: no min(hi, v) needed
   const uint8_t* residual = nullptr;
   uint8_t* y = nullptr;
   int32_t* y32 = nullptr;
@@ -253,8 +254,9 @@ FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane,
       continue;
     }
     // No residual here (it is read on the grid): the packs straight to the gather.
-    const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
-                                            PackedBytes(e, acc, nullptr, g.y_signed));
+    const V bytes = _mm512_permutexvar_epi8(
+        Load(g.gather + blk * 64), o.fits ? PackedBytes<false>(e, acc, nullptr, g.y_signed)
+                                          : PackedBytes(e, acc, nullptr, g.y_signed));
     const int64_t at = g.first[blk];
     if (at + 64 <= g.opix) {
       Store(o.y + at, bytes);
@@ -459,6 +461,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
         o.words = pk.wv.data() + oc * p.kh * ng;
         o.offset = pk.offv[static_cast<size_t>(oc)];
         o.multiplier = p.y_int32 ? 1.0f : p.multiplier[oc];
+        o.fits = dwq::FitsInt32(pk.accmax[static_cast<size_t>(oc)], o.multiplier);
         o.lo = lo, o.hi = hi;
         o.y_zero_point = p.y_zero_point;
         o.y_min = p.y_min, o.y_max = p.y_max;

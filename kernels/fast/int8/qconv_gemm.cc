@@ -331,19 +331,24 @@ QPacked* Pack(const QConvProblem& p) {
       pk->ng = ng;
       pk->wv.assign(static_cast<size_t>(p.m * p.kh * ng), 0);
       pk->offv.resize(static_cast<size_t>(p.m));
+      pk->accmax.resize(static_cast<size_t>(p.m));
       for (int64_t oc = 0; oc < p.m; ++oc) {
-        int64_t sum = 0;
+        int64_t sum = 0, neg = 0, pos = 0;  // the taps' sum over u8 inputs: in [255 neg, 255 pos]
         for (int64_t t = 0; t < taps; ++t) {
           const int32_t wv = p.weights[oc * taps + t];
           sum += wv;
+          (wv < 0 ? neg : pos) += wv;
           const int64_t ky = t / p.kw, kx = t % p.kw;
           auto& word = pk->wv[static_cast<size_t>((oc * p.kh + ky) * ng + kx / 4)];
           word = static_cast<int32_t>(static_cast<uint32_t>(word) |
                                       (static_cast<uint32_t>(wv) & 0xFFu) << (8 * (kx % 4)));
         }
         const int64_t bias = p.bias ? p.bias[oc] : 0;
-        pk->offv[static_cast<size_t>(oc)] =
-            static_cast<int32_t>(static_cast<uint32_t>(bias - zu * sum));
+        const int32_t off = static_cast<int32_t>(static_cast<uint32_t>(bias - zu * sum));
+        pk->offv[static_cast<size_t>(oc)] = off;
+        const int64_t lo = off + 255 * neg, hi = off + 255 * pos;
+        pk->accmax[static_cast<size_t>(oc)] =
+            lo < INT32_MIN || hi > INT32_MAX ? INT64_MAX : std::max(-lo, hi);
       }
       if (p.kw <= 4) {  // channel-blocked as wc: lane l of block cb is channel cb * 16 + l
         const int64_t blocks = (p.c + 15) / 16;

@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/fast/int8/qsimd.h"
@@ -47,6 +48,14 @@ inline void ResidualTerms(const Epi& e, V dealt, bool is_signed, F rt[4]) {
   }
 }
 
+// Whether v = float(acc) * multiplier stays below 2^31 for every |acc| <= acc_max
+// (QPacked::accmax): then vcvtps2dq cannot overflow and PackedBytes<false> skips min(hi, v)
+// (4 of a block's ~45 vector operations). 2^30: float's rounding of acc and of the product
+// moves |v| by less than 2^-22 of it. NaN and infinite multipliers do not fit.
+inline bool FitsInt32(int64_t acc_max, float multiplier) {
+  return static_cast<double>(acc_max) * std::fabs(static_cast<double>(multiplier)) < 1073741824.0;
+}
+
 // The output bytes of acc[0..3] (offset included; rt: the residual terms, or null): byte
 // 16 L + 4 r + j is acc[r] lane 4 L + j (the packs work within 128-bit lanes).
 //
@@ -57,12 +66,18 @@ inline void ResidualTerms(const Epi& e, V dealt, bool is_signed, F rt[4]) {
 // bound; min(hi, v) (hi first: minps returns its second operand, v, for NaN) keeps v below
 // 2^31, where vcvtps2dq would answer "indefinite" (INT32_MIN); v = NaN and v <= -2^31 give
 // INT32_MIN, which ends at y_min, as the loops' NaN and -inf do.
+//
+// kClampHi = false, where v < 2^31 is known (FitsInt32, no residual): the same bytes without
+// min(hi, v). For v <= hi nothing changes; for v > hi, R = round(v) >= hi, and R > hi gives
+// sat16(R) + zy >= min(R + zy, 32767 - 128) > y_max, so the packs and the clamp end at y_max,
+// as R = hi does.
+template <bool kClampHi = true>
 inline V PackedBytes(const Epi& e, const V acc[4], const F* rt, bool y_signed) {
   V q[4];
   for (int r = 0; r < 4; ++r) {
     F v = Mul(ToFloat(acc[r]), e.multiplier);
     if (rt) v = AddF(v, rt[r]);
-    q[r] = Round(MinF(e.hi, v));
+    q[r] = Round(kClampHi ? MinF(e.hi, v) : v);
   }
   const V a = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), e.zero_point16);
   const V b = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), e.zero_point16);

@@ -34,6 +34,9 @@ struct QPacked {
   // the u8 inputs (x_zero_point, + 128 for int8). Empty otherwise.
   int64_t ng = 0;
   std::vector<int32_t> wv, offv;
+  // accmax[oc]: the most |acc| of offv + the taps can be over every input, INT64_MAX where that
+  // sum can leave int32 (dwq::FitsInt32).
+  std::vector<int64_t> accmax;
   // And, where kw <= 4, the same words channel-blocked for qconv_dw_channels.cc's tap-group
   // rows: wct [j][cb][kh][16], offct [j][cb][16] (as wc, offc). Empty otherwise.
   std::vector<int32_t> wct, offct;
