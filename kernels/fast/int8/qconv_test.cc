@@ -105,6 +105,7 @@ const Geo kGeos[] = {
     {"dws_c19_28x28_mult2", 1, 19, 28, 28, 38, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 19},
     {"dws_c9_w19_pl1_pr2", 1, 9, 12, 19, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 9},
     {"dws_c9_w30_k4_pl2_pr1", 2, 9, 12, 30, 9, 3, 4, 1, 1, 1, 1, 1, 2, 1, 1, 9},
+    {"dws_c5_2x20_one_group", 1, 5, 2, 20, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.

@@ -99,12 +99,18 @@ __attribute__((target("avx512vbmi"))) inline void GroupsIn(uint8_t* d, const uin
                                                            __m512i pad) {
   const __m512i raw = _mm512_xor_si512(pad, f);  // flipped back with the inputs
   const int64_t dstep = rg.per * rg.wp, sstep = rg.per * rg.w;
-  for (int64_t k = 0; k < rg.groups; ++k, d += dstep, s += sstep) {
-    const int e = k + 1 == rg.groups;
-    const __m512i x = _mm512_maskz_loadu_epi8(rg.load[e], s);
-    _mm512_storeu_si512(
-        d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, rg.grid[e], rg.idx, x), f));
+  // Values, not rg's fields: the byte stores could alias those, which would be reloaded.
+  const int64_t groups = rg.groups;
+  if (groups == 0) return;  // no input row lands
+  const __m512i idx = rg.idx;
+  const __mmask64 grid = rg.grid[0], load = rg.load[0];
+  for (int64_t k = 0; k + 1 < groups; ++k, d += dstep, s += sstep) {
+    const __m512i x = _mm512_maskz_loadu_epi8(load, s);
+    _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, grid, idx, x), f));
   }
+  const __m512i x = _mm512_maskz_loadu_epi8(rg.load[1], s);  // the last group
+  _mm512_storeu_si512(
+      d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, rg.grid[1], idx, x), f));
 }
 
 // ChannelDirect's tables for one grid, kept by the calling thread for the last grid it saw
