@@ -150,7 +150,7 @@ bool RunDepthwiseRegs(const QPacked& pk, const QConvProblem& p, int threads) {
   const float lo = static_cast<float>(p.y_min - p.y_zero_point);
   const float hi = static_cast<float>(p.y_max - p.y_zero_point);
   const Epi e = dwq::EpiOf(1.0f, lo, hi, p.residual_multiplier, p.y_zero_point,
-                           p.residual_zero_point, p.y_min, p.y_max);
+                           p.residual_zero_point, p.y_min, p.y_max, g.y_signed);
   // Tasks of 64 output planes (a 7x7 plane is about 60 ns of work).
   constexpr int64_t kChunk = 64;
   const int64_t chunks = (p.m + kChunk - 1) / kChunk;

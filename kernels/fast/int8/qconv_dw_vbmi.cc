@@ -199,9 +199,9 @@ FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, co
   return _mm512_shuffle_epi8(p, order);
 }
 
-Epi EpiOf(const Out& o) {
+Epi EpiOf(const Out& o, bool y_signed) {
   return dwq::EpiOf(o.multiplier, o.lo, o.hi, o.residual_multiplier, o.y_zero_point,
-                    o.residual_zero_point, o.y_min, o.y_max);
+                    o.residual_zero_point, o.y_min, o.y_max, y_signed);
 }
 
 // The interleaved stride-1 path with outputs straight into the NCHW plane (o.y, or o.y32 where
@@ -220,7 +220,7 @@ FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane,
     for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
   }
   const V offset = Set1(o.offset);
-  const Epi e = EpiOf(o);
+  const Epi e = EpiOf(o, g.y_signed);
   constexpr bool kCarried = KH * NG > 0;
   V a[kCarried ? KH : 1], shift[kCarried ? 4 * NG : 1];
   if constexpr (kCarried) {
@@ -279,7 +279,7 @@ FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m51
     for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
   }
   const V offset = Set1(o.offset);
-  const Epi e = EpiOf(o);
+  const Epi e = EpiOf(o, g.y_signed);
   constexpr __mmask16 kAll = 0xFFFF;
   if (g.flat && g.dw == 1) {
     // Stride 1, dilation 1: vector r of the block at q holds outputs q + 4 i + r, so the load at
