@@ -3,6 +3,7 @@
 // int8::QConv / QConvPlan / QAdd (qconv_fast.h), which pick the copy.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
