@@ -194,23 +194,25 @@ QPacked* Pack(const QConvProblem& p) {
   pk->cpg = pk->vnni ? 4 : 2;
   pk->ncg = (cg + pk->cpg - 1) / pk->cpg;
   pk->nk = pk->ncg * taps;
-  pk->mtiles = (mg + kMr - 1) / kMr;
-  pk->w.assign(static_cast<size_t>(p.group * pk->mtiles * pk->nk * kMr), 0);
+  pk->oc_tiles = UseOcTiles(p, pk->vnni);
+  const int64_t mr = pk->oc_tiles ? 32 : kMr;  // channels per tile
+  pk->mtiles = (mg + mr - 1) / mr;
+  pk->w.assign(static_cast<size_t>(p.group * pk->mtiles * pk->nk * mr), 0);
   // vpdpbusd multiplies u8 inputs: int8 inputs are shifted by 128, so is their zero point.
   const int64_t zu = p.x_zero_point + (is_signed ? 128 : 0);
   for (int64_t oc = 0; oc < p.m; ++oc) {
-    const int64_t g = oc / mg, m = oc % mg, mt = m / kMr, i = m % kMr;
-    int32_t* wt = pk->w.data() + ((g * pk->mtiles + mt) * pk->nk) * kMr + i;
+    const int64_t g = oc / mg, m = oc % mg, mt = m / mr, i = m % mr;
+    int32_t* wt = pk->w.data() + ((g * pk->mtiles + mt) * pk->nk) * mr + i;
     int64_t sum = 0;
     for (int64_t ci = 0; ci < cg; ++ci) {
       for (int64_t t = 0; t < taps; ++t) {
         const int32_t wv = p.weights[(oc * cg + ci) * taps + t];
         sum += wv;
         const int64_t k = (ci / pk->cpg) * taps + t, j = ci % pk->cpg;
-        uint32_t word = static_cast<uint32_t>(wt[k * kMr]);
+        uint32_t word = static_cast<uint32_t>(wt[k * mr]);
         word |= pk->vnni ? (static_cast<uint32_t>(wv) & 0xFFu) << (8 * j)
                          : (static_cast<uint32_t>(wv) & 0xFFFFu) << (16 * j);
-        wt[k * kMr] = static_cast<int32_t>(word);
+        wt[k * mr] = static_cast<int32_t>(word);
       }
     }
     const int64_t bias = p.bias ? p.bias[oc] : 0;
@@ -228,6 +230,7 @@ void Run(const QPacked& pk, const QConvProblem& p, int threads) {
   if (!p.y_int32 && p.y_min > p.y_max)
     return int8::QConvLoops(p);  // the vector clamp assumes lo <= hi
   if (pk.kind == QPacked::Kind::kDepthwise) return RunDepthwise(pk, p, threads);
+  if (pk.oc_tiles) return RunOcTiles(pk, p, threads);
   const int64_t mg = p.m / p.group, opix = p.oh * p.ow;
   const Geometry geo = GeometryOf(p);
   WordFormat f;

@@ -106,6 +106,13 @@ const Geo kGeos[] = {
     {"dws_c9_w19_pl1_pr2", 1, 9, 12, 19, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 9},
     {"dws_c9_w30_k4_pl2_pr1", 2, 9, 12, 30, 9, 3, 4, 1, 1, 1, 1, 1, 2, 1, 1, 9},
     {"dws_c5_2x20_one_group", 1, 5, 2, 20, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},
+    // The output-channel-lane GEMM (qconv_gemm_oc.cc, VNNI + VBMI, where it computes fewer
+    // lanes): 7-wide rows with a ragged last channel tile (104 = 3 * 32 + 8), dilation 2 on
+    // 14-wide rows, two groups on rows of 14 + 7, a 5x5 kernel on rows of two 14-chunks.
+    {"oc_c20_m104_7x7", 1, 20, 7, 7, 104, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"oc_c9_m64_w14_d2", 2, 9, 6, 14, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},
+    {"oc_c16_m128_w21_groups2", 1, 16, 9, 21, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+    {"oc_c6_m64_w28_5x5", 1, 6, 8, 28, 64, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
 };
 
 // One of the variants every geometry runs: storage types, zero points, residual, values.
@@ -294,12 +301,13 @@ TEST(QConvFast, Int32OutputAndSeparateRequantizeMatchFused) {
   // 21, 31, 34: the tap-group kernel's three paths (interleaved, vpermb on the grid, rows);
   // 36 on: the AVX2 pair-word kernel's (int32 stores whole, in part at a plane's end); 48 on:
   // the one-register kernel's (a 64-output plane, strided, a task's last planes); 54 on: the
-  // tap-group kernel's shared border columns.
+  // tap-group kernel's shared border columns; 58 on: the output-channel-lane GEMM's.
   for (size_t gi :
        {size_t{0},  size_t{3},  size_t{9},  size_t{12}, size_t{14}, size_t{20}, size_t{21},
         size_t{22}, size_t{23}, size_t{31}, size_t{34}, size_t{36}, size_t{37}, size_t{38},
         size_t{39}, size_t{41}, size_t{42}, size_t{44}, size_t{45}, size_t{46}, size_t{47},
-        size_t{48}, size_t{49}, size_t{51}, size_t{52}, size_t{54}, size_t{55}, size_t{56}}) {
+        size_t{48}, size_t{49}, size_t{51}, size_t{52}, size_t{54}, size_t{55}, size_t{56},
+        size_t{58}, size_t{59}, size_t{60}, size_t{61}}) {
     const Geo& g = kGeos[gi];
     const Variant v{QStorage::kInt8, QStorage::kUint8, true, QStorage::kInt8, gi % 2 == 1, 1};
     Data d;

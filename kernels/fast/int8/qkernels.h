@@ -41,6 +41,9 @@ struct QPacked {
   // And, where kw <= 4, the same words channel-blocked for qconv_dw_channels.cc's tap-group
   // rows: wct [j][cb][kh][16], offct [j][cb][16] (as wc, offc). Empty otherwise.
   std::vector<int32_t> wct, offct;
+  // GEMM: the weights as qconv_gemm_oc.cc's 32-channel tiles ([group][mtiles][nk][32]) rather
+  // than kMr-channel ones; mtiles counts those.
+  bool oc_tiles = false;
   // What it was packed for (Run checks that the problem matches).
   int64_t m = 0, c = 0, kh = 0, kw = 0, group = 0;
   int8::QStorage x_type = int8::QStorage::kUint8;
@@ -61,6 +64,10 @@ bool RunDepthwiseVbmi(const QPacked& pk, const int8::QConvProblem& p, int thread
 bool RunDepthwiseRegs(const QPacked& pk, const int8::QConvProblem& p, int threads);
 // The pair-word depthwise kernel (AVX2 copy, qconv_dw_avx2.cc); false where it does not run.
 bool RunDepthwiseAvx2(const QPacked& pk, const int8::QConvProblem& p, int threads);
+// The output-channel-lane GEMM (qconv_gemm_oc.cc): whether it computes fewer lanes than
+// qconv_gemm.cc's tiles for p (AVX-512 copy, VNNI + VBMI, stride 1), and its run.
+bool UseOcTiles(const int8::QConvProblem& p, bool vnni);
+void RunOcTiles(const QPacked& pk, const int8::QConvProblem& p, int threads);
 void QAddKernel(const int8::QAddProblem& p, int threads);
 void QRequantizeKernel(const int8::QConvProblem& p, const int32_t* acc, int threads);
 
