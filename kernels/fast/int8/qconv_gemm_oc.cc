@@ -67,6 +67,28 @@ FUSEFUZZ_Q8_OC_TARGET void Transpose16(uint8_t* m) {
   }
 }
 
+// A 16 x 16 int32 matrix, row i in r[i], transposed in place: 32-bit and 64-bit unpacks leave
+// u[4 g + c] lane L = column 4 L + c of rows 4 g .. 4 g + 3; two rounds of 128-bit lane
+// shuffles then gather column 4 L + c's four lanes.
+inline void Transpose16(V r[16]) {
+  V u[16];
+  for (int g = 0; g < 4; ++g) {
+    const V* x = r + 4 * g;
+    const V t0 = _mm512_unpacklo_epi32(x[0], x[1]), t1 = _mm512_unpackhi_epi32(x[0], x[1]);
+    const V t2 = _mm512_unpacklo_epi32(x[2], x[3]), t3 = _mm512_unpackhi_epi32(x[2], x[3]);
+    u[4 * g + 0] = _mm512_unpacklo_epi64(t0, t2), u[4 * g + 1] = _mm512_unpackhi_epi64(t0, t2);
+    u[4 * g + 2] = _mm512_unpacklo_epi64(t1, t3), u[4 * g + 3] = _mm512_unpackhi_epi64(t1, t3);
+  }
+  for (int c = 0; c < 4; ++c) {
+    const V a = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44);
+    const V b = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44);
+    const V e = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+    const V d = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_i32x4(a, b, 0x88), r[4 + c] = _mm512_shuffle_i32x4(a, b, 0xDD);
+    r[8 + c] = _mm512_shuffle_i32x4(e, d, 0x88), r[12 + c] = _mm512_shuffle_i32x4(e, d, 0xDD);
+  }
+}
+
 // What a tile writes: oc rows [oc0, oc0 + n_oc) of the output plane set, positions
 // [at, at + n_pos) of each (NCHW: channel oc at y + oc * opix).
 struct TileOut {
@@ -96,17 +118,13 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(
   for (int v = 0; v < kOcv; ++v) {
     const int64_t oc0 = t.oc0 + 16 * v, n_oc = std::min<int64_t>(16, t.n_oc - 16 * v);
     if (n_oc <= 0) return;
-    if (c.y32) {  // the int32 rows: each channel's positions gathered from the tile
-      alignas(64) int32_t tmp[NP][16];
-      for (int j = 0; j < NP; ++j) Store(tmp[j], acc[v][j]);
-      const V rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                                          12, 13, 14, 15),
-                                        Set1(16));
+    if (c.y32) {  // the int32 rows: the [position][channel] tile transposed in registers
+      V r[16];
+      for (int j = 0; j < 16; ++j) r[j] = j < NP ? acc[v][j] : Zero();
+      Transpose16(r);
       const __mmask16 k = static_cast<__mmask16>((1u << t.n_pos) - 1);
       for (int64_t l = 0; l < n_oc; ++l) {
-        const V x = _mm512_mask_i32gather_epi32(Zero(), k, Add(rows, Set1(static_cast<int32_t>(l))),
-                                                &tmp[0][0], 4);
-        _mm512_mask_storeu_epi32(c.y32 + (oc0 + l) * c.opix + t.at, k, x);
+        _mm512_mask_storeu_epi32(c.y32 + (oc0 + l) * c.opix + t.at, k, r[l]);
       }
       continue;
     }
