@@ -420,7 +420,9 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
     const int64_t c1 = std::min(p.c, c0 + kChunk);
     Buffers& buf = ThreadBuffers();
-    uint8_t* planes = Grow(buf.plane, 2 * plane_bytes);
+    // 64-byte aligned: the first kernel row's loads of each block then are whole lines.
+    uint8_t* planes = Grow(buf.plane, 2 * plane_bytes + 64);
+    planes += (64 - reinterpret_cast<uintptr_t>(planes) % 64) % 64;
     std::memset(planes, pad, 2 * plane_bytes);  // the border and the loads' slack: zero point
     uint8_t* ygrid = g.flat && !p.y_int32 ? Grow(buf.y, 2 * ysize) : nullptr;
     int32_t* y32grid = g.flat && p.y_int32 ? Grow(buf.y32, 2 * ysize) : nullptr;
