@@ -11,7 +11,7 @@
 set(FUSEFUZZ_ISA_SOURCES activation binary conv conv_depthwise conv_depthwise_blocked
     conv_depthwise_small conv_packed epilogue gemm kernel_table norm pool
     int8/qconv_depthwise int8/qconv_dw_avx2 int8/qconv_dw_channels int8/qconv_dw_regs
-    int8/qconv_dw_vbmi int8/qconv_gemm int8/qconv_gemm_oc int8/qgemm_input int8/qrequant)
+    int8/qconv_dw_direct int8/qconv_dw_vbmi int8/qconv_gemm int8/qconv_gemm_oc int8/qgemm_input int8/qrequant)
 
 # The int8 kernels and their reference loops round float32 products exactly as qconv.h says:
 # no contraction of `a * b + c` into an FMA (GCC's default -ffp-contract=fast, clang's "on"),

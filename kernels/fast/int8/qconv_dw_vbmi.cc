@@ -19,6 +19,7 @@
 #include "kernels/fast/fast_ops.h"
 #include "kernels/fast/int8/qdw_buffers.h"
 #include "kernels/fast/int8/qdw_requant.h"
+#include "kernels/fast/int8/qdw_taps.h"
 #include "kernels/fast/int8/qkernels.h"
 #include "kernels/fast/int8/qsimd.h"
 
@@ -38,26 +39,15 @@ using dwv::RowCopy;
 using dwv::RowGroups;
 using dwv::TableFor;
 using dwv::ThreadBuffers;
+using dwt::Accumulate;
+using dwt::Direct;
+using dwt::DirectFn;
+using dwt::Geo;
+using dwt::kVec;
+using dwt::OrderedInt32;
+using dwt::PickDirect;
 using int8::QConvProblem;
 using int8::QStorage;
-
-#define FUSEFUZZ_Q8_VBMI_TARGET __attribute__((target("avx512vnni,avx512vbmi")))
-
-constexpr int kVec = 4;  // vectors per step: independent accumulator chains
-
-struct Geo {
-  int64_t wp = 0;  // the bordered plane's row stride (bytes)
-  int64_t oh = 0, ow = 0, sh = 1, sw = 1, dh = 1, dw = 1, kh = 1, ng = 1;
-  int64_t nblk = 0;  // flat: steps of kVec * 16 grid positions
-  bool flat = false, y_signed = false;
-  // ChannelDirect: per block, where its k-th output is in the block's packed bytes (byte k;
-  // dwv::TableFor) and the first one's index in the plane.
-  const uint8_t* gather = nullptr;
-  const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
-  const int64_t* first = nullptr;
-  int64_t opix = 0;
-  __m512i ramp;  // bytes 0, 1, ..., 63
-};
 
 // One output channel: its words [kh][ng] and epilogue, and where its outputs go (flat: the
 // grid buffers, wp per row; rows: the NCHW plane).
@@ -66,66 +56,10 @@ struct Out {
   int32_t offset = 0, y_zero_point = 0, residual_zero_point = 0, y_min = 0, y_max = 255;
   float multiplier = 1, lo = 0, hi = 0, residual_multiplier = 0;
   bool residual_signed = false;
-  bool fits = false;  // dwq::FitsInt32: no min(hi, v) needed
   const uint8_t* residual = nullptr;
   uint8_t* y = nullptr;
   int32_t* y32 = nullptr;
 };
-
-// acc[r] = offset + the taps of the NV vectors at src + r * vstep. PERM: each load goes through
-// vpermb (lane i, byte k: the byte sw * i + k * dw of the load); else the load's own dword i is
-// lane i's window (stride 1, dilation 1, outputs interleaved: see Channel).
-template <int KH, int NG, int NV, bool PERM>
-FUSEFUZZ_Q8_VBMI_TARGET inline void Accumulate(const Geo& g, const uint8_t* src, int64_t vstep,
-                                               __m512i idx, const V* wr, const int32_t* words,
-                                               V offset, V acc[NV]) {
-  const int64_t kh = KH ? KH : g.kh, ng = NG ? NG : g.ng;
-  const int64_t rstep = g.dh * g.wp, gstep = 4 * g.dw;
-#pragma GCC unroll 4
-  for (int r = 0; r < NV; ++r) acc[r] = offset;
-#pragma GCC unroll 7
-  for (int64_t ky = 0; ky < kh; ++ky) {
-#pragma GCC unroll 2
-    for (int64_t gi = 0; gi < ng; ++gi) {
-      const V w = KH * NG > 0 ? wr[ky * ng + gi] : Set1(words[ky * ng + gi]);
-      const uint8_t* s = src + ky * rstep + gi * gstep;
-#pragma GCC unroll 4
-      for (int r = 0; r < NV; ++r) {
-        V x = _mm512_loadu_si512(s + r * vstep);
-        if constexpr (PERM) x = _mm512_permutexvar_epi8(idx, x);
-        acc[r] = _mm512_dpbusd_epi32(acc[r], x, w);
-      }
-    }
-  }
-}
-
-// Accumulate's interleaved stride-1 case with each row's loads carried across blocks: the 4 *
-// NG windows a kernel row reads at q .. q + 4 NG - 1 are cut by vpermt2b from the 128 bytes at
-// q (the previous block's second load) and q + 64, so a block loads one vector per kernel row,
-// not 4 NG: 64-byte loads at byte offsets cross cache lines and took 2 load cycles each, the
-// kernel's bound (fusion_bench dw_relu6_requant C192_H28). a[ky]: the row's bytes at q, on
-// return its bytes at q + 64.
-template <int KH, int NG>
-FUSEFUZZ_Q8_VBMI_TARGET inline void AccumulateCarried(const uint8_t* src, int64_t rstep,
-                                                      const V* shift, const V* wr, V offset,
-                                                      V a[KH], V acc[kVec]) {
-#pragma GCC unroll 4
-  for (int r = 0; r < kVec; ++r) acc[r] = offset;
-#pragma GCC unroll 7
-  for (int ky = 0; ky < KH; ++ky) {
-    const V b = _mm512_loadu_si512(src + ky * rstep + 64);
-#pragma GCC unroll 2
-    for (int gi = 0; gi < NG; ++gi) {
-#pragma GCC unroll 4
-      for (int r = 0; r < kVec; ++r) {
-        const int s = 4 * gi + r;
-        const V x = s == 0 ? a[ky] : _mm512_permutex2var_epi8(a[ky], shift[s], b);
-        acc[r] = _mm512_dpbusd_epi32(acc[r], x, wr[ky * NG + gi]);
-      }
-    }
-    a[ky] = b;
-  }
-}
 
 // The same operations, in the same order, as RequantStore (qsimd.h); the offset is already in
 // acc (int32 adds wrap: the same residue). k: the lanes stored, at element `at`.
@@ -151,8 +85,6 @@ inline void Finish(const Out& o, const Epi& e, V acc, int64_t at, __mmask16 k) {
 FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
                                                   int64_t at, bool y_signed);
 
-inline void OrderedInt32(const V acc[4], V v[4]);
-
 // Finish for an interleaved block: the bytes (or the int32) out in output order.
 FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e, const V acc[4],
                                                       int64_t at, bool y_signed) {
@@ -160,23 +92,6 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void FinishInterleaved(const Out& o, const Epi& e
   V v[4];
   OrderedInt32(acc, v);
   for (int s = 0; s < 4; ++s) Store(o.y32 + at + 16 * s, v[s]);
-}
-
-// The int32 of an interleaved block in output order: v[s] = outputs 16 s .. 16 s + 15.
-inline void OrderedInt32(const V acc[4], V v[4]) {
-  {  // a 4 x 16 int32 transpose: unpacks, then the 128-bit lanes
-    const V t0 = _mm512_unpacklo_epi32(acc[0], acc[1]), t1 = _mm512_unpackhi_epi32(acc[0], acc[1]);
-    const V t2 = _mm512_unpacklo_epi32(acc[2], acc[3]), t3 = _mm512_unpackhi_epi32(acc[2], acc[3]);
-    // u[j] lane L: outputs 16 L + 4 j .. + 3.
-    const V u0 = _mm512_unpacklo_epi64(t0, t2), u1 = _mm512_unpackhi_epi64(t0, t2);
-    const V u2 = _mm512_unpacklo_epi64(t1, t3), u3 = _mm512_unpackhi_epi64(t1, t3);
-    const V a = _mm512_shuffle_i32x4(u0, u1, 0x44), b = _mm512_shuffle_i32x4(u2, u3, 0x44);
-    const V c = _mm512_shuffle_i32x4(u0, u1, 0xEE), d = _mm512_shuffle_i32x4(u2, u3, 0xEE);
-    v[0] = _mm512_shuffle_i32x4(a, b, 0x88);
-    v[1] = _mm512_shuffle_i32x4(a, b, 0xDD);
-    v[2] = _mm512_shuffle_i32x4(c, d, 0x88);
-    v[3] = _mm512_shuffle_i32x4(c, d, 0xDD);
-  }
 }
 
 FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, const V acc[4],
@@ -202,69 +117,6 @@ FUSEFUZZ_Q8_VBMI_TARGET inline V InterleavedBytes(const Out& o, const Epi& e, co
 Epi EpiOf(const Out& o, bool y_signed) {
   return dwq::EpiOf(o.multiplier, o.lo, o.hi, o.residual_multiplier, o.y_zero_point,
                     o.residual_zero_point, o.y_min, o.y_max, y_signed);
-}
-
-// The interleaved stride-1 path with outputs straight into the NCHW plane (o.y, or o.y32 where
-// vpcompressd packs each 16 positions' outputs likewise): the valid
-// bytes of each block (grid columns < ow) moved together by one vpermb, stored at the
-// block's first output; the whole 64-byte store's overrun is the next block's to write, and the
-// last blocks, whose store would pass the plane, store under a mask. No grid, no row copies.
-template <int KH, int NG>
-FUSEFUZZ_Q8_VBMI_TARGET void ChannelDirect(const Geo& geo, const uint8_t* plane, __m512i idx,
-                                           const Out& out) {
-  const Geo g = geo;
-  const Out o = out;
-  V wr[KH * NG > 0 ? KH * NG : 1];
-  if constexpr (KH * NG > 0) {
-#pragma GCC unroll 14
-    for (int t = 0; t < KH * NG; ++t) wr[t] = Set1(o.words[t]);
-  }
-  const V offset = Set1(o.offset);
-  const Epi e = EpiOf(o, g.y_signed);
-  constexpr bool kCarried = KH * NG > 0;
-  V a[kCarried ? KH : 1], shift[kCarried ? 4 * NG : 1];
-  if constexpr (kCarried) {
-    for (int ky = 0; ky < KH; ++ky) a[ky] = _mm512_loadu_si512(plane + ky * g.dh * g.wp);
-    for (int s = 0; s < 4 * NG; ++s) shift[s] = _mm512_add_epi8(g.ramp, _mm512_set1_epi8(s));
-  }
-  for (int64_t blk = 0; blk < g.nblk; ++blk) {
-    const int64_t q = blk * kVec * 16;
-    V acc[kVec];
-    if constexpr (kCarried) {
-      AccumulateCarried<KH, NG>(plane + q, g.dh * g.wp, shift, wr, offset, a, acc);
-    } else {
-      Accumulate<KH, NG, kVec, false>(g, plane + q, 1, idx, wr, o.words, offset, acc);
-    }
-    if (o.y32) {  // y_int32: per 16 positions, the outputs packed by vpcompressd, as the bytes
-      V v[4];
-      OrderedInt32(acc, v);
-      const uint64_t valid = g.valid[blk];
-      int64_t at = g.first[blk];
-      for (int s = 0; s < 4; ++s) {
-        const __mmask16 k = static_cast<__mmask16>(valid >> (16 * s));
-        const V c = _mm512_maskz_compress_epi32(k, v[s]);
-        if (at + 16 <= g.opix) {
-          Store(o.y32 + at, c);
-        } else if (at < g.opix) {
-          _mm512_mask_storeu_epi32(o.y32 + at, static_cast<__mmask16>((1u << (g.opix - at)) - 1),
-                                   c);
-        }
-        at += __builtin_popcount(k);
-      }
-      continue;
-    }
-    // No residual here (it is read on the grid): the packs straight to the gather.
-    const V bytes = _mm512_permutexvar_epi8(
-        Load(g.gather + blk * 64), o.fits ? PackedBytes<false>(e, acc, nullptr, g.y_signed)
-                                          : PackedBytes(e, acc, nullptr, g.y_signed));
-    const int64_t at = g.first[blk];
-    if (at + 64 <= g.opix) {
-      Store(o.y + at, bytes);
-    } else if (at < g.opix) {
-      const int64_t n = g.opix - at;
-      _mm512_mask_storeu_epi8(o.y + at, (__mmask64{1} << n) - 1, bytes);
-    }
-  }
 }
 
 template <int KH, int NG>
@@ -323,12 +175,7 @@ FUSEFUZZ_Q8_VBMI_TARGET void Channel(const Geo& geo, const uint8_t* plane, __m51
 
 using ChannelFn = void (*)(const Geo&, const uint8_t*, __m512i, const Out&);
 
-ChannelFn PickChannel(int64_t kh, int64_t ng, bool direct) {
-  if (direct) {
-    if (kh == 3 && ng == 1) return &ChannelDirect<3, 1>;
-    if (kh == 5 && ng == 2) return &ChannelDirect<5, 2>;
-    return &ChannelDirect<0, 0>;
-  }
+ChannelFn PickChannel(int64_t kh, int64_t ng) {
   if (kh == 3 && ng == 1) return &Channel<3, 1>;
   if (kh == 5 && ng == 2) return &Channel<5, 2>;
   return &Channel<0, 0>;
@@ -366,7 +213,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
     g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
     qp = g.nblk * kVec * 16;
-    // + 64: ChannelDirect's carried loads end 64 bytes past the block's last row.
+    // + 64: the direct path's carried loads end 64 bytes past the block's last row.
     last = std::max(qp - 16 + reach, qp + 64 + (p.kh - 1) * p.dilation_h * g.wp);
   } else {
     const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
@@ -397,7 +244,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     const OutputTable& t = TableFor(g.nblk, g.wp, p.oh, p.ow);
     g.gather = t.gather.data(), g.valid = t.valid.data(), g.first = t.first.data(), g.opix = opix;
   }
-  const ChannelFn channel = PickChannel(p.kh, ng, direct);
+  const ChannelFn channel = PickChannel(p.kh, ng);
   const float lo = static_cast<float>(p.y_min - p.y_zero_point);
   const float hi = static_cast<float>(p.y_max - p.y_zero_point);
   constexpr int64_t kChunk = 16;  // channels per task: the plane's border is set once per task
@@ -416,6 +263,21 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   // Grid rows of up to 32 bytes where every input column lands: in groups (GroupsIn).
   std::optional<RowGroups> groups;
   if (g.wp <= 32 && q0 == p.pad_left && q1 - q0 == p.w) groups.emplace(p.w, g.wp, iy1 - iy0);
+  Direct dc;
+  const DirectFn direct_fn = direct ? PickDirect(p.kh, ng) : nullptr;
+  if (direct) {
+    dc.words = pk.wv.data(), dc.offset = pk.offv.data(), dc.accmax = pk.accmax.data();
+    dc.multiplier = p.y_int32 ? nullptr : p.multiplier;
+    dc.y = p.y_int32 ? nullptr : p.y, dc.y32 = p.y_int32;
+    dc.c = p.c, dc.mg = mg, dc.m = p.m, dc.hw = p.h * p.w, dc.plane_bytes = plane_bytes;
+    dc.groups = groups ? &*groups : nullptr, dc.row = &in_row;
+    dc.x = p.x, dc.x_end = x_end;
+    dc.src_at = iy0 * p.w + (q0 - p.pad_left), dc.dst_at = (iy0 + p.pad_top) * g.wp + q0;
+    dc.rows = iy1 - iy0, dc.w = p.w;
+    dc.flip = flipv, dc.pad = padv;
+    dc.e = dwq::EpiOf(1.0f, lo, hi, p.residual_multiplier, p.y_zero_point, p.residual_zero_point,
+                      p.y_min, p.y_max, g.y_signed);
+  }
   ParallelFor(threads, p.n * chunks, [&](int64_t task) {
     const int64_t b = task / chunks, c0 = (task % chunks) * kChunk;
     const int64_t c1 = std::min(p.c, c0 + kChunk);
@@ -424,6 +286,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     uint8_t* planes = Grow(buf.plane, 2 * plane_bytes + 64);
     planes += (64 - reinterpret_cast<uintptr_t>(planes) % 64) % 64;
     std::memset(planes, pad, 2 * plane_bytes);  // the border and the loads' slack: zero point
+    if (direct) return direct_fn(g, dc, idx, planes, b, c0, c1);
     uint8_t* ygrid = g.flat && !p.y_int32 ? Grow(buf.y, 2 * ysize) : nullptr;
     int32_t* y32grid = g.flat && p.y_int32 ? Grow(buf.y32, 2 * ysize) : nullptr;
     uint8_t* rgrid = g.flat && p.residual && !p.y_int32 ? Grow(buf.residual, ysize) : nullptr;
@@ -463,7 +326,6 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
         o.words = pk.wv.data() + oc * p.kh * ng;
         o.offset = pk.offv[static_cast<size_t>(oc)];
         o.multiplier = p.y_int32 ? 1.0f : p.multiplier[oc];
-        o.fits = dwq::FitsInt32(pk.accmax[static_cast<size_t>(oc)], o.multiplier);
         o.lo = lo, o.hi = hi;
         o.y_zero_point = p.y_zero_point;
         o.y_min = p.y_min, o.y_max = p.y_max;
@@ -483,12 +345,6 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
             CopyBytes(rgrid + oy * g.wp, res + oy * p.ow, p.ow);
           }
           o.residual = rgrid;
-        }
-        if (direct) {
-          o.y = p.y_int32 ? nullptr : p.y + ybase;
-          o.y32 = p.y_int32 ? p.y_int32 + ybase : nullptr;
-          channel(g, plane, idx, o);
-          continue;
         }
         o.y = ygrid ? ygrid + slot * ysize : nullptr;
         o.y32 = y32grid ? y32grid + slot * ysize : nullptr;

@@ -113,7 +113,7 @@ __attribute__((target("avx512vbmi"))) inline void GroupsIn(uint8_t* d, const uin
       d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, rg.grid[1], idx, x), f));
 }
 
-// ChannelDirect's tables for one grid, kept by the calling thread for the last grid it saw
+// The direct path's tables for one grid, kept by the calling thread for the last grid it saw
 // (a model runs the same layer again): built once, not per call.
 struct OutputTable {
   int64_t nblk = -1, wp = 0, oh = 0, ow = 0;
