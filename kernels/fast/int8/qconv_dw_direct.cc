@@ -61,9 +61,9 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void DirectBlocks(const Geo& g, const uint8_t* pl
       continue;
     }
     // No residual here (it is read on the grid): the packs straight to the gather.
-    const V bytes = _mm512_permutexvar_epi8(
-        Load(g.gather + blk * 64), fits ? PackedBytes<false>(e, acc, nullptr, g.y_signed)
-                                        : PackedBytes(e, acc, nullptr, g.y_signed));
+    const V bytes = _mm512_permutexvar_epi8(Load(g.gather + blk * 64),
+                                            fits ? PackedBytes<false>(e, acc, nullptr, g.y_signed)
+                                                 : PackedBytes(e, acc, nullptr, g.y_signed));
     const int64_t at = g.first[blk];
     if (at + 64 <= g.opix) {
       Store(y + at, bytes);
@@ -76,11 +76,10 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void DirectBlocks(const Geo& g, const uint8_t* pl
 
 // CopyRowsIn, not inlined into DirectChannels' channel loop.
 __attribute__((noinline)) void CopyRowsOut(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss,
-                                           int64_t rows, const RowCopy& rc, __m512i f,
-                                           __m512i pad, const uint8_t* s_end) {
+                                           int64_t rows, const RowCopy& rc, __m512i f, __m512i pad,
+                                           const uint8_t* s_end) {
   CopyRowsIn(d, ds, s, ss, rows, rc, f, pad, s_end);
 }
-
 
 // Channels [c0, c1) of image b on the direct path in one call: the per-call values (the
 // epilogue's broadcasts, the window shifts) set once per task, not per channel (on 14x14 planes,

@@ -31,6 +31,13 @@ namespace {
 using dwq::Epi;
 using dwq::PackedBytes;
 using dwq::ResidualTerms;
+using dwt::Accumulate;
+using dwt::Direct;
+using dwt::DirectFn;
+using dwt::Geo;
+using dwt::kVec;
+using dwt::OrderedInt32;
+using dwt::PickDirect;
 using dwv::Buffers;
 using dwv::CopyRowsIn;
 using dwv::GroupsIn;
@@ -39,13 +46,6 @@ using dwv::RowCopy;
 using dwv::RowGroups;
 using dwv::TableFor;
 using dwv::ThreadBuffers;
-using dwt::Accumulate;
-using dwt::Direct;
-using dwt::DirectFn;
-using dwt::Geo;
-using dwt::kVec;
-using dwt::OrderedInt32;
-using dwt::PickDirect;
 using int8::QConvProblem;
 using int8::QStorage;
 

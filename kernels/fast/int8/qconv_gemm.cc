@@ -23,12 +23,12 @@
 namespace fusefuzz::fast::FUSEFUZZ_ISA::q8 {
 namespace {
 
-using int8::QConvProblem;
-using int8::QStorage;
 using gemm::Geometry;
 using gemm::GeometryOf;
 using gemm::PackInput;
 using gemm::WordFormat;
+using int8::QConvProblem;
+using int8::QStorage;
 
 #if defined(__AVX512BW__)
 constexpr int kMr = 8;

@@ -98,7 +98,7 @@ struct TileOut {
 // Per-call epilogue values; the multipliers and offsets indexed by output channel (padded to
 // whole tiles: the pad lanes compute junk that is not stored).
 struct OcCall {
-  const int32_t* offset = nullptr;   // [mtiles * 32] of the group
+  const int32_t* offset = nullptr;    // [mtiles * 32] of the group
   const float* multiplier = nullptr;  // idem; null for y_int32
   uint8_t* y = nullptr;               // the image and group's first channel plane
   int32_t* y32 = nullptr;
@@ -112,8 +112,7 @@ struct OcCall {
 // The epilogue of one tile (acc with the offset in): RequantStore's operations per lane, each
 // lane its channel's multiplier.
 template <int NP>
-FUSEFUZZ_Q8_OC_TARGET void Finish(
-    const OcCall& c, const TileOut& t, V acc[kOcv][NP]) {
+FUSEFUZZ_Q8_OC_TARGET void Finish(const OcCall& c, const TileOut& t, V acc[kOcv][NP]) {
   alignas(64) uint8_t m[256];
   for (int v = 0; v < kOcv; ++v) {
     const int64_t oc0 = t.oc0 + 16 * v, n_oc = std::min<int64_t>(16, t.n_oc - 16 * v);
@@ -148,7 +147,8 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(
       const V q = Add(Round(MinF(MaxF(x, SetF(c.lo)), SetF(c.hi))), Set1(c.y_zero_point));
       _mm_store_si128(reinterpret_cast<__m128i*>(m + 16 * j), _mm512_cvtepi32_epi8(q));
     }
-    for (int j = NP; j < 16; ++j) _mm_store_si128(reinterpret_cast<__m128i*>(m + 16 * j), _mm_setzero_si128());
+    for (int j = NP; j < 16; ++j)
+      _mm_store_si128(reinterpret_cast<__m128i*>(m + 16 * j), _mm_setzero_si128());
     Transpose16(m);
     for (int64_t l = 0; l < n_oc; ++l) {
       _mm_mask_storeu_epi8(c.y + (oc0 + l) * c.opix + t.at, pos,
@@ -160,9 +160,8 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(
 // One tile: NP positions from x (position j's word k at x[koff[k] + j]) times the 32 channels
 // of w ([nk][32] words), accumulated from off.
 template <int NP>
-FUSEFUZZ_Q8_OC_TARGET void Tile(
-    const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w, const V off[kOcv],
-    const OcCall& c, const TileOut& t) {
+FUSEFUZZ_Q8_OC_TARGET void Tile(const int32_t* x, const int64_t* koff, int64_t nk, const int32_t* w,
+                                const V off[kOcv], const OcCall& c, const TileOut& t) {
   V acc[kOcv][NP];
 #pragma GCC unroll 14
   for (int j = 0; j < NP; ++j) acc[0][j] = off[0], acc[1][j] = off[1];

@@ -109,8 +109,8 @@ __attribute__((target("avx512vbmi"))) inline void GroupsIn(uint8_t* d, const uin
     _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, grid, idx, x), f));
   }
   const __m512i x = _mm512_maskz_loadu_epi8(rg.load[1], s);  // the last group
-  _mm512_storeu_si512(
-      d, _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, rg.grid[1], idx, x), f));
+  _mm512_storeu_si512(d,
+                      _mm512_xor_si512(_mm512_mask_permutexvar_epi8(raw, rg.grid[1], idx, x), f));
 }
 
 // The direct path's tables for one grid, kept by the calling thread for the last grid it saw

@@ -107,11 +107,11 @@ inline void OrderedInt32(const V acc[4], V v[4]) {
 
 // The direct path's values for a call, for DirectChannels.
 struct Direct {
-  const int32_t* words = nullptr;      // [m][kh * ng]
-  const int32_t* offset = nullptr;     // [m]
-  const int64_t* accmax = nullptr;     // [m]
-  const float* multiplier = nullptr;   // [m]; null for y_int32
-  uint8_t* y = nullptr;                // or y32: the output tensor
+  const int32_t* words = nullptr;     // [m][kh * ng]
+  const int32_t* offset = nullptr;    // [m]
+  const int64_t* accmax = nullptr;    // [m]
+  const float* multiplier = nullptr;  // [m]; null for y_int32
+  uint8_t* y = nullptr;               // or y32: the output tensor
   int32_t* y32 = nullptr;
   int64_t c = 0, mg = 1, m = 0, hw = 0;  // hw: an input plane's bytes
   size_t plane_bytes = 0;
@@ -128,8 +128,7 @@ struct Direct {
 
 // Channels [c0, c1) of image b on the direct path (stride 1, dilation_w 1, no residual on y),
 // planes the task's two plane slots: the function for a kernel height and group count.
-using DirectFn = void (*)(const Geo&, const Direct&, __m512i, uint8_t*, int64_t, int64_t,
-                          int64_t);
+using DirectFn = void (*)(const Geo&, const Direct&, __m512i, uint8_t*, int64_t, int64_t, int64_t);
 DirectFn PickDirect(int64_t kh, int64_t ng);
 
 }  // namespace dwt
