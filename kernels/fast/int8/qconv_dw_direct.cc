@@ -15,9 +15,6 @@ namespace {
 
 using dwq::Epi;
 using dwq::PackedBytes;
-using dwv::CopyRowsIn;
-using dwv::GroupsIn;
-using dwv::RowCopy;
 
 // The interleaved stride-1 path with outputs straight into the NCHW plane (y, or y32 where
 // vpcompressd packs each 16 positions' outputs likewise): the valid bytes of each block (grid
@@ -74,13 +71,6 @@ FUSEFUZZ_Q8_VBMI_TARGET inline void DirectBlocks(const Geo& g, const uint8_t* pl
   }
 }
 
-// CopyRowsIn, not inlined into DirectChannels' channel loop.
-__attribute__((noinline)) void CopyRowsOut(uint8_t* d, int64_t ds, const uint8_t* s, int64_t ss,
-                                           int64_t rows, const RowCopy& rc, __m512i f, __m512i pad,
-                                           const uint8_t* s_end) {
-  CopyRowsIn(d, ds, s, ss, rows, rc, f, pad, s_end);
-}
-
 // Channels [c0, c1) of image b on the direct path in one call: the per-call values (the
 // epilogue's broadcasts, the window shifts) set once per task, not per channel (on 14x14 planes,
 // 4 blocks each, the per-channel setup took a quarter of the time). Planes are copied one channel
@@ -97,16 +87,14 @@ FUSEFUZZ_Q8_VBMI_TARGET void DirectChannels(const Geo& geo, const Direct& direct
   for (int s = 0; s < kShifts; ++s) {
     shift[s] = _mm512_add_epi8(g.ramp, _mm512_set1_epi8(static_cast<char>(s)));
   }
-  auto copy_in = [&](int64_t ci) {
-    const uint8_t* src = d.x + (b * d.c + ci) * d.hw + d.src_at;
-    uint8_t* dst = planes + static_cast<size_t>(ci - c0) % 2 * d.plane_bytes + d.dst_at;
-    if (d.groups) return GroupsIn(dst, src, *d.groups, d.flip, d.pad);
-    CopyRowsOut(dst, g.wp, src, d.w, d.rows, *d.row, d.flip, d.pad, d.x_end);
-  };
-  copy_in(c0);
+  // Plane ci's slot and input (the copies are direct calls: a lambda has no VBMI target to
+  // inline PlaneInto into).
+  auto slot = [&](int64_t ci) { return planes + static_cast<size_t>(ci - c0) % 2 * d.plane_bytes; };
+  auto input = [&](int64_t ci) { return d.x + (b * d.c + ci) * d.hw; };
+  dwv::PlaneInto(d.in, slot(c0), input(c0));
   for (int64_t ci = c0; ci < c1; ++ci) {
-    if (ci + 1 < c1) copy_in(ci + 1);
-    const uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * d.plane_bytes;
+    if (ci + 1 < c1) dwv::PlaneInto(d.in, slot(ci + 1), input(ci + 1));
+    const uint8_t* plane = slot(ci);
     for (int64_t j = 0; j < d.mg; ++j) {
       const int64_t oc = ci * d.mg + j, ybase = (b * d.m + oc) * g.opix;
       const int32_t* words = d.words + oc * g.kh * g.ng;

@@ -39,8 +39,6 @@ using dwt::kVec;
 using dwt::OrderedInt32;
 using dwt::PickDirect;
 using dwv::Buffers;
-using dwv::CopyRowsIn;
-using dwv::GroupsIn;
 using dwv::OutputTable;
 using dwv::RowCopy;
 using dwv::RowGroups;
@@ -201,22 +199,23 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   g.y_signed = p.y_type == QStorage::kInt8;
   const int64_t hp = (p.oh - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1;
   g.wp = (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dilation_w + 1;
-  int64_t qp = 0, last = 0;  // flat: the grid's positions; the bytes the last load ends at
   if (g.flat) {
-    // Rows of wp = w + max(pl, pr) bytes, where wp > w + pl + pr saves a block: a row's taps
-    // past its end read the next row's left border, pl >= min(pl, pr) bytes of zero point
+    // Rows of w + max(pl, pr) bytes rather than w + pl + pr where that saves a block: a row's
+    // taps past its end read the next row's left border, pl >= min(pl, pr) bytes of zero point
     // (docs/kernels.md, "Int8": shared border columns).
     const int64_t pl = p.pad_left, pr = g.wp - p.pad_left - p.w, shared = p.w + std::max(pl, pr);
     auto blocks = [&](int64_t wp) { return ((p.oh - 1) * wp + p.ow + 63) / 64; };
     if (pl >= 0 && pr >= 0 && shared >= p.ow && blocks(shared) < blocks(g.wp)) g.wp = shared;
+  }
+  const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
+  int64_t qp = 0, last = 0;  // flat: the grid's positions; the bytes the last load ends at
+  if (g.flat) {
     const int64_t qv = (p.oh - 1) * g.wp + p.ow;
-    const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
     g.nblk = (qv + kVec * 16 - 1) / (kVec * 16);
     qp = g.nblk * kVec * 16;
     // + 64: the direct path's carried loads end 64 bytes past the block's last row.
     last = std::max(qp - 16 + reach, qp + 64 + (p.kh - 1) * p.dilation_h * g.wp);
   } else {
-    const int64_t reach = (p.kh - 1) * p.dilation_h * g.wp + (ng - 1) * 4 * p.dilation_w + 64;
     const int64_t owr = (p.ow + 15) / 16 * 16;
     last = (p.oh - 1) * p.stride_h * g.wp + (owr - 16) * p.stride_w + reach;
   }
@@ -263,6 +262,11 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
   // Grid rows of up to 32 bytes where every input column lands: in groups (GroupsIn).
   std::optional<RowGroups> groups;
   if (g.wp <= 32 && q0 == p.pad_left && q1 - q0 == p.w) groups.emplace(p.w, g.wp, iy1 - iy0);
+  dwv::PlaneIn in;
+  in.groups = groups ? &*groups : nullptr, in.row = &in_row, in.x_end = x_end;
+  in.src_at = iy0 * p.w + (q0 - p.pad_left), in.dst_at = (iy0 + p.pad_top) * g.wp + q0;
+  in.rows = iy1 - iy0, in.w = p.w, in.wp = g.wp;
+  in.flip = flipv, in.pad = padv;
   Direct dc;
   const DirectFn direct_fn = direct ? PickDirect(p.kh, ng) : nullptr;
   if (direct) {
@@ -270,11 +274,7 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     dc.multiplier = p.y_int32 ? nullptr : p.multiplier;
     dc.y = p.y_int32 ? nullptr : p.y, dc.y32 = p.y_int32;
     dc.c = p.c, dc.mg = mg, dc.m = p.m, dc.hw = p.h * p.w, dc.plane_bytes = plane_bytes;
-    dc.groups = groups ? &*groups : nullptr, dc.row = &in_row;
-    dc.x = p.x, dc.x_end = x_end;
-    dc.src_at = iy0 * p.w + (q0 - p.pad_left), dc.dst_at = (iy0 + p.pad_top) * g.wp + q0;
-    dc.rows = iy1 - iy0, dc.w = p.w;
-    dc.flip = flipv, dc.pad = padv;
+    dc.x = p.x, dc.in = in;
     dc.e = dwq::EpiOf(1.0f, lo, hi, p.residual_multiplier, p.y_zero_point, p.residual_zero_point,
                       p.y_min, p.y_max, g.y_signed);
   }
@@ -291,14 +291,8 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     int32_t* y32grid = g.flat && p.y_int32 ? Grow(buf.y32, 2 * ysize) : nullptr;
     uint8_t* rgrid = g.flat && p.residual && !p.y_int32 ? Grow(buf.residual, ysize) : nullptr;
     auto copy_in = [&](int64_t ci) {
-      const uint8_t* src = p.x + (b * p.c + ci) * p.h * p.w;
-      uint8_t* plane = planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes;
-      if (groups) {
-        return GroupsIn(plane + (iy0 + p.pad_top) * g.wp + q0, src + iy0 * p.w, *groups, flipv,
-                        padv);
-      }
-      CopyRowsIn(plane + (iy0 + p.pad_top) * g.wp + q0, g.wp, src + iy0 * p.w + (q0 - p.pad_left),
-                 p.w, iy1 - iy0, in_row, flipv, padv, x_end);
+      dwv::PlaneIntoCall(in, planes + static_cast<size_t>(ci - c0) % 2 * plane_bytes,
+                         p.x + (b * p.c + ci) * p.h * p.w);
     };
     int64_t pending = -1;  // flat: the output plane whose grid waits in slot pending_slot
     size_t pending_slot = 0;

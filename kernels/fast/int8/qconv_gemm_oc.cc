@@ -42,7 +42,7 @@ int64_t RowSpan(int64_t ow) {
 // A 16 x 16 byte matrix, row r at bytes 16 r (four rows per vector), transposed in place.
 // Output vector k holds columns 4k .. 4k + 3: byte 16 i + r = M[r][4k + i], from rows r < 8
 // (vectors 0, 1) by one vpermt2b and rows r >= 8 (vectors 2, 3) by another, then blended.
-FUSEFUZZ_Q8_OC_TARGET void Transpose16(uint8_t* m) {
+FUSEFUZZ_Q8_OC_TARGET void TransposeBytes16(uint8_t* m) {
   alignas(64) static const auto kIdx = [] {
     struct Tables {
       uint8_t b[4][64];
@@ -70,7 +70,7 @@ FUSEFUZZ_Q8_OC_TARGET void Transpose16(uint8_t* m) {
 // A 16 x 16 int32 matrix, row i in r[i], transposed in place: 32-bit and 64-bit unpacks leave
 // u[4 g + c] lane L = column 4 L + c of rows 4 g .. 4 g + 3; two rounds of 128-bit lane
 // shuffles then gather column 4 L + c's four lanes.
-inline void Transpose16(V r[16]) {
+inline void TransposeInt32x16(V r[16]) {
   V u[16];
   for (int g = 0; g < 4; ++g) {
     const V* x = r + 4 * g;
@@ -120,7 +120,7 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(const OcCall& c, const TileOut& t, V acc[kOcv]
     if (c.y32) {  // the int32 rows: the [position][channel] tile transposed in registers
       V r[16];
       for (int j = 0; j < 16; ++j) r[j] = j < NP ? acc[v][j] : Zero();
-      Transpose16(r);
+      TransposeInt32x16(r);
       const __mmask16 k = static_cast<__mmask16>((1u << t.n_pos) - 1);
       for (int64_t l = 0; l < n_oc; ++l) {
         _mm512_mask_storeu_epi32(c.y32 + (oc0 + l) * c.opix + t.at, k, r[l]);
@@ -134,7 +134,7 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(const OcCall& c, const TileOut& t, V acc[kOcv]
         _mm_store_si128(reinterpret_cast<__m128i*>(m + 16 * l),
                         _mm_maskz_loadu_epi8(pos, c.residual + (oc0 + l) * c.opix + t.at));
       }
-      Transpose16(m);
+      TransposeBytes16(m);
     }
     const F mult = _mm512_loadu_ps(c.multiplier + 16 * v);  // the tile's own, from its first
     for (int j = 0; j < NP; ++j) {
@@ -149,7 +149,7 @@ FUSEFUZZ_Q8_OC_TARGET void Finish(const OcCall& c, const TileOut& t, V acc[kOcv]
     }
     for (int j = NP; j < 16; ++j)
       _mm_store_si128(reinterpret_cast<__m128i*>(m + 16 * j), _mm_setzero_si128());
-    Transpose16(m);
+    TransposeBytes16(m);
     for (int64_t l = 0; l < n_oc; ++l) {
       _mm_mask_storeu_epi8(c.y + (oc0 + l) * c.opix + t.at, pos,
                            _mm_load_si128(reinterpret_cast<const __m128i*>(m + 16 * l)));

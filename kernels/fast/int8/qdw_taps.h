@@ -115,14 +115,8 @@ struct Direct {
   int32_t* y32 = nullptr;
   int64_t c = 0, mg = 1, m = 0, hw = 0;  // hw: an input plane's bytes
   size_t plane_bytes = 0;
-  // An input plane's copy: from src + (b * c + ci) * hw + src_at to the plane's dst_at, in
-  // row groups or rows.
-  const dwv::RowGroups* groups = nullptr;
-  const dwv::RowCopy* row = nullptr;
-  const uint8_t* x = nullptr;
-  const uint8_t* x_end = nullptr;
-  int64_t src_at = 0, dst_at = 0, rows = 0, w = 0;
-  __m512i flip, pad;
+  const uint8_t* x = nullptr;  // the input: plane (b, ci) at x + (b * c + ci) * hw
+  dwv::PlaneIn in;
   dwq::Epi e;  // the multiplier set per channel
 };
 
