@@ -84,8 +84,11 @@ FUSEFUZZ_Q8_VBMI_TARGET void DirectChannels(const Geo& geo, const Direct& direct
   Epi e = d.e;
   constexpr int kShifts = 4 * (NG > 0 ? NG : 1);
   V shift[kShifts];
+  // Window s: bytes s .. s + 63 of the row's two loads (vpermt2b indices s + i).
+  alignas(64) uint8_t ramp[64];
+  for (int i = 0; i < 64; ++i) ramp[i] = static_cast<uint8_t>(i);
   for (int s = 0; s < kShifts; ++s) {
-    shift[s] = _mm512_add_epi8(g.ramp, _mm512_set1_epi8(static_cast<char>(s)));
+    shift[s] = _mm512_add_epi8(_mm512_load_si512(ramp), _mm512_set1_epi8(static_cast<char>(s)));
   }
   // Plane ci's slot and input (the copies are direct calls: a lambda has no VBMI target to
   // inline PlaneInto into).

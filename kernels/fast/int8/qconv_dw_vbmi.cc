@@ -234,8 +234,6 @@ bool RunDepthwiseVbmi(const QPacked& pk, const QConvProblem& p, int threads) {
     }
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
-  for (int i = 0; i < 64; ++i) idx_bytes[i] = static_cast<uint8_t>(i);
-  g.ramp = _mm512_load_si512(idx_bytes);
   // Outputs straight into y or y_int32 (no grid) on the interleaved path, but for a residual,
   // which is read on the grid.
   const bool direct = g.flat && p.dilation_w == 1 && !(p.residual && !p.y_int32);

@@ -30,7 +30,6 @@ struct Geo {
   const uint64_t* valid = nullptr;  // bit i: grid position i of the block is an output
   const int64_t* first = nullptr;
   int64_t opix = 0;
-  __m512i ramp;  // bytes 0, 1, ..., 63
 };
 
 // acc[r] = offset + the taps of the NV vectors at src + r * vstep. PERM: each load goes through
