@@ -65,7 +65,7 @@ int RunCampaign(const CampaignOptions& in) {
   if (o.seconds <= 0 && o.graphs <= 0) throw InputError("fuzz", "give --seconds or --graphs");
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
   if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
-  if (o.target == "embedded") {
+  if (IsEmbeddedSpec(o.target)) {
     CheckRuleNames(MakeEmbeddedTarget()->caps(), o.check.opt);  // with "did you mean"
     BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
   } else {

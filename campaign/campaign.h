@@ -24,7 +24,7 @@ struct CampaignOptions {
   int64_t graphs = 0;  // 0 = no count limit (one of the two must be set)
   uint64_t seed = 1;
   int jobs = 1;
-  std::string target = "embedded";
+  std::string target = EmbeddedSpecText();  // a TargetSpec's text
   TargetSettings target_settings;
   CheckOptions check;
   GenConfig gen;

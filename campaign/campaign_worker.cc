@@ -100,7 +100,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
     filing.minimize_budget = o.minimize_budget;
     filing.sensitivity_check = o.sensitivity_check && o.check.kernel_check;
     filing.known = o.known;
-    if (o.target != "embedded") {
+    if (!IsEmbeddedSpec(o.target)) {
       filing.fresh_target = [&o] { return MakeTarget(o.target, o.target_settings); };
     }
     for (int64_t i = first;; i += stride) {

@@ -158,7 +158,7 @@ void RegisterCheck(Cli& cli) {
   cmd->add_option("--target", o->targets,
                   "embedded | pytorch:MODE | onnxruntime:LEVEL | exec:CMD; repeat to check "
                   "several side by side (each against the reference and against each other)")
-      ->default_str("embedded");
+      ->default_str(EmbeddedSpecText());
   cmd->add_option("--json", o->json_out, "also write the result as JSON to this file");
   cmd->add_option("--save-inputs", o->save_inputs,
                   "write each sample's inputs to DIR/inputs-seed<S>.json (tensors JSON)");
@@ -211,7 +211,7 @@ void RegisterCheck(Cli& cli) {
       CheckTensorsForGraph(g, inputs, o->inputs);
     }
     const std::vector<std::string> specs =
-        o->targets.empty() ? std::vector<std::string>{"embedded"} : o->targets;
+        o->targets.empty() ? std::vector<std::string>{EmbeddedSpecText()} : o->targets;
     // Every target is made (and its rule names checked) before any runs: a typo in the second
     // one must not cost the first one's minutes.
     std::vector<std::unique_ptr<Target>> targets;

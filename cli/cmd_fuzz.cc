@@ -43,7 +43,9 @@ void RegisterFuzz(Cli& cli) {
   cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->add_option("--target", o->c.target, "embedded | exec:CMD")->capture_default_str();
+  cmd->add_option("--target", o->c.target,
+                  "embedded | ENGINE[:MODE] (fusefuzz list targets) | exec:CMD")
+      ->capture_default_str();
   cmd->add_option("--timeout", o->c.target_settings.timeout_seconds,
                   "seconds per case for an external target")
       ->check(kPositiveNumber)

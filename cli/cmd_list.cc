@@ -17,7 +17,7 @@ namespace {
 // Each target by the name --target takes, whether it starts here (its adapter says hello) and
 // what it says it is: name, engine version, ops, capabilities.
 void ListTargets() {
-  std::vector<std::string> specs = {"embedded"};
+  std::vector<std::string> specs = {EmbeddedSpecText()};
   for (const BuiltinTarget& t : BuiltinTargets()) {
     for (const std::string& mode : t.modes) specs.push_back(t.engine + ":" + mode);
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "harness/structure.h"
@@ -12,7 +13,7 @@
 #include "ir/printers.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
-#include "targets/builtin_targets.h"
+#include "targets/target_spec.h"
 
 namespace fusefuzz {
 namespace {
@@ -150,8 +151,7 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
   // An exec: target's command may be relative to where the campaign ran: record that folder.
   std::string wd = r.working_dir;
   std::error_code ec;
-  if (wd.empty() && r.target.rfind("exec:", 0) == 0)
-    wd = std::filesystem::current_path(ec).string();
+  if (wd.empty() && IsExecSpec(r.target)) wd = std::filesystem::current_path(ec).string();
   if (!wd.empty()) prov["working_dir"] = wd;
   if (!r.generator.is_null()) prov["generator"] = r.generator;
   if (!r.minimization.is_null()) prov["minimization"] = r.minimization;
@@ -200,14 +200,13 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
     if (!spec.is_null()) {
       r.target = spec.get<std::string>();
-      bool builtin = false;
+      std::optional<TargetSpec> parsed;
       try {
-        builtin = BuiltinTargetCommand(r.target).has_value();
+        parsed = TargetSpec::TryParse(r.target);
       } catch (const InputError& e) {
         rd.Fail("/target/spec", e.problem());
       }
-      if (r.target != "embedded" && !builtin &&
-          !(r.target.rfind("exec:", 0) == 0 && r.target.size() > 5)) {
+      if (!parsed) {
         rd.Fail("/target/spec", "unknown target \"" + r.target +
                                     "\" (expected embedded, pytorch:MODE, onnxruntime:LEVEL or "
                                     "exec:CMD)");
@@ -361,9 +360,10 @@ Repro ReadReproFile(const std::string& path, const Limits& limits) {
 std::string ReproTargetSpec(const Repro& r, const std::string& source,
                             const std::string& cli_target, bool trust_target) {
   if (!cli_target.empty()) return cli_target;
-  if (r.target.rfind("exec:", 0) != 0 || trust_target) return r.target;
+  const std::optional<TargetSpec> spec = TargetSpec::Of(r.target);
+  if (!spec || !spec->exec() || trust_target) return r.target;
   // The command is a shell command line written by whoever wrote the file.
-  std::string cmd = r.target.substr(5);
+  std::string cmd = spec->command();
   if (cmd.size() > 200) cmd = cmd.substr(0, 200) + "...";
   throw InputError(source + ": /target/spec",
                    "this reproducer's target runs the shell command '" + cmd +

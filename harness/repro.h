@@ -11,13 +11,14 @@
 #include "harness/blame.h"
 #include "harness/check.h"
 #include "ir/limits.h"
+#include "targets/target_spec.h"
 
 namespace fusefuzz {
 
 struct Repro {
   Graph graph;
   TensorMap inputs;
-  std::string target = "embedded";
+  std::string target = EmbeddedSpecText();  // a TargetSpec's text (targets/target_spec.h)
   OptimizeOptions opt;  // pipeline, disable, only, inject, bisect_limit (on_rewrite unused)
   OracleOptions oracle;
   bool kernel_check = true;

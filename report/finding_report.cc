@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -91,8 +92,9 @@ void NodeParams(const Node& n, std::ostringstream& md) {
 // The program of an exec: target's command, when it is a relative path (then it only resolves
 // from the folder the campaign ran in).
 std::string RelativeProgram(const std::string& target) {
-  if (target.rfind("exec:", 0) != 0) return "";
-  std::istringstream is(target.substr(5));
+  const std::optional<TargetSpec> spec = TargetSpec::Of(target);
+  if (!spec || !spec->exec()) return "";
+  std::istringstream is(spec->command());
   std::string prog;
   is >> prog;
   if (prog.empty() || prog[0] == '/' || prog.find('/') == std::string::npos) return "";
@@ -118,7 +120,7 @@ std::string Coordinates(int64_t index, const Shape& shape) {
 // The graph right after the blamed rewrite (embedded target only: external targets do not give
 // us their graphs).
 bool AfterGraph(const Repro& r, Graph* out) {
-  if (r.target != "embedded" || r.blame.rewrite_index <= 0) return false;
+  if (!IsEmbeddedSpec(r.target) || r.blame.rewrite_index <= 0) return false;
   OptimizeOptions opt = r.opt;
   opt.bisect_limit = r.blame.rewrite_index;
   try {
@@ -447,7 +449,7 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
   md << "```sh\n";
   if (!rel.empty() && !r.working_dir.empty()) md << "cd " << ShellWord(r.working_dir) << "\n";
   // A recorded exec: target is a shell command from a file: replay runs it only when told to.
-  const std::string trust = r.target.rfind("exec:", 0) == 0 ? " --trust-target" : "";
+  const std::string trust = IsExecSpec(r.target) ? " --trust-target" : "";
   md << "# replay: exit 0 when the same finding happens again\n"
      << "fusefuzz replay " << rq << trust << "\n";
   if (!r.opt.inject.empty()) {
@@ -472,7 +474,7 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
      << "fusefuzz run graph.json --inputs inputs.json";
   // On the finding's own target: fusefuzz's optimizer (--engine) is not what failed for an
   // external one.
-  if (r.target == "embedded") {
+  if (IsEmbeddedSpec(r.target)) {
     md << " --engine optimized";
   } else {
     md << " --target " << ShellWord(r.target);

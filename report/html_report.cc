@@ -182,8 +182,8 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
           << "</figure>\n";
       if (!after.empty())
         h << "<figure>" << after << "<figcaption>"
-          << (r.target == "embedded" ? "right after the blamed rewrite"
-                                     : "the rewrites the target reported")
+          << (IsEmbeddedSpec(r.target) ? "right after the blamed rewrite"
+                                       : "the rewrites the target reported")
           << "</figcaption></figure>\n";
       h << "</div>\n";
     }

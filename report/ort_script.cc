@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "kernels/reference/reference.h"
@@ -54,9 +55,13 @@ std::string JsString(const std::string& s) {
 }  // namespace
 
 std::string OrtReproScript(const Repro& r, int64_t max_elements) {
-  const std::string prefix = "onnxruntime:";
-  if (r.target.rfind(prefix, 0) != 0 || r.worst.output.empty() || r.worst.index < 0) return "";
-  const std::string level = r.target.substr(prefix.size());
+  const std::optional<TargetSpec> spec = TargetSpec::Of(r.target);
+  // A bare "onnxruntime" (its default level) has never had a script: kept so.
+  if (!spec || !spec->builtin("onnxruntime") || spec->text() == spec->engine() ||
+      r.worst.output.empty() || r.worst.index < 0) {
+    return "";
+  }
+  const std::string& level = spec->mode();
   if (level != "all" && level != "extended" && level != "basic") return "";
   int64_t total = 0;
   for (const auto& [name, t] : r.inputs) total += t.size();

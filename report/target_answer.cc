@@ -51,7 +51,7 @@ TargetAnswer AskTarget(Target& target, const Repro& r) {
 std::string TargetOutputSection(const Repro& r, const TargetAnswer& a) {
   std::ostringstream md;
   // The embedded optimizer's rewrites are in the bisection log and the after-graph already.
-  if (!a.rewrites.empty() && r.target != "embedded") {
+  if (!a.rewrites.empty() && !IsEmbeddedSpec(r.target)) {
     md << "## Rewrites the target reported\n\n"
        << (a.optimized ? "In the order it applied them, on the case above"
                        : "On the unoptimized run (none expected)")
@@ -123,7 +123,7 @@ std::string TargetOutputSection(const Repro& r, const TargetAnswer& a) {
 }
 
 std::string ReportedRewritesDot(const Repro& r, const TargetAnswer& a, const std::string& note) {
-  if (a.rewrites.empty() || r.target == "embedded") return "";
+  if (a.rewrites.empty() || IsEmbeddedSpec(r.target)) return "";
   DotOptions o;
   for (const Rewrite& w : a.rewrites) {
     const bool blamed = w.index == r.blame.rewrite_index && w.rule == r.blame.rule;

@@ -4,6 +4,7 @@
 // unoptimized run exactly as the adapter does and exits 1 while the bug is there.
 #include "report/torch_script.h"
 
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -17,12 +18,13 @@
 namespace fusefuzz {
 
 std::string PytorchMode(const std::string& target) {
-  const std::string prefix = "pytorch:";
-  if (target.rfind(prefix, 0) == 0) return target.substr(prefix.size());
-  if (target.rfind("exec:", 0) != 0 || target.find("fusefuzz_torch.py") == std::string::npos) {
+  const std::optional<TargetSpec> spec = TargetSpec::Of(target);
+  // A bare "pytorch" (its default mode) has never had a script: kept so.
+  if (spec && spec->builtin("pytorch")) return spec->text() == spec->engine() ? "" : spec->mode();
+  if (!spec || !spec->exec() || spec->command().find("fusefuzz_torch.py") == std::string::npos) {
     return "";
   }
-  std::istringstream words(target.substr(5));
+  std::istringstream words(spec->command());
   std::string w, mode;
   while (words >> w) {
     if (w == "--mode") {

@@ -1,10 +1,10 @@
 #include "targets/builtin_targets.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "ir/error.h"
 #include "targets/subprocess.h"
+#include "targets/target_spec.h"
 
 #ifndef FUSEFUZZ_PROGRAMS_DIR
 #define FUSEFUZZ_PROGRAMS_DIR "."
@@ -44,38 +44,32 @@ std::string TargetsDir() {
 }
 
 std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
-  const size_t colon = spec.find(':');
-  const std::string engine = spec.substr(0, colon);
-  for (const BuiltinTarget& t : BuiltinTargets()) {
-    if (t.engine != engine) continue;
-    std::string mode = colon == std::string::npos ? t.modes.front() : spec.substr(colon + 1);
-    if (std::find(t.modes.begin(), t.modes.end(), mode) == t.modes.end()) {
-      std::string all;
-      for (const auto& m : t.modes) all += (all.empty() ? "" : ", ") + m;
+  const std::optional<TargetSpec> parsed = TargetSpec::TryParse(spec);
+  if (!parsed || parsed->kind() != TargetKind::kBuiltin) return std::nullopt;
+  return BuiltinTargetCommand(*parsed);
+}
+
+std::string BuiltinTargetCommand(const TargetSpec& spec) {
+  const std::string& engine = spec.engine();
+  const std::string& mode = spec.mode();
+  const std::string dir = TargetsDir();
+  if (engine == "xnnpack" || engine == "armnn") {
+    // C++ programs built beside fusefuzz when CMake found their Debian packages.
+    const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
+    if (built.find("," + engine + ",") == std::string::npos) {
       throw InputError("--target",
-                       "unknown " + engine + " mode '" + mode + "' (one of: " + all + ")");
+                       engine + " target not built: CMake did not find " +
+                           (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
+                                                : "libarmnn-dev and libarmnn-cpuref-backend22") +
+                           " (run ci/setup, then configure again)");
     }
-    const std::string dir = TargetsDir();
-    if (engine == "xnnpack" || engine == "armnn") {
-      // C++ programs built beside fusefuzz when CMake found their Debian packages.
-      const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
-      if (built.find("," + engine + ",") == std::string::npos) {
-        throw InputError("--target",
-                         engine + " target not built: CMake did not find " +
-                             (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
-                                                  : "libarmnn-dev and libarmnn-cpuref-backend22") +
-                             " (run ci/setup, then configure again)");
-      }
-      return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
-             " --mode " + mode;
-    }
-    if (engine == "pytorch") {
-      return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " +
-             mode;
-    }
-    return "node " + ShellQuote(dir + "/onnxruntime/fusefuzz-ort.js") + " --level " + mode;
+    return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
+           " --mode " + mode;
   }
-  return std::nullopt;
+  if (engine == "pytorch") {
+    return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " + mode;
+  }
+  return "node " + ShellQuote(dir + "/onnxruntime/fusefuzz-ort.js") + " --level " + mode;
 }
 
 }  // namespace fusefuzz

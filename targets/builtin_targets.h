@@ -24,5 +24,9 @@ std::string TargetsDir();
 // "pytorch:fx" -> the shell command that starts the adapter in that mode; nullopt when `spec`
 // names no built-in engine. Throws InputError for a built-in engine with an unknown mode.
 std::optional<std::string> BuiltinTargetCommand(const std::string& spec);
+// The command of a parsed built-in spec (kind kBuiltin). Throws InputError when the engine's
+// program was not built.
+class TargetSpec;
+std::string BuiltinTargetCommand(const TargetSpec& spec);
 
 }  // namespace fusefuzz

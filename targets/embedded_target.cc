@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 
 #include "ir/error.h"
 #include "ir/verifier.h"
@@ -10,6 +11,7 @@
 #include "targets/builtin_targets.h"
 #include "targets/rule_names.h"
 #include "targets/target.h"
+#include "targets/target_spec.h"
 
 namespace fusefuzz {
 namespace {
@@ -17,14 +19,14 @@ namespace {
 class EmbeddedTarget : public Target {
  public:
   EmbeddedTarget() {
-    caps_.name = "embedded";
+    caps_.name = EmbeddedSpecText();
     caps_.ops = std::set<Op>(AllOps().begin(), AllOps().end());
     caps_.bisect_limit = caps_.disable = caps_.inject = caps_.reports_rewrites = true;
     caps_.bench = true;
     caps_.rules = AcceptedRuleNames(caps_);  // fusefuzz's rules and faults
   }
   const TargetCaps& caps() const override { return caps_; }
-  std::string spec() const override { return "embedded"; }
+  std::string spec() const override { return EmbeddedSpecText(); }
 
   // Option names are validated by the caller (BuildPipeline) before any case runs, so every
   // exception here is the target's own failure.
@@ -118,16 +120,20 @@ class NamedTarget final : public Target {
 }  // namespace
 
 std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings) {
-  if (spec == "embedded") return MakeEmbeddedTarget();
-  if (spec.rfind("exec:", 0) == 0 && spec.size() > 5)
-    return MakeExecTarget(spec.substr(5), settings);
-  if (std::optional<std::string> command = BuiltinTargetCommand(spec)) {
-    return std::make_unique<NamedTarget>(MakeExecTarget(*command, settings), spec);
+  return MakeTarget(TargetSpec::Parse(spec), settings);
+}
+
+std::unique_ptr<Target> MakeTarget(const TargetSpec& spec, const TargetSettings& settings) {
+  switch (spec.kind()) {
+    case TargetKind::kEmbedded:
+      return MakeEmbeddedTarget();
+    case TargetKind::kExec:
+      return MakeExecTarget(spec.command(), settings);
+    case TargetKind::kBuiltin:
+      return std::make_unique<NamedTarget>(MakeExecTarget(BuiltinTargetCommand(spec), settings),
+                                           spec.text());
   }
-  std::string engines;
-  for (const BuiltinTarget& t : BuiltinTargets()) engines += ", " + t.engine + "[:MODE]";
-  throw InputError("--target", "unknown target '" + spec + "' (expected embedded" + engines +
-                                   " or exec:CMD; fusefuzz list targets)");
+  throw std::logic_error("unknown TargetKind");
 }
 
 }  // namespace fusefuzz

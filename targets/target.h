@@ -1,7 +1,9 @@
 // A target is what fusefuzz tests: something that takes a graph and inputs, optionally optimizes
-// the graph, runs it and returns its outputs (and, if it can, the rewrites it applied).
-//   embedded   the project's optimizer + fast kernels (default)
-//   exec:CMD   an external program speaking line-delimited JSON (docs/target-protocol.md)
+// the graph, runs it and returns its outputs (and, if it can, the rewrites it applied). Which one
+// is a TargetSpec (targets/target_spec.h), parsed once:
+//   embedded        the project's optimizer + fast kernels (default)
+//   ENGINE[:MODE]   a built-in engine pack, targets/ENGINE/ (pytorch, onnxruntime, xnnpack, armnn)
+//   exec:CMD        an external program speaking line-delimited JSON (docs/target-protocol.md)
 #pragma once
 
 #include <functional>
@@ -16,6 +18,7 @@
 #include "ir/precision.h"
 #include "ir/quantize_rounding.h"
 #include "optimizer/optimizer.h"
+#include "targets/target_spec.h"
 
 namespace fusefuzz {
 
@@ -97,7 +100,8 @@ class Target {
   // Never throws for target failures: they are statuses. Throws InputError only for fusefuzz's
   // own bad input (e.g. unknown rule names).
   virtual TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) = 0;
-  // "embedded" or "exec:CMD": the spec that recreates this target (for reproducers).
+  // The spec's text that recreates this target (for reproducers): "embedded", "pytorch:fx",
+  // "exec:CMD".
   virtual std::string spec() const = 0;
 };
 
@@ -108,6 +112,7 @@ struct TargetSettings {
 // Throws InputError for an unknown spec or an external program that cannot start or sends a
 // bad hello.
 std::unique_ptr<Target> MakeTarget(const std::string& spec, const TargetSettings& settings = {});
+std::unique_ptr<Target> MakeTarget(const TargetSpec& spec, const TargetSettings& settings = {});
 
 std::unique_ptr<Target> MakeEmbeddedTarget();
 std::unique_ptr<Target> MakeExecTarget(const std::string& command, const TargetSettings& settings);
