@@ -32,7 +32,18 @@ if(missing)
 else()
   fusefuzz_deb_version(libxnnpack0 xnnpack_version)
   add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc
-                 targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc)
+                 targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc
+                 targets/xnnpack/repro_writer.cc targets/xnnpack/xnn_recorder.cc)
+  # The reproducer writer records the adapter's xnn_* calls (targets/xnnpack/xnn_recorder.h).
+  foreach(call create_subgraph define_add2 define_average_pooling_2d
+          define_channelwise_quantized_tensor_value define_clamp define_convert
+          define_convolution_2d define_depthwise_convolution_2d define_divide define_elu
+          define_fully_connected define_global_average_pooling_2d define_hardswish
+          define_leaky_relu define_max_pooling_2d define_multiply2 define_prelu
+          define_quantized_tensor_value define_sigmoid define_static_constant_pad
+          define_static_reshape define_subtract define_tensor_value)
+    target_link_options(fusefuzz-xnnpack-target PRIVATE -Wl,--wrap=xnn_${call})
+  endforeach()
   target_include_directories(fusefuzz-xnnpack-target SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR}
                              ${PTHREADPOOL_INCLUDE_DIR})
   target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_targets CLI11::CLI11

@@ -142,6 +142,12 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   // PyTorch findings: the engine alone reproduces them (the graph written as an nn.Module).
   const std::string script = TorchReproScript(r);
   if (!script.empty()) WriteFileInFolder(dir, "reproduce.py", script);
+  // The target's own reproducer (capability repro; its build line is in the file's head):
+  // names and size checked when it answered (targets/reproducer.cc), written like every other
+  // file, never run.
+  if (answer) {
+    for (const ReproducerFile& f : answer->reproducer.files) WriteFileInFolder(dir, f.path, f.text);
+  }
 }
 
 }  // namespace fusefuzz

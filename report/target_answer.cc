@@ -45,6 +45,21 @@ TargetAnswer AskTarget(Target& target, const Repro& r) {
     a.ran = true;
     a.outputs = std::move(res.outputs);
   }
+  if (target.caps().repro && !r.worst.output.empty() && r.worst.index >= 0) {
+    ReproducerCase c;
+    c.title =
+        std::string(FindingKindName(r.kind)) + (r.blame.rule.empty() ? "" : " " + r.blame.rule);
+    c.output = r.worst.output;
+    c.index = r.worst.index;
+    c.reference = r.worst.reference;
+    c.bound = r.worst.bound;
+    try {
+      for (auto& [name, t] : RunReference(r.graph, r.inputs)) c.expected[name] = ToFloatTensor(t);
+      a.reproducer = target.AskReproducer(r.graph, r.inputs, req, c);
+    } catch (const std::exception& e) {
+      a.reproducer.message = std::string("no reproducer: ") + e.what();
+    }
+  }
   return a;
 }
 

@@ -19,6 +19,9 @@ struct TargetAnswer {
   bool optimized = true;
   TensorMap outputs;
   std::vector<Rewrite> rewrites;  // as reported (empty: the target reports none)
+  // The target's own standalone reproducer (capability repro), asked for a failing output's
+  // worst element; no files without one.
+  Reproducer reproducer;
 };
 
 // Runs `r` on `target` once, the failing run (unoptimized for a kernel finding, else optimized

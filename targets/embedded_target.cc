@@ -111,6 +111,10 @@ class NamedTarget final : public Target {
   TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
     return inner_->Run(g, inputs, req);
   }
+  Reproducer AskReproducer(const Graph& g, const TensorMap& inputs, const RunRequest& req,
+                           const ReproducerCase& c) override {
+    return inner_->AskReproducer(g, inputs, req, c);
+  }
 
  private:
   std::unique_ptr<Target> inner_;

@@ -15,6 +15,7 @@
 #include "ir/json_io.h"
 #include "ir/verifier.h"
 #include "onnx/export.h"
+#include "targets/reproducer.h"
 #include "targets/subprocess.h"
 #include "targets/target.h"
 
@@ -133,6 +134,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
   caps->onnx_only = false;
   caps->bench = false;
+  caps->repro = false;
   if (auto c = j.find("capabilities"); c != j.end()) {
     if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
     for (const json& cap : *c) {
@@ -146,6 +148,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       // The graph only as ONNX: a whole model's weights are not sent twice (docs/check.md).
       if (cap == "onnx_only") caps->onnx = caps->onnx_only = true;
       if (cap == "bench") caps->bench = true;
+      if (cap == "repro") caps->repro = true;
     }
   }
   return "";
@@ -398,6 +401,29 @@ class ExecTarget : public Target {
       r.timings = t;
     }
     return r;
+  }
+
+  // Request "repro" (docs/target-protocol.md, "Reproducers"): the same line protocol as Run; a
+  // broken stream kills the process (the next Run restarts it), as in Run.
+  Reproducer AskReproducer(const Graph& g, const TensorMap& inputs, const RunRequest& req,
+                           const ReproducerCase& c) override {
+    if (!caps_.repro) return {{}, "", "target '" + caps_.name + "' lacks the capability repro"};
+    if (!proc_ || !Refusal(g, req).empty()) return {{}, "", "target not asked (not running)"};
+    const int64_t id = next_id_++;
+    json j = json::parse(RequestLine(id, g, inputs, req, caps_.onnx, caps_.onnx_only));
+    AddReproducerCase(c, &j);
+    const Deadline deadline = Now() + Timeout();
+    std::string line;
+    Subprocess::Io io =
+        proc_->Write(j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", deadline);
+    if (io == Subprocess::Io::kOk) io = proc_->ReadLine(&line, deadline, max_line_);
+    json answer = io == Subprocess::Io::kOk ? json::parse(line, nullptr, false) : json();
+    if (!answer.is_object() || answer.value("id", json()) != id) {
+      proc_->Kill();
+      proc_.reset();
+      return {{}, "", "target gave no reproducer answer (" + Excerpt(line) + ")"};
+    }
+    return ParseReproducerAnswer(answer);
   }
 
  private:

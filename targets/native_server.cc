@@ -60,6 +60,29 @@ NativeRequest ParseRequest(const json& req) {
   return r;
 }
 
+// Request "repro": the case as the reproducer writer needs it, answered with its files.
+std::string AnswerRepro(const json& id, const NativeRequest& r, const json& rq,
+                        const NativeReproWriter& repro) {
+  if (!repro) throw Unsupported("this target writes no reproducers");
+  if (!rq.is_object()) throw InputError("request /repro", "not an object");
+  ReproducerCase c;
+  c.title = rq.value("title", "");
+  c.output = rq.value("output", "");
+  c.index = rq.value("index", int64_t{-1});
+  c.reference = rq.value("reference", 0.0);
+  c.bound = rq.value("bound", 0.0);
+  c.expected = ReadTensors(rq.at("expected"), "request /repro/expected");
+  if (!r.shapes.count(c.output) || !c.expected.count(c.output)) {
+    throw InputError("request /repro/output", "not a graph output with an expected tensor");
+  }
+  const Reproducer written = repro(r, c);
+  json files = json::array();
+  for (const ReproducerFile& f : written.files)
+    files.push_back({{"path", f.path}, {"text", f.text}});
+  return json{{"id", id}, {"repro", {{"files", std::move(files)}, {"build", written.build}}}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
 bool RewriteAllowed(const NativeRequest& r, const std::string& rule, int64_t index) {
@@ -79,7 +102,7 @@ std::set<Op> OpsFromNames(const std::vector<std::string>& names) {
 }
 
 std::string HandleNativeLine(const std::string& line, const NativeBackend& backend,
-                             const std::set<Op>& crash_on) {
+                             const std::set<Op>& crash_on, const NativeReproWriter& repro) {
   json req = json::parse(line, nullptr, false);
   if (req.is_discarded() || !req.is_object() || !req.contains("id")) {
     return json{{"id", nullptr}, {"error", "request is not a JSON object with an id"}}.dump();
@@ -93,6 +116,9 @@ std::string HandleNativeLine(const std::string& line, const NativeBackend& backe
                      std::string(OpName(n.op)).c_str(), n.name.c_str());
         std::abort();
       }
+    }
+    if (auto rq = req.find("repro"); rq != req.end()) {
+      return AnswerRepro(req["id"], r, *rq, repro);
     }
     NativeAnswer a = backend(r);
     json outputs = json::object();
@@ -127,14 +153,15 @@ std::string HandleNativeLine(const std::string& line, const NativeBackend& backe
   return resp.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-int ServeNative(const json& hello, const NativeBackend& backend, const std::set<Op>& crash_on) {
+int ServeNative(const json& hello, const NativeBackend& backend, const std::set<Op>& crash_on,
+                const NativeReproWriter& repro) {
   std::ios::sync_with_stdio(false);
   std::cout << hello.dump() << '\n' << std::flush;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    std::cout << HandleNativeLine(line, backend, crash_on) << '\n' << std::flush;
+    std::cout << HandleNativeLine(line, backend, crash_on, repro) << '\n' << std::flush;
   }
   return 0;
 }

@@ -56,15 +56,22 @@ struct NativeAnswer {
 
 using NativeBackend = std::function<NativeAnswer(const NativeRequest&)>;
 
+// A pack's reproducer writer (request "repro", docs/target-protocol.md, "Reproducers"): the
+// files of a standalone program that reproduces the case with the engine alone. Throws
+// Unsupported for a case it cannot write.
+using NativeReproWriter = std::function<Reproducer(const NativeRequest&, const ReproducerCase&)>;
+
 // Writes `hello` (one line), then answers every request line of stdin until EOF. Returns the
 // process exit status (0). A graph with an op of `crash_on` aborts the process after a line on
 // stderr (the programs' --crash-on test switch: what a runtime's failed assert looks like).
+// `repro`: answers requests with "repro" (declare the capability in the hello); null: refused.
 int ServeNative(const nlohmann::json& hello, const NativeBackend& backend,
-                const std::set<Op>& crash_on = {});
+                const std::set<Op>& crash_on = {}, const NativeReproWriter& repro = nullptr);
 
 // One request line -> one response line (no newline); what ServeNative does per line (tests).
 std::string HandleNativeLine(const std::string& line, const NativeBackend& backend,
-                             const std::set<Op>& crash_on = {});
+                             const std::set<Op>& crash_on = {},
+                             const NativeReproWriter& repro = nullptr);
 
 // --crash-on's argument: op names -> ops; throws InputError for an unknown name.
 std::set<Op> OpsFromNames(const std::vector<std::string>& names);

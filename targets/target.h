@@ -46,6 +46,7 @@ struct TargetCaps {
   bool onnx = false;       // wants each graph also as an ONNX model (onnx/export.h) in the request
   bool onnx_only = false;  // wants the graph only as ONNX: requests carry no graph JSON
   bool bench = false;      // times repeated runs itself (RunRequest::bench_runs)
+  bool repro = false;      // writes standalone reproducers (request "repro", AskReproducer)
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
   // optional hello "precision": the arithmetic of its runs; the oracle holds them to its u.
   Precision precision = Precision::kFloat32;
@@ -93,6 +94,35 @@ struct TargetResult {
   bool bad_response = false;
 };
 
+// A finding as a pack's reproducer writer needs it (request "repro", docs/target-protocol.md):
+// the failing output's worst element and the reference there, and every output's reference.
+struct ReproducerCase {
+  std::string title;   // one line: kind, blamed rule
+  std::string output;  // the failing output
+  int64_t index = -1;  // its worst element (flat NCHW index)
+  double reference = 0;
+  double bound = 0;    // the oracle's bound on |candidate - reference| there
+  TensorMap expected;  // every output's reference, rounded to float32
+};
+
+// A file of a standalone reproducer, written into the finding folder (never run by fusefuzz).
+struct ReproducerFile {
+  std::string path;  // a plain file name (checked: ValidReproducerFileName)
+  std::string text;
+};
+
+struct Reproducer {
+  std::vector<ReproducerFile> files;  // empty: none (message says why)
+  std::string build;                  // the command that builds or runs it, for report.md
+  std::string message;
+};
+
+// A file name a reproducer may use: letters, digits, '_', '-', '.', not starting with '.', at
+// most 64 characters, and none of the names fusefuzz writes itself.
+bool ValidReproducerFileName(const std::string& name);
+inline constexpr size_t kMaxReproducerFiles = 8;
+inline constexpr size_t kMaxReproducerBytes = size_t{16} << 20;  // all files together
+
 class Target {
  public:
   virtual ~Target() = default;
@@ -103,6 +133,13 @@ class Target {
   // The spec's text that recreates this target (for reproducers): "embedded", "pytorch:fx",
   // "exec:CMD".
   virtual std::string spec() const = 0;
+  // A standalone reproducer of the case written by the target itself (capability repro);
+  // never throws for the target's failures: no files and a message instead.
+  virtual Reproducer AskReproducer(const Graph& g, const TensorMap& inputs, const RunRequest& req,
+                                   const ReproducerCase& c) {
+    (void)g, (void)inputs, (void)req, (void)c;
+    return {{}, "", "the target writes no reproducers"};
+  }
 };
 
 struct TargetSettings {

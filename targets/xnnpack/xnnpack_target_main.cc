@@ -21,6 +21,7 @@
 #include "targets/xnnpack/builder.h"
 #include "targets/xnnpack/fusion_rule.h"
 #include "targets/xnnpack/nhwc.h"
+#include "targets/xnnpack/repro_writer.h"
 
 namespace fusefuzz {
 namespace {
@@ -224,7 +225,7 @@ int Main(int argc, char** argv) {
       // Its convert multiplies by the float32 reciprocal of the scale, then rounds to even
       // (src/f32-qs8-vcvt: x * (1/s) + magic bias); ONNX divides.
       {"quantize_rounding", "reciprocal_multiply"},
-      {"capabilities", {"rewrites", "disable", "bisect_limit", "bench"}}};
+      {"capabilities", {"rewrites", "disable", "bisect_limit", "bench", "repro"}}};
   hello["rules"] = {xnnpack::kClampRule, xnnpack::kPadConvRule, xnnpack::kPadDwRule};
   if (int8) hello["rules"].push_back(xnnpack::kQdqConvRule);
   // Initialised before the hello: a machine XNNPACK refuses says so at once, on stderr.
@@ -232,8 +233,11 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "fusefuzz-xnnpack-target: xnn_initialize: %s\n", StatusName(s).c_str());
     return 1;
   }
-  return ServeNative(
-      hello, [int8](const NativeRequest& r) { return Run(r, int8); }, crash);
+  const NativeBackend run = [int8](const NativeRequest& r) { return Run(r, int8); };
+  return ServeNative(hello, run, crash,
+                     [int8, &run](const NativeRequest& r, const ReproducerCase& c) {
+                       return xnnpack::WriteReproducer(r, c, int8, run);
+                     });
 }
 
 }  // namespace

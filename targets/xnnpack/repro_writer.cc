@@ -1,0 +1,163 @@
+#include "targets/xnnpack/repro_writer.h"
+
+#include <xnnpack.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "targets/xnnpack/builder.h"
+#include "targets/xnnpack/nhwc.h"
+#include "targets/xnnpack/xnn_recorder.h"
+
+namespace fusefuzz::xnnpack {
+namespace {
+
+constexpr char kFile[] = "reproduce_xnnpack.cc";
+constexpr char kBuild[] =
+    "g++ -std=c++17 -O1 reproduce_xnnpack.cc -o reproduce_xnnpack -lXNNPACK -lpthreadpool && "
+    "./reproduce_xnnpack";
+
+// An exact C++ literal of a double (hexadecimal floating point).
+std::string Literal(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+// The C++ element type of an external buffer of this XNNPACK datatype.
+const char* ElementType(int datatype) {
+  switch (datatype) {
+    case xnn_datatype_qint8:
+      return "int8_t";
+    case xnn_datatype_quint8:
+      return "uint8_t";
+    default:
+      return "float";
+  }
+}
+
+std::string Items(const std::vector<float>& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? (i % 8 ? ", " : ",\n    ") : "") + Literal(d[i]);
+  return s;
+}
+
+size_t Count(const std::vector<size_t>& dims) {
+  size_t c = 1;
+  for (size_t d : dims) c *= d;
+  return c;
+}
+
+// The NHWC position of a flat NCHW index of shape `s`.
+int64_t NhwcIndex(const Shape& s, int64_t i) {
+  if (!Rank4(s)) return i;
+  const int64_t c = s[1], h = s[2], w = s[3];
+  const int64_t x = i % w, y = (i / w) % h, ch = (i / (w * h)) % c, n = i / (w * h * c);
+  return ((n * h + y) * w + x) * c + ch;
+}
+
+// Lines of C++ comment.
+std::string Comment(const std::string& text) {
+  std::string out = "// ", line;
+  for (char ch : text) out += ch == '\n' ? std::string("\n// ") : std::string(1, ch);
+  return out + "\n";
+}
+
+}  // namespace
+
+Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool int8,
+                           const NativeBackend& run) {
+  Recording rec;
+  run(r);              // the adapter's own definition of the case, recorded
+  Builder b(r, int8);  // the same value ids, by name
+  const uint32_t out_id = b.Id(c.output);
+  const Shape& out_shape = r.shapes.at(c.output);
+  if (!rec.values.count(out_id)) throw Unsupported("the failing output was not defined");
+  const int64_t at = NhwcIndex(out_shape, c.index);
+  const std::vector<float> expected = ToNhwc(c.expected.at(c.output));
+
+  std::ostringstream p;
+  p << Comment("fusefuzz finding on XNNPACK (" +
+               std::string(int8 ? "xnnpack:int8" : "xnnpack:fp32") + "): " + c.title +
+               "\nWritten by fusefuzz's XNNPACK pack (targets/xnnpack/"
+               "repro_writer.cc): the subgraph its adapter defined, call by call, with the\n"
+               "weights, constants and inputs written in; XNNPACK alone runs it.\n"
+               "Build and run:\n  " +
+               kBuild +
+               "\n"
+               "Exit status: 1 while output '" +
+               c.output + "' element " + std::to_string(c.index) +
+               " (NCHW) is farther from\nthe reference than fusefuzz's oracle allows, 0 when it "
+               "is not, 2 when XNNPACK fails.");
+  p << "#include <xnnpack.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
+       "#include <cstdlib>\n#include <vector>\n\n"
+       "static void Check(xnn_status s, const char* what) {\n"
+       "  if (s != xnn_status_success) {\n"
+       "    std::fprintf(stderr, \"%s failed: status %d\\n\", what, int(s));\n"
+       "    std::exit(2);\n  }\n}\n"
+       "static void Expect(bool ok) {\n"
+       "  if (!ok) {\n"
+       "    std::fprintf(stderr, \"XNNPACK numbered the values differently than when "
+       "recorded\\n\");\n"
+       "    std::exit(2);\n  }\n}\n\n";
+  p << rec.statics.str() << "\n";
+  // Inputs, NHWC, as the adapter passes them (quantized ones as their integers).
+  for (const ValueInfo& in : r.graph.inputs) {
+    const uint32_t id = b.Id(in.name);
+    const std::vector<float> d = ToNhwc(r.inputs.at(in.name));
+    const char* type = ElementType(rec.values.at(id).datatype);
+    std::string items;
+    for (size_t i = 0; i < d.size(); ++i) {
+      const std::string v =
+          std::string(type) == "float" ? Literal(d[i]) : std::to_string(int(d[i]));
+      items += (i ? (i % 8 ? ", " : ",\n    ") : "") + v;
+    }
+    p << "// graph input '" << in.name << "', NHWC\nstatic std::vector<" << type << "> input" << id
+      << " = {" << items << "};\n";
+  }
+  p << "// the reference of output '" << c.output << "' (fp64, rounded to float32), NHWC\n"
+    << "static const float expected[] = {" << Items(expected) << "};\n\n";
+  p << "int main() {\n  Check(xnn_initialize(nullptr), \"xnn_initialize\");\n"
+    << "  xnn_subgraph_t sg = nullptr;\n"
+    << "  Check(xnn_create_subgraph(" << rec.external_value_ids
+    << "u, 0, &sg), \"xnn_create_subgraph\");\n  uint32_t id = 0;\n"
+    << rec.calls.str() << "  (void)id;\n"
+    << "  xnn_runtime_t rt = nullptr;\n"
+    << "  Check(xnn_create_runtime_v2(sg, nullptr, 0, &rt), \"xnn_create_runtime_v2\");\n"
+    << "  std::vector<xnn_external_value> ext;\n";
+  for (const auto& [id, v] : rec.values) {
+    if (v.flags & XNN_VALUE_FLAG_EXTERNAL_INPUT) {
+      p << "  input" << id << ".resize(input" << id << ".size() + XNN_EXTRA_BYTES);\n"
+        << "  ext.push_back({" << id << "u, input" << id << ".data()});\n";
+    } else if (v.flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) {
+      p << "  std::vector<" << ElementType(v.datatype) << "> output" << id << "(" << Count(v.dims)
+        << " + XNN_EXTRA_BYTES);\n  ext.push_back({" << id << "u, output" << id << ".data()});\n";
+    }
+  }
+  p << "  Check(xnn_setup_runtime(rt, ext.size(), ext.data()), \"xnn_setup_runtime\");\n"
+    << "  Check(xnn_invoke_runtime(rt), \"xnn_invoke_runtime\");\n"
+    << "  const double got = output" << out_id << "[" << at << "];\n"
+    << "  const double want = " << Literal(c.reference) << ", bound = " << Literal(c.bound) << ";\n"
+    << "  std::printf(\"output '" << c.output << "' element " << c.index
+    << " (NCHW): XNNPACK %.9g, reference %.9g, |difference| %.3g, allowed %.3g\\n\", got, "
+       "want, std::fabs(got - want), bound);\n"
+    << "  const size_t n = " << expected.size() << ";\n"
+    << "  if (n <= 64) {\n"
+    << "    std::printf(\"the whole output, NHWC order: XNNPACK | reference\\n\");\n"
+    << "    for (size_t i = 0; i < n; ++i) std::printf(\"  [%zu] %.9g | %.9g\\n\", i, "
+       "double(output"
+    << out_id << "[i]), double(expected[i]));\n  }\n"
+    << "  xnn_delete_runtime(rt);\n  xnn_delete_subgraph(sg);\n"
+    << "  const bool wrong = !(std::fabs(got - want) <= bound) && !(std::isnan(got) && "
+       "std::isnan(want));\n"
+    << "  std::printf(wrong ? \"BUG: outside the bound\\n\" : \"within the bound\\n\");\n"
+    << "  return wrong ? 1 : 0;\n}\n";
+  return {{{kFile, p.str()}}, kBuild, ""};
+}
+
+}  // namespace fusefuzz::xnnpack
