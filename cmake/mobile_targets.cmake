@@ -76,7 +76,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
     fusefuzz_deb_version(libarmnn22 armnn_version)
     add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc
                    targets/armnn/network_builder.cc
-                   targets/armnn/quant_layers.cc)
+                   targets/armnn/quant_layers.cc
+                   targets/armnn/repro_writer.cc)
     target_include_directories(fusefuzz-armnn-target SYSTEM PRIVATE ${ARMNN_INCLUDE_DIR})
     target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_targets CLI11::CLI11
                           ${ARMNN_LIBRARY})

@@ -18,6 +18,7 @@
 
 #include "targets/armnn/network_builder.h"
 #include "targets/armnn/quant_layers.h"
+#include "targets/armnn/repro_writer.h"
 #include "targets/native_server.h"
 
 namespace fusefuzz {
@@ -53,19 +54,9 @@ class Server {
     if (!r.inject.empty()) throw Unsupported("no faults to inject into Arm NN");
     armnn::INetworkPtr net = armnn::INetwork::Create();
     Builder b(r, net.get(), mode_.name == "int8");
-    // Folds allowed by the request, in graph order of the pads; the others get a barrier.
-    std::set<std::string> barriers;
-    int64_t index = 0;
-    for (const auto& [pad, conv] : b.PadConvPairs()) {
-      if (!r.optimize || !RewriteAllowed(r, kFoldRule, ++index)) barriers.insert(conv);
-    }
+    const std::set<std::string> barriers = Build(r, b);
     armnn::IOptimizedNetworkPtr opt(nullptr, nullptr);
     std::vector<std::string> messages;
-    try {
-      b.Build(barriers);
-    } catch (const armnn::Exception& e) {
-      throw Unsupported(std::string("Arm NN refuses the network: ") + e.what());
-    }
     // An exception from Optimize on a network Arm NN accepted is Optimize's failure (an error:
     // FoldPadIntoConvolution2d throws on padded convolutions, docs/upstream-bugs.md).
     armnn::OptimizerOptions o;
@@ -95,7 +86,7 @@ class Server {
     NativeAnswer a;
     std::ostringstream dot;
     opt->SerializeToDot(dot);
-    index = 0;
+    int64_t index = 0;
     for (const auto& [pad, conv] : b.PadConvPairs()) {
       if (dot.str().find("folded-" + pad + "-into-" + conv) != std::string::npos) {
         a.rewrites.push_back({static_cast<int>(++index), kFoldRule, {pad, conv}});
@@ -156,7 +147,32 @@ class Server {
     return a;
   }
 
+  // Request "repro": the network of the case as Run builds it, written out by the pack's
+  // reproducer writer (repro_writer.h).
+  Reproducer Repro(const NativeRequest& r, const ReproducerCase& c) {
+    armnn::INetworkPtr net = armnn::INetwork::Create();
+    Builder b(r, net.get(), mode_.name == "int8");
+    Build(r, b);
+    return armnn_net::WriteReproducer(r, c, *net, mode_.name, mode_.precision);
+  }
+
  private:
+  // Adds the layers; the folds the request does not allow (in graph order of the pads) get a
+  // barrier. Returns the convolutions with a barrier.
+  static std::set<std::string> Build(const NativeRequest& r, Builder& b) {
+    std::set<std::string> barriers;
+    int64_t index = 0;
+    for (const auto& [pad, conv] : b.PadConvPairs()) {
+      if (!r.optimize || !RewriteAllowed(r, kFoldRule, ++index)) barriers.insert(conv);
+    }
+    try {
+      b.Build(barriers);
+    } catch (const armnn::Exception& e) {
+      throw Unsupported(std::string("Arm NN refuses the network: ") + e.what());
+    }
+    return barriers;
+  }
+
   Mode mode_;
   armnn::IRuntimePtr runtime_{nullptr, nullptr};
 };
@@ -195,11 +211,12 @@ int Main(int argc, char** argv) {
       {"precision", std::string(PrecisionName(p))},
       // armnn::Quantize is round(x / s) + offset: float32 division, ties away from zero.
       {"quantize_rounding", "half_away"},
-      {"capabilities", {"rewrites", "disable", "bisect_limit", "bench"}}};
+      {"capabilities", {"rewrites", "disable", "bisect_limit", "bench", "repro"}}};
   armnn::ConfigureLogging(false, false, armnn::LogSeverity::Fatal);
   Server server({mode, p});
   return ServeNative(
-      hello, [&](const NativeRequest& r) { return server.Run(r); }, crash);
+      hello, [&](const NativeRequest& r) { return server.Run(r); }, crash,
+      [&](const NativeRequest& r, const ReproducerCase& c) { return server.Repro(r, c); });
 }
 
 }  // namespace
