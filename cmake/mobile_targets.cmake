@@ -33,7 +33,8 @@ else()
   fusefuzz_deb_version(libxnnpack0 xnnpack_version)
   add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc
                  targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc
-                 targets/xnnpack/repro_writer.cc targets/xnnpack/xnn_recorder.cc)
+                 targets/xnnpack/repro_writer.cc targets/xnnpack/xnn_recorder.cc
+                 targets/xnnpack/xnn_wrappers.cc)
   # The reproducer writer records the adapter's xnn_* calls (targets/xnnpack/xnn_recorder.h).
   foreach(call create_subgraph define_add2 define_average_pooling_2d
           define_channelwise_quantized_tensor_value define_clamp define_convert

@@ -1,7 +1,7 @@
 // The XNNPACK pack's reproducer writer records the subgraph the adapter defines (repro_writer.cc):
 // fusefuzz-xnnpack-target is linked with `-Wl,--wrap=` for every xnn_create_subgraph /
 // xnn_define_* call that builder*.cc makes (cmake/mobile_targets.cmake), so each call goes
-// through xnn_recorder.cc, which writes it out as a C++ statement with its arguments as literals
+// through xnn_wrappers.cc, which writes it out as a C++ statement with its arguments as literals
 // (static data as byte arrays) and then makes the real call. The recording is the adapter's own
 // translation, call by call, so the reproducer cannot drift from it. Nothing is recorded unless
 // a Recording is alive (one request at a time: the server is single-threaded).
