@@ -10,7 +10,7 @@ fusefuzz=$1 target=$2 file=$3 work=$4
 shift 4
 rm -rf "$work"
 rc=0
-"$fusefuzz" fuzz --target "$target" --graphs 1 --seed 3 --jobs 1 --quiet --no-minimize \
+"$fusefuzz" fuzz --target "$target" --graphs 4 --seed 1 --jobs 1 --quiet --no-minimize \
   --no-sensitivity-check --oracle allclose --atol 0 --rtol 0 --force --out "$work/campaign" || rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: $target: expected a finding (exit 1), fuzz exited $rc"; exit 1; }
 found=$(find "$work/campaign/findings" -name "$file" | head -n 1)

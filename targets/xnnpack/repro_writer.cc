@@ -84,16 +84,13 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
   std::ostringstream p;
   p << Comment("fusefuzz finding on XNNPACK (" +
                std::string(int8 ? "xnnpack:int8" : "xnnpack:fp32") + "): " + c.title +
-               "\nWritten by fusefuzz's XNNPACK pack (targets/xnnpack/"
-               "repro_writer.cc): the subgraph its adapter defined, call by call, with the\n"
-               "weights, constants and inputs written in; XNNPACK alone runs it.\n"
-               "Build and run:\n  " +
-               kBuild +
-               "\n"
-               "Exit status: 1 while output '" +
-               c.output + "' element " + std::to_string(c.index) +
-               " (NCHW) is farther from\nthe reference than fusefuzz's oracle allows, 0 when it "
-               "is not, 2 when XNNPACK fails.");
+               "\nWritten by fusefuzz's XNNPACK pack (targets/xnnpack/repro_writer.cc): the "
+               "subgraph its\nadapter defined, call by call, with the weights, constants and "
+               "inputs written in;\nXNNPACK alone runs it. Build and run:\n  " +
+               kBuild + "\nExit status: 1 while output '" + c.output + "' element " +
+               std::to_string(c.index) +
+               " (NCHW) is farther from the reference\nthan fusefuzz's oracle allows, 0 when "
+               "it is not, 2 when XNNPACK fails.");
   p << "#include <xnnpack.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
        "#include <cstdlib>\n#include <vector>\n\n"
        "static void Check(xnn_status s, const char* what) {\n"
