@@ -45,12 +45,15 @@ TargetAnswer AskTarget(Target& target, const Repro& r) {
     a.ran = true;
     a.outputs = std::move(res.outputs);
   }
-  if (target.caps().repro && !r.worst.output.empty() && r.worst.index >= 0) {
+  if (target.caps().repro) {
     ReproducerCase c;
     c.title =
         std::string(FindingKindName(r.kind)) + (r.blame.rule.empty() ? "" : " " + r.blame.rule);
-    c.output = r.worst.output;
-    c.index = r.worst.index;
+    // A finding that is not a wrong number (an error) has no failing output: none is sent.
+    if (!r.worst.output.empty() && r.worst.index >= 0) {
+      c.output = r.worst.output;
+      c.index = r.worst.index;
+    }
     c.reference = r.worst.reference;
     c.bound = r.worst.bound;
     try {

@@ -98,7 +98,7 @@ struct TargetResult {
 // the failing output's worst element and the reference there, and every output's reference.
 struct ReproducerCase {
   std::string title;   // one line: kind, blamed rule
-  std::string output;  // the failing output
+  std::string output;  // the failing output; "" for a finding that is not a wrong number
   int64_t index = -1;  // its worst element (flat NCHW index)
   double reference = 0;
   double bound = 0;    // the oracle's bound on |candidate - reference| there

@@ -256,9 +256,14 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
         output_type[l->GetName()] = from->GetTensorInfo().GetDataType();
     }
   }
-  const std::string failing = "out:" + c.output;
+  // No failing output: the finding is Arm NN failing (an exception or status), which is then
+  // what the program reproduces.
+  const bool wrong_number = !c.output.empty();
+  const std::string output = wrong_number ? c.output : r.graph.outputs.front();
+  const std::string failing = "out:" + output;
   if (!w.outputs.count(failing)) throw Unsupported("the failing output has no output layer");
-  const Tensor& expected = c.expected.at(c.output);
+  const Tensor& expected = c.expected.at(output);
+  const int fails = wrong_number ? 2 : 1;  // the exit status when Arm NN fails
 
   std::ostringstream p;
   p << "// fusefuzz finding on Arm NN (armnn:" << mode << "): " << c.title << "\n"
@@ -266,9 +271,12 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
     << "// adapter built for the case, read back layer by layer, with the constants and inputs\n"
     << "// written in; Arm NN alone optimizes it for CpuRef and runs it. Build and run:\n"
     << "//   " << kBuild << "\n"
-    << "// Exit status: 1 while output '" << c.output << "' element " << c.index
-    << " (NCHW) is farther from the\n// reference than fusefuzz's oracle allows, 0 when it is "
-       "not, 2 when Arm NN fails.\n"
+    << (wrong_number ? "// Exit status: 1 while output '" + c.output + "' element " +
+                           std::to_string(c.index) +
+                           " (NCHW) is farther from the\n// reference than fusefuzz's oracle "
+                           "allows, 0 when it is not, 2 when Arm NN fails.\n"
+                     : std::string("// Exit status: 1 while Arm NN fails on it, 0 when it "
+                                   "runs.\n"))
     << "#include <armnn/ArmNN.hpp>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
        "#include <string>\n#include <vector>\n\n"
     << "static armnn::TensorShape Shape(std::vector<unsigned int> d) {\n"
@@ -282,7 +290,7 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
       p << (i ? (i % 8 ? ", " : ",\n    ") : "") << F(t.data[i]);
     p << "};\n";
   }
-  p << "// the reference of output '" << c.output << "' (fp64, rounded to float32), NCHW\n"
+  p << "// the reference of output '" << output << "' (fp64, rounded to float32), NCHW\n"
     << "static const float expected[] = {";
   for (size_t i = 0; i < expected.data.size(); ++i) {
     p << (i ? (i % 8 ? ", " : ",\n    ") : "") << F(expected.data[i]);
@@ -302,7 +310,8 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
        "CpuRef backend installed?)\\n\");\n    return 2;\n  }\n"
     << "  armnn::NetworkId id = 0;\n  std::string err;\n"
     << "  if (rt->LoadNetwork(id, std::move(opt), err) != armnn::Status::Success) {\n"
-    << "    std::fprintf(stderr, \"LoadNetwork: %s\\n\", err.c_str());\n    return 2;\n  }\n"
+    << "    std::fprintf(stderr, \"LoadNetwork: %s\\n\", err.c_str());\n    return " << fails
+    << ";\n  }\n"
     << "  armnn::InputTensors inputs;\n";
   for (const auto& [name, bind] : w.inputs) {
     p << "  // '" << name << "': quantized inputs are given as their integer values\n"
@@ -327,8 +336,15 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
       << "), out_" << bind << ".data())});\n";
   }
   const int bind = w.outputs.at(failing);
-  p << "  if (rt->EnqueueWorkload(id, inputs, outputs) != armnn::Status::Success) return 2;\n"
-    << "  const double got = out_" << bind << "[" << c.index << "];\n"
+  p << "  if (rt->EnqueueWorkload(id, inputs, outputs) != armnn::Status::Success) return " << fails
+    << ";\n";
+  if (!wrong_number) {
+    p << "  std::printf(\"Arm NN ran the case without failing; output '" << output
+      << "' starts %.9g (reference %.9g)\\n\", double(out_" << bind << "[0]), "
+      << "double(expected[0]));\n  return 0;\n}\n";
+    return {{{kFile, p.str()}}, kBuild, ""};
+  }
+  p << "  const double got = out_" << bind << "[" << c.index << "];\n"
     << "  const double want = " << F(c.reference) << ", bound = " << F(c.bound) << ";\n"
     << "  std::printf(\"output '" << c.output << "' element " << c.index
     << " (NCHW): Arm NN %.9g, reference %.9g, |difference| %.3g, allowed %.3g\\n\", got, want, "

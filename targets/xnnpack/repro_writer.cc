@@ -75,11 +75,14 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
   Recording rec;
   run(r);              // the adapter's own definition of the case, recorded
   Builder b(r, int8);  // the same value ids, by name
-  const uint32_t out_id = b.Id(c.output);
-  const Shape& out_shape = r.shapes.at(c.output);
+  // No failing output: the finding is XNNPACK failing (an error status), which is then what
+  // the program reproduces.
+  const bool wrong_number = !c.output.empty();
+  const std::string failing = wrong_number ? c.output : r.graph.outputs.front();
+  const uint32_t out_id = b.Id(failing);
   if (!rec.values.count(out_id)) throw Unsupported("the failing output was not defined");
-  const int64_t at = NhwcIndex(out_shape, c.index);
-  const std::vector<float> expected = ToNhwc(c.expected.at(c.output));
+  const int64_t at = wrong_number ? NhwcIndex(r.shapes.at(failing), c.index) : 0;
+  const std::vector<float> expected = ToNhwc(c.expected.at(failing));
 
   std::ostringstream p;
   p << Comment("fusefuzz finding on XNNPACK (" +
@@ -87,16 +90,21 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
                "\nWritten by fusefuzz's XNNPACK pack (targets/xnnpack/repro_writer.cc): the "
                "subgraph its\nadapter defined, call by call, with the weights, constants and "
                "inputs written in;\nXNNPACK alone runs it. Build and run:\n  " +
-               kBuild + "\nExit status: 1 while output '" + c.output + "' element " +
-               std::to_string(c.index) +
-               " (NCHW) is farther from the reference\nthan fusefuzz's oracle allows, 0 when "
-               "it is not, 2 when XNNPACK fails.");
+               kBuild +
+               (wrong_number ? "\nExit status: 1 while output '" + c.output + "' element " +
+                                   std::to_string(c.index) +
+                                   " (NCHW) is farther from the reference\nthan fusefuzz's "
+                                   "oracle allows, 0 when it is not, 2 when XNNPACK fails."
+                             : std::string("\nExit status: 1 while XNNPACK fails on it, 0 when "
+                                           "it runs.")));
   p << "#include <xnnpack.h>\n\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
        "#include <cstdlib>\n#include <vector>\n\n"
        "static void Check(xnn_status s, const char* what) {\n"
        "  if (s != xnn_status_success) {\n"
        "    std::fprintf(stderr, \"%s failed: status %d\\n\", what, int(s));\n"
-       "    std::exit(2);\n  }\n}\n"
+       "    std::exit("
+    << (wrong_number ? 2 : 1)
+    << ");\n  }\n}\n"
        "static void Expect(bool ok) {\n"
        "  if (!ok) {\n"
        "    std::fprintf(stderr, \"XNNPACK numbered the values differently than when "
@@ -117,7 +125,7 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
     p << "// graph input '" << in.name << "', NHWC\nstatic std::vector<" << type << "> input" << id
       << " = {" << items << "};\n";
   }
-  p << "// the reference of output '" << c.output << "' (fp64, rounded to float32), NHWC\n"
+  p << "// the reference of output '" << failing << "' (fp64, rounded to float32), NHWC\n"
     << "static const float expected[] = {" << Items(expected) << "};\n\n";
   p << "int main() {\n  Check(xnn_initialize(nullptr), \"xnn_initialize\");\n"
     << "  xnn_subgraph_t sg = nullptr;\n"
@@ -137,8 +145,14 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
     }
   }
   p << "  Check(xnn_setup_runtime(rt, ext.size(), ext.data()), \"xnn_setup_runtime\");\n"
-    << "  Check(xnn_invoke_runtime(rt), \"xnn_invoke_runtime\");\n"
-    << "  const double got = output" << out_id << "[" << at << "];\n"
+    << "  Check(xnn_invoke_runtime(rt), \"xnn_invoke_runtime\");\n";
+  if (!wrong_number) {
+    p << "  std::printf(\"XNNPACK ran the case without failing; output '" << failing
+      << "' starts %.9g (reference %.9g)\\n\", double(output" << out_id
+      << "[0]), double(expected[0]));\n  return 0;\n}\n";
+    return {{{kFile, p.str()}}, kBuild, ""};
+  }
+  p << "  const double got = output" << out_id << "[" << at << "];\n"
     << "  const double want = " << Literal(c.reference) << ", bound = " << Literal(c.bound) << ";\n"
     << "  std::printf(\"output '" << c.output << "' element " << c.index
     << " (NCHW): XNNPACK %.9g, reference %.9g, |difference| %.3g, allowed %.3g\\n\", got, "
