@@ -13,6 +13,7 @@
 #include "ir/printers.h"
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
+#include "targets/builtin_targets.h"
 #include "targets/target_spec.h"
 
 namespace fusefuzz {
@@ -203,6 +204,8 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
       std::optional<TargetSpec> parsed;
       try {
         parsed = TargetSpec::TryParse(r.target);
+        // A built-in engine this build lacks is named here, where the file names it.
+        if (parsed && parsed->kind() == TargetKind::kBuiltin) BuiltinTargetCommand(*parsed);
       } catch (const InputError& e) {
         rd.Fail("/target/spec", e.problem());
       }
