@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -73,7 +74,12 @@ std::string Comment(const std::string& text) {
 Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool int8,
                            const NativeBackend& run) {
   Recording rec;
-  run(r);              // the adapter's own definition of the case, recorded
+  try {
+    run(r);  // the adapter's own definition of the case, recorded
+  } catch (const std::exception&) {
+    // The finding is this failure (an error answer): the calls up to it are the reproducer.
+    if (!c.output.empty()) throw;
+  }
   Builder b(r, int8);  // the same value ids, by name
   // No failing output: the finding is XNNPACK failing (an error status), which is then what
   // the program reproduces.
