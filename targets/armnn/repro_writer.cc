@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "targets/repro_program.h"
+
 namespace fusefuzz::armnn_net {
 namespace {
 
@@ -14,13 +16,7 @@ constexpr char kFile[] = "reproduce_armnn.cc";
 constexpr char kBuild[] =
     "g++ -std=c++17 -O1 reproduce_armnn.cc -o reproduce_armnn -larmnn && ./reproduce_armnn";
 
-std::string F(double v) {  // an exact C++ literal
-  if (std::isnan(v)) return "NAN";
-  if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", v);
-  return buf;
-}
+std::string F(double v) { return ExactLiteral(v); }
 template <typename E>
 std::string Enum(const char* type, E e) {
   return std::string("static_cast<armnn::") + type + ">(" + std::to_string(int(e)) + ")";
@@ -338,26 +334,9 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
   const int bind = w.outputs.at(failing);
   p << "  if (rt->EnqueueWorkload(id, inputs, outputs) != armnn::Status::Success) return " << fails
     << ";\n";
-  if (!wrong_number) {
-    p << "  std::printf(\"Arm NN ran the case without failing; output '" << output
-      << "' starts %.9g (reference %.9g)\\n\", double(out_" << bind << "[0]), "
-      << "double(expected[0]));\n  return 0;\n}\n";
-    return {{{kFile, p.str()}}, kBuild, ""};
-  }
-  p << "  const double got = out_" << bind << "[" << c.index << "];\n"
-    << "  const double want = " << F(c.reference) << ", bound = " << F(c.bound) << ";\n"
-    << "  std::printf(\"output '" << c.output << "' element " << c.index
-    << " (NCHW): Arm NN %.9g, reference %.9g, |difference| %.3g, allowed %.3g\\n\", got, want, "
-       "std::fabs(got - want), bound);\n"
-    << "  const size_t n = " << expected.data.size() << ";\n"
-    << "  if (n <= 64) {\n    std::printf(\"the whole output, NCHW order: Arm NN | "
-       "reference\\n\");\n"
-    << "    for (size_t i = 0; i < n; ++i) std::printf(\"  [%zu] %.9g | %.9g\\n\", i, double(out_"
-    << bind << "[i]), double(expected[i]));\n  }\n"
-    << "  const bool wrong = !(std::fabs(got - want) <= bound) && !(std::isnan(got) && "
-       "std::isnan(want));\n"
-    << "  std::printf(wrong ? \"BUG: outside the bound\\n\" : \"within the bound\\n\");\n"
-    << "  return wrong ? 1 : 0;\n}\n";
+  const std::string buffer = "out_" + std::to_string(bind);
+  p << (wrong_number ? VerdictTail("Arm NN", buffer, c.index, expected.data.size(), "NCHW", c)
+                     : RanTail("Arm NN", buffer, output));
   return {{{kFile, p.str()}}, kBuild, ""};
 }
 

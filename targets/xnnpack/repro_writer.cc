@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "targets/repro_program.h"
 #include "targets/xnnpack/builder.h"
 #include "targets/xnnpack/nhwc.h"
 #include "targets/xnnpack/xnn_recorder.h"
@@ -20,15 +21,6 @@ constexpr char kFile[] = "reproduce_xnnpack.cc";
 constexpr char kBuild[] =
     "g++ -std=c++17 -O1 reproduce_xnnpack.cc -o reproduce_xnnpack -lXNNPACK -lpthreadpool && "
     "./reproduce_xnnpack";
-
-// An exact C++ literal of a double (hexadecimal floating point).
-std::string Literal(double v) {
-  if (std::isnan(v)) return "NAN";
-  if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", v);
-  return buf;
-}
 
 // The C++ element type of an external buffer of this XNNPACK datatype.
 const char* ElementType(int datatype) {
@@ -44,7 +36,8 @@ const char* ElementType(int datatype) {
 
 std::string Items(const std::vector<float>& d) {
   std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? (i % 8 ? ", " : ",\n    ") : "") + Literal(d[i]);
+  for (size_t i = 0; i < d.size(); ++i)
+    s += (i ? (i % 8 ? ", " : ",\n    ") : "") + ExactLiteral(d[i]);
   return s;
 }
 
@@ -125,7 +118,7 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
     std::string items;
     for (size_t i = 0; i < d.size(); ++i) {
       const std::string v =
-          std::string(type) == "float" ? Literal(d[i]) : std::to_string(int(d[i]));
+          std::string(type) == "float" ? ExactLiteral(d[i]) : std::to_string(int(d[i]));
       items += (i ? (i % 8 ? ", " : ",\n    ") : "") + v;
     }
     p << "// graph input '" << in.name << "', NHWC\nstatic std::vector<" << type << "> input" << id
@@ -152,28 +145,9 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c, bool
   }
   p << "  Check(xnn_setup_runtime(rt, ext.size(), ext.data()), \"xnn_setup_runtime\");\n"
     << "  Check(xnn_invoke_runtime(rt), \"xnn_invoke_runtime\");\n";
-  if (!wrong_number) {
-    p << "  std::printf(\"XNNPACK ran the case without failing; output '" << failing
-      << "' starts %.9g (reference %.9g)\\n\", double(output" << out_id
-      << "[0]), double(expected[0]));\n  return 0;\n}\n";
-    return {{{kFile, p.str()}}, kBuild, ""};
-  }
-  p << "  const double got = output" << out_id << "[" << at << "];\n"
-    << "  const double want = " << Literal(c.reference) << ", bound = " << Literal(c.bound) << ";\n"
-    << "  std::printf(\"output '" << c.output << "' element " << c.index
-    << " (NCHW): XNNPACK %.9g, reference %.9g, |difference| %.3g, allowed %.3g\\n\", got, "
-       "want, std::fabs(got - want), bound);\n"
-    << "  const size_t n = " << expected.size() << ";\n"
-    << "  if (n <= 64) {\n"
-    << "    std::printf(\"the whole output, NHWC order: XNNPACK | reference\\n\");\n"
-    << "    for (size_t i = 0; i < n; ++i) std::printf(\"  [%zu] %.9g | %.9g\\n\", i, "
-       "double(output"
-    << out_id << "[i]), double(expected[i]));\n  }\n"
-    << "  xnn_delete_runtime(rt);\n  xnn_delete_subgraph(sg);\n"
-    << "  const bool wrong = !(std::fabs(got - want) <= bound) && !(std::isnan(got) && "
-       "std::isnan(want));\n"
-    << "  std::printf(wrong ? \"BUG: outside the bound\\n\" : \"within the bound\\n\");\n"
-    << "  return wrong ? 1 : 0;\n}\n";
+  const std::string buffer = "output" + std::to_string(out_id);
+  p << (wrong_number ? VerdictTail("XNNPACK", buffer, at, expected.size(), "NHWC", c)
+                     : RanTail("XNNPACK", buffer, failing));
   return {{{kFile, p.str()}}, kBuild, ""};
 }
 
