@@ -62,11 +62,14 @@ enum xnn_status __wrap_xnn_define_channelwise_quantized_tensor_value(
       subgraph, datatype, scale, num_dims, channel_dim, dims, data, external_id, flags, id_out);
   Recording* r = ActiveRecording();
   if (!r || s != xnn_status_success) return s;
+  // One statement per recorded array: the operands of + are unsequenced, and the arrays are
+  // numbered in the order they are recorded (the same text with g++ and clang).
+  const std::string scales = FloatArray(r, scale, dims[channel_dim]);
+  const std::string shape = SizeArray(r, dims, num_dims);
+  const std::string bytes = Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype));
   Value(r, "xnn_define_channelwise_quantized_tensor_value",
-        Type(datatype) + ", " + FloatArray(r, scale, dims[channel_dim]) + ", " + Size(num_dims) +
-            ", " + Size(channel_dim) + ", " + SizeArray(r, dims, num_dims) + ", " +
-            Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype)) + ", " +
-            U32(external_id) + ", " + U32(flags),
+        Type(datatype) + ", " + scales + ", " + Size(num_dims) + ", " + Size(channel_dim) + ", " +
+            shape + ", " + bytes + ", " + U32(external_id) + ", " + U32(flags),
         datatype, num_dims, dims, data, flags, *id_out);
   return s;
 }
@@ -308,11 +311,11 @@ enum xnn_status __wrap_xnn_define_quantized_tensor_value(xnn_subgraph_t subgraph
       subgraph, datatype, zero_point, scale, num_dims, dims, data, external_id, flags, id_out);
   Recording* r = ActiveRecording();
   if (!r || s != xnn_status_success) return s;
+  const std::string shape = SizeArray(r, dims, num_dims);  // recorded in a fixed order
+  const std::string bytes = Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype));
   Value(r, "xnn_define_quantized_tensor_value",
         Type(datatype) + ", " + I32(zero_point) + ", " + Float(scale) + ", " + Size(num_dims) +
-            ", " + SizeArray(r, dims, num_dims) + ", " +
-            Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype)) + ", " +
-            U32(external_id) + ", " + U32(flags),
+            ", " + shape + ", " + bytes + ", " + U32(external_id) + ", " + U32(flags),
         datatype, num_dims, dims, data, flags, *id_out);
   return s;
 }
@@ -338,10 +341,11 @@ enum xnn_status __wrap_xnn_define_static_constant_pad(xnn_subgraph_t subgraph,
                                                       float padding_value, uint32_t input_id,
                                                       uint32_t output_id, uint32_t flags) {
   if (Recording* r = ActiveRecording()) {
+    const std::string pre = SizeArray(r, pre_paddings, RankOf(r, input_id));  // fixed order
+    const std::string post = SizeArray(r, post_paddings, RankOf(r, input_id));
     Call(r, "xnn_define_static_constant_pad",
-         SizeArray(r, pre_paddings, RankOf(r, input_id)) + ", " +
-             SizeArray(r, post_paddings, RankOf(r, input_id)) + ", " + Float(padding_value) + ", " +
-             U32(input_id) + ", " + U32(output_id) + ", " + U32(flags));
+         pre + ", " + post + ", " + Float(padding_value) + ", " + U32(input_id) + ", " +
+             U32(output_id) + ", " + U32(flags));
   }
   return __real_xnn_define_static_constant_pad(subgraph, pre_paddings, post_paddings, padding_value,
                                                input_id, output_id, flags);
@@ -389,9 +393,10 @@ enum xnn_status __wrap_xnn_define_tensor_value(xnn_subgraph_t subgraph, enum xnn
                                                            external_id, flags, id_out);
   Recording* r = ActiveRecording();
   if (!r || s != xnn_status_success) return s;
+  const std::string shape = SizeArray(r, dims, num_dims);  // recorded in a fixed order
+  const std::string bytes = Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype));
   Value(r, "xnn_define_tensor_value",
-        Type(datatype) + ", " + Size(num_dims) + ", " + SizeArray(r, dims, num_dims) + ", " +
-            Bytes(r, data, Count(dims, num_dims) * ElementBytes(datatype)) + ", " +
+        Type(datatype) + ", " + Size(num_dims) + ", " + shape + ", " + bytes + ", " +
             U32(external_id) + ", " + U32(flags),
         datatype, num_dims, dims, data, flags, *id_out);
   return s;
