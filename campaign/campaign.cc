@@ -109,6 +109,7 @@ int RunCampaign(const CampaignOptions& in) {
 
   const Clock::time_point start = Clock::now();
   stats.seed = o.seed;
+  stats.gen_config = ConfigToJson(o.gen);
   stats.command_line = o.command_line;
   stats.target = o.target;
   stats.inject = o.check.opt.inject;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "generators/gen_config.h"
 #include "ir/printers.h"
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
@@ -100,6 +101,14 @@ std::string RelativeProgram(const std::string& target) {
 }
 
 }  // namespace
+
+std::optional<std::string> GenOptions(const nlohmann::json& config) {
+  GenConfig def;
+  if (config.is_null() || config == ConfigToJson(def)) return std::string();
+  def.quant.enabled = true;
+  if (config == ConfigToJson(def)) return std::string(" --quant");
+  return std::nullopt;
+}
 
 std::string Coordinates(int64_t index, const Shape& shape) {
   const int64_t n = NumElements(shape);
@@ -459,12 +468,22 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
        << " --expect pass\n";
   }
   if (r.case_index >= 0 && (r.has_campaign_seed || r.has_seed)) {
-    md << "# the original case, before minimization (add the campaign's --config if it had "
-          "one)\n";
+    // The generator's options too: a --quant campaign's case is not the float generator's
+    // (issue 45, item 6); any other config is written out of the repro and passed back.
+    md << "# the original case, before minimization\n";
+    const nlohmann::json config = r.generator.is_object() && r.generator.contains("config")
+                                      ? r.generator["config"]
+                                      : nlohmann::json();
+    std::optional<std::string> gen = GenOptions(config);
+    if (!gen) {
+      md << "jq .provenance.generator.config " << rq << " > gen-config.json\n";
+      gen = " --config gen-config.json";
+    }
     if (r.has_campaign_seed) {
-      md << "fusefuzz gen --seed " << r.campaign_seed << " --case " << r.case_index << "\n";
+      md << "fusefuzz gen" << *gen << " --seed " << r.campaign_seed << " --case " << r.case_index
+         << "\n";
     } else {
-      md << "fusefuzz gen --seed " << r.seed << "\n";
+      md << "fusefuzz gen" << *gen << " --seed " << r.seed << "\n";
     }
   }
   md << "# the graph and its inputs as plain files, to run or edit\n"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "generators/gen_config.h"
 #include "harness/repro.h"
 #include "ir/json_io.h"
 #include "report/campaign_summary.h"
@@ -65,6 +66,40 @@ TEST(FindingReport, CrashCarriesTheTargetLogThroughTheReproducer) {
   // A relative target program only resolves from where the campaign ran: the report says so.
   EXPECT_NE(md.find("cd /home/me/project"), std::string::npos) << md;
   EXPECT_NE(md.find("fusefuzz replay /tmp/findings/x/repro.json"), std::string::npos) << md;
+}
+
+// The regenerate command of a --quant campaign's case must make that case, not an unrelated
+// float graph (issue 45, item 6); another config is passed back with --config.
+TEST(FindingReport, RegenerateCommandCarriesTheGeneratorOptions) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kFusion;
+  r.has_seed = r.has_campaign_seed = true;
+  r.campaign_seed = 7;
+  r.case_index = 12;
+  GenConfig quant;
+  quant.quant.enabled = true;
+  r.generator = {{"config", ConfigToJson(quant)}};
+  std::string md = FindingReport(ReadRepro(ReproToJson(r), "test"));
+  EXPECT_NE(md.find("fusefuzz gen --quant --seed 7 --case 12"), std::string::npos) << md;
+  GenConfig other = quant;
+  other.max_nodes += 3;
+  r.generator = {{"config", ConfigToJson(other)}};
+  md = FindingReport(r);
+  EXPECT_NE(md.find("jq .provenance.generator.config repro.json > gen-config.json\n"
+                    "fusefuzz gen --config gen-config.json --seed 7 --case 12"),
+            std::string::npos)
+      << md;
+  CampaignStats s;
+  s.seed = 7;
+  s.gen_config = ConfigToJson(quant);
+  CaseReport c;
+  c.verdict = "MISMATCH";
+  c.kind = "fusion";
+  c.signature = "fusion-x";
+  s.AddCase(c);
+  EXPECT_NE(SummaryMarkdown(s).find("`fusefuzz gen --quant --seed 7 --case I`"),
+            std::string::npos)
+      << SummaryMarkdown(s);
 }
 
 TEST(FindingReport, SmallCaseShowsInputValues) {
