@@ -223,6 +223,11 @@ FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer) {
   }
   DotOptions before;
   before.highlight = blamed;
+  // An unquantized finding: the nodes that ran in float or reference form, marked.
+  for (const auto& [name, form] : UnquantizedNodes(r)) {
+    before.highlight.insert(name);
+    before.notes[name] = "ran in " + form + " form, not int8";
+  }
   before.title = std::string(!r.minimization.contains("nodes_after") ? "" : "minimized ") +
                  "graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
                  (r.blame.rule.empty() ? "" : " blamed on " + r.blame.rule + " (red nodes)");
@@ -306,6 +311,10 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
   } else if (r.kind == FindingKind::kKernel) {
     md << "The target disagrees with the reference even without optimization: a kernel bug, "
           "not a fusion bug.";
+  } else if (r.kind == FindingKind::kUnquantized) {
+    md << "The numbers are right, but the model that ran is not the int8 model asked for: "
+          "nodes the backend's configuration quantizes ran in float or reference form after "
+          "the optimizer (marked in the pictures).";
   } else {
     md << "The target failed to produce outputs (" << FindingKindName(r.kind) << ").";
   }
@@ -398,6 +407,7 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     if (got != answer->outputs.end()) answered = &got->second;
   }
   md << IntegersSection(r, has_after ? &after : nullptr, answered);
+  md << ClampBoundsSection(r.graph);
 
   if (small) {
     md << "## Input values\n\n";

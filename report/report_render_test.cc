@@ -102,6 +102,28 @@ TEST(FindingReport, RegenerateCommandCarriesTheGeneratorOptions) {
       << SummaryMarkdown(s);
 }
 
+// An unquantized finding's numbers are right: the report says what happened in one sentence,
+// names every node left in float, and the picture marks them (issue 45, item 7).
+TEST(FindingReport, UnquantizedSaysWhatRanInFloatAndDrawsIt) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kUnquantized;
+  r.verdict = "MISMATCH";
+  std::string long_detail(300, 'x');
+  r.detail = "unquantized: the backend's configuration quantizes 'act' (float), which ran in "
+             "float or reference form; the numbers pass (sigma: 4 elements pass " +
+             long_detail + ")";
+  const std::string md = FindingReport(r);
+  EXPECT_EQ(md.find("failed to produce outputs"), std::string::npos) << md;
+  EXPECT_NE(md.find("The numbers are right, but the model that ran is not the int8 model"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("promises `act` (float) in int8 and they ran in float or reference form"),
+            std::string::npos)
+      << md;
+  const FindingDots d = MakeFindingDots(r);
+  EXPECT_NE(d.before.find("ran in float form, not int8"), std::string::npos) << d.before;
+}
+
 TEST(FindingReport, SmallCaseShowsInputValues) {
   Repro r = TinyRepro();
   r.kind = FindingKind::kKernel;
