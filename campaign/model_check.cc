@@ -254,6 +254,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       phase("writing findings/" + result.signature);
       const TargetAnswer answer = AskTarget(target, filed);
       PublishFinding(layout, result.signature, filed, &answer);
+      std::error_code ec;
+      std::filesystem::remove(layout.tmp, ec);  // empty once published: no working files left
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -91,7 +91,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
     for (int64_t i = 1; i <= hi && static_cast<size_t>(i) <= applied.size(); ++i) {
       const Rewrite& r = applied[static_cast<size_t>(i - 1)];
       b.log.push_back("BISECT: applying rewrite (" + std::to_string(r.index) + ") " + r.rule +
-                      " at " + NodesText(r.nodes));
+                      (r.nodes.empty() ? "" : " at " + NodesText(r.nodes)));
     }
     b.log.push_back("BISECT: first failing rewrite is (" + std::to_string(hi) + ") " +
                     (b.rule.empty() ? "?" : b.rule));
@@ -112,7 +112,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
       b.log.push_back("FORMS: '" + left.front() + "' ran in " +
                       std::string(NodeFormName(failing.run.node_forms.at(left.front()))) +
                       " form, fused by rewrite (" + std::to_string(r.index) + ") " + r.rule +
-                      " at " + NodesText(r.nodes));
+                      (r.nodes.empty() ? "" : " at " + NodesText(r.nodes)));
       return b;
     }
     return b;

@@ -149,10 +149,12 @@ std::string GridDetail(const GridTally& tally) {
                             "] (E " + Num(g.e) + " steps), candidate " + Num(w.candidate);
   if (g.failed > 0) {
     return "grid: " + std::to_string(g.failed) + " of " + std::to_string(g.compared) +
-           " integer elements fail; worst " + at + ": " + worst + ", excess " + Num(g.excess) +
+           (g.compared == 1 ? " integer element fails" : " integer elements fail") + "; worst " +
+           at + ": " + worst + ", excess " + Num(g.excess) +
            " steps; failing: " + g.where;
   }
-  return "grid: " + std::to_string(g.compared) + " integer elements pass (" +
+  return "grid: " + std::to_string(g.compared) +
+         (g.compared == 1 ? " integer element passes (" : " integer elements pass (") +
          std::to_string(g.informative) + " informative, " + std::to_string(g.saturated) +
          " saturated), worst excess " + Num(g.excess) + " steps at " + at;
 }

@@ -131,7 +131,9 @@ std::string VerdictMeaning(const std::string& verdict) {
 
 std::string CampaignStats::SummaryText(const std::string& out_dir, bool written) const {
   std::ostringstream s;
-  s << (interrupted ? "fuzz: interrupted. " : "fuzz: done. ") << StatusLine(seconds) << "\n";
+  // StatusLine starts with "fuzz: " itself: said once ("fuzz: done. fuzz: ..." was a glitch).
+  const std::string status = StatusLine(seconds);
+  s << (interrupted ? "fuzz: interrupted: " : "fuzz: done: ") << status.substr(6) << "\n";
   s << "verdicts:";
   for (const auto& [v, n] : verdicts) s << " " << v << "=" << n;
   s << "\n";

@@ -177,6 +177,15 @@ CampaignStats HandFilledStats() {
   return s;
 }
 
+// The closing line says "fuzz:" once (issue 45, item 15: "fuzz: done. fuzz: ...").
+TEST(CampaignSummary, ClosingLineSaysFuzzOnce) {
+  CampaignStats s = HandFilledStats();
+  const std::string text = s.SummaryText("out/x");
+  EXPECT_EQ(text.rfind("fuzz: interrupted: 4 graphs", 0), 0u) << text;
+  s.interrupted = false;
+  EXPECT_EQ(s.SummaryText("out/x").rfind("fuzz: done: 4 graphs", 0), 0u) << s.SummaryText("out/x");
+}
+
 TEST(CampaignSummary, MarkdownSaysWhatItMeans) {
   const std::string md = SummaryMarkdown(HandFilledStats());
   EXPECT_NE(md.find("**Interrupted**"), std::string::npos) << md;

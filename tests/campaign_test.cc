@@ -63,6 +63,9 @@ TEST(Campaign, NoFaultsNoFindings) {
   EXPECT_EQ(s["findings"], 0);
   EXPECT_GT(s["verdicts"]["PASS"].get<int>(), 250);
   EXPECT_TRUE(fs::exists(dir / "summary.md"));
+  // A finished campaign leaves no working files (issue 45, item 16).
+  EXPECT_FALSE(fs::exists(dir / ".lock"));
+  EXPECT_FALSE(fs::exists(dir / ".tmp"));
   fs::remove_all(dir);
 }
 
