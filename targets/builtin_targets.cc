@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "ir/error.h"
 #include "targets/subprocess.h"
@@ -66,8 +67,16 @@ std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
                                                   : "libarmnn-dev and libarmnn-cpuref-backend22") +
                              " (run ci/setup, then configure again)");
       }
-      return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
-             " --mode " + mode;
+      // Configured but not built (e.g. after ci/fuzz, which builds fusefuzz alone): say how,
+      // not "exited with status 127" from the shell (issue 45, item 9).
+      const std::string program =
+          std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target";
+      std::error_code ec;
+      if (!std::filesystem::exists(program, ec)) {
+        throw InputError("--target", engine + " target not built: run `cmake --build --preset "
+                                     "release --target fusefuzz-" + engine + "-target`");
+      }
+      return ShellQuote(program) + " --mode " + mode;
     }
     if (engine == "pytorch") {
       return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " +
