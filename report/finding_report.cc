@@ -447,15 +447,20 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     md << "## Minimization\n\n" << MdFence("json", r.minimization.dump(1)) << "\n";
   }
 
-  // Commands that work from any folder: absolute paths to the reproducer.
+  // The reproducer's path as the campaign was given it: a relative --out stays relative (to the
+  // folder the campaign ran in, the checkout), so the commands carry no one's absolute paths
+  // (issue 45, item 19); an absolute --out gives commands that work from anywhere.
   std::string repro = "repro.json";
   if (!folder.empty()) {
-    std::error_code ec;
-    repro = (std::filesystem::absolute(folder, ec) / "repro.json").lexically_normal().string();
+    repro = (std::filesystem::path(folder) / "repro.json").lexically_normal().string();
   }
   const std::string rq = ShellWord(repro);
   md << "## Commands\n\n";
-  if (folder.empty()) md << "From the finding folder.\n\n";
+  if (folder.empty()) {
+    md << "From the finding folder.\n\n";
+  } else if (std::filesystem::path(folder).is_relative()) {
+    md << "From the folder the campaign ran in (the paths are relative to it).\n\n";
+  }
   const std::string rel = RelativeProgram(r.target);
   if (!rel.empty()) {
     md << "The target's program " << MdCode(rel) << " is a relative path: run these from "

@@ -124,6 +124,18 @@ TEST(FindingReport, UnquantizedSaysWhatRanInFloatAndDrawsIt) {
   EXPECT_NE(d.before.find("ran in float form, not int8"), std::string::npos) << d.before;
 }
 
+// A campaign given a relative --out writes commands relative to where it ran, not the
+// checkout's absolute path (issue 45, item 19).
+TEST(FindingReport, RelativeFolderGivesRelativeCommands) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kKernel;
+  r.verdict = "MISMATCH";
+  const std::string md = FindingReport(r, "out/glow/findings/x");
+  EXPECT_NE(md.find("fusefuzz replay out/glow/findings/x/repro.json\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("From the folder the campaign ran in"), std::string::npos) << md;
+  EXPECT_EQ(md.find(std::filesystem::current_path().string()), std::string::npos) << md;
+}
+
 TEST(FindingReport, SmallCaseShowsInputValues) {
   Repro r = TinyRepro();
   r.kind = FindingKind::kKernel;
