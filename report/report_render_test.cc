@@ -216,7 +216,9 @@ TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   fs::path dir = fs::temp_directory_path() / ("fusefuzz-summary-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "findings");
-  WriteCampaignSummary(dir.string(), HandFilledStats(), "");
+  CampaignStats stats = HandFilledStats();
+  stats.seconds = 12.345678;
+  WriteCampaignSummary(dir.string(), stats, "");
   nlohmann::json j = ReadJsonFile((dir / "summary.json").string());
   EXPECT_EQ(j["rule_fires"]["conv-bn-fold"], 17);
   EXPECT_EQ(j["command_line"], "fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x");
@@ -232,6 +234,9 @@ TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   // The finding folder does not exist: the page says so instead of failing.
   EXPECT_NE(html.find("Cannot read the reproducer"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Times rounded as summary.md rounds them (issue 45, item 22).
+  EXPECT_NE(html.find("graphs in 12.3 s"), std::string::npos) << html.substr(0, 3000);
+  EXPECT_EQ(html.find("12.3457"), std::string::npos);
   fs::remove_all(dir);
 }
 
