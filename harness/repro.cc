@@ -141,6 +141,7 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
                     {"candidate", Num(r.worst.candidate)},
                     {"bound", Num(r.worst.bound)},
                     {"ratio", Num(r.worst.ratio)}}}};
+  if (!r.blame.set_up_by.empty()) finding["blame"]["set_up_by"] = r.blame.set_up_by;
   if (!r.target_log.empty()) finding["target_log"] = r.target_log;
   if (!r.failing_run.empty()) finding["failing_run"] = r.failing_run;
   json prov = {{"fusefuzz_version", r.fusefuzz_version}};
@@ -314,6 +315,7 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
       const json& ab = rd.Field(b, p, "ablation", false, json::value_t::string);
       if (!ab.is_null()) r.blame.ablation = ab.get<std::string>();
       r.blame.log = rd.Strings(b, p, "log");
+      r.blame.set_up_by = rd.Strings(b, p, "set_up_by");
     }
     const json& w = rd.Field(f, "/finding", "worst", false, json::value_t::object);
     if (!w.is_null()) {

@@ -74,6 +74,7 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
         s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + MdCode(r.blame.rule);
         for (size_t i = 0; i < r.blame.nodes.size(); ++i)
           s += (i ? "," : " at ") + MdText(r.blame.nodes[i]);
+        if (!r.blame.set_up_by.empty()) s += " (set up by " + MdText(r.blame.set_up_by[0]) + ")";
       } else {
         s = "the optimized run (no rewrite blamed)";
       }

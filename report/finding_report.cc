@@ -353,6 +353,17 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
                ? "was not rerun"
                : "gives " + r.blame.ablation + ", which confirms nothing")
        << ").\n\n";
+    if (!r.blame.set_up_by.empty()) {
+      // The blamed rewrite read state an earlier one left wrong: the fix may belong there.
+      md << "**Set up by** ";
+      for (size_t i = 0; i < r.blame.set_up_by.size(); ++i) {
+        md << (i ? ", " : "") << MdText(r.blame.set_up_by[i]);
+      }
+      md << ": with " << (r.blame.set_up_by.size() == 1 ? "that earlier rule" : "each of these")
+         << " disabled alone the case passes too: it either only made the blamed rewrite "
+            "possible, or corrupted state the blamed one reads (a shared weight scaled in place, "
+            "a bias rounded on a stale grid), in which case the bug is there.\n\n";
+    }
     if (!r.blame.log.empty()) {
       std::string log;
       for (const auto& l : r.blame.log) log += MdText(l) + "\n";
