@@ -136,6 +136,29 @@ TEST(FindingReport, RelativeFolderGivesRelativeCommands) {
   EXPECT_EQ(md.find(std::filesystem::current_path().string()), std::string::npos) << md;
 }
 
+// A blamed rewrite set up by an earlier one: report.md and the diagnosis say so, and repro.json
+// keeps it (issue 45, item 4).
+TEST(FindingReport, SetUpByAnEarlierRewriteIsSaid) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kFusion;
+  r.verdict = "MISMATCH";
+  r.blame.method = "bisect";
+  r.blame.rule = "conv-bn-fold";
+  r.blame.rewrite_index = 2;
+  r.blame.nodes = {"act"};
+  r.blame.ablation = "pass";
+  r.blame.set_up_by = {"(1) shared-weight-folded-twice at c1,bn1"};
+  const Repro back = ReadRepro(ReproToJson(r), "test");
+  EXPECT_EQ(back.blame.set_up_by, r.blame.set_up_by);
+  const std::string md = FindingReport(back);
+  EXPECT_NE(md.find("**Set up by** (1) shared-weight-folded-twice at c1,bn1: with that earlier "
+                    "rule disabled alone the case passes too"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("(set up by (1) shared-weight-folded-twice at c1,bn1)"), std::string::npos)
+      << md;
+}
+
 TEST(FindingReport, SmallCaseShowsInputValues) {
   Repro r = TinyRepro();
   r.kind = FindingKind::kKernel;
