@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cli/bench_int8_table.h"
+#include "cli/bench_table.h"
 #include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
