@@ -70,10 +70,11 @@ NotJudged WhyNotJudged(const OracleResult& r, const RefTensor* ref, const Oracle
     std::sort(e.begin(), e.end());
     const double median = e.empty() ? 0 : e[e.size() / 2], top = e.empty() ? 0 : e.back();
     std::snprintf(buf, sizeof buf,
-                  "the integer grid's carried spread: on %lld of %lld elements a correct engine "
-                  "may land %.3g steps (median; up to %.3g) from the reference, so no answer "
-                  "there could fail (the possible rounding flips of every earlier quantized "
-                  "tensor add up through the model)",
+                  "the integer grid's carried spread: on %lld of %lld elements the admitted "
+                  "spread E exceeds 1 step (median %.3g, largest %.3g steps), so a wrong answer "
+                  "there would pass too (E: the float error before each rounding and the "
+                  "possible rounding flips of every earlier quantized tensor, carried to this "
+                  "output)",
                   static_cast<long long>(wide), static_cast<long long>(g.compared), median, top);
     nj.cause = buf;
     nj.advice = oracle.kind == OracleKind::kSigma

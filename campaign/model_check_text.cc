@@ -164,9 +164,10 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     }
     for (const OutputCheck& c : sc.outputs) {
       if (c.not_judged.is) {
+        // The cause's name here; the whole cause and what to do once, at the end.
         s << "  " << c.output << ": NOT JUDGED, " << c.not_judged.informative << " of "
-          << Plural(c.not_judged.elements, "element", "elements") << " informative: "
-          << c.not_judged.cause;
+          << Plural(c.not_judged.elements, "element", "elements") << " informative ("
+          << c.not_judged.cause.substr(0, c.not_judged.cause.find(':')) << ")";
       } else {
         std::snprintf(buf, sizeof buf, "  %s: %s, worst element %s reference %.9g target %.9g",
                       c.output.c_str(), std::string(VerdictName(c.verdict)).c_str(),

@@ -132,8 +132,8 @@ TEST(CheckCommand, ADeclinedModelIsNotCheckedAndExits2) {
   fs::remove_all(dir);
 }
 
-// A model none of whose output elements is informative (x - x on an int8 grid of scale 1e-8: its
-// float error spans many steps) is NOT JUDGED, never PASS: exit 3, "result": "not_judged", the
+// A model none of whose output elements is informative (x + (-x) on an int8 grid of scale 1e-13:
+// its float error spans millions of steps) is NOT JUDGED, never PASS: exit 3, "result": "not_judged", the
 // count and the cause named, and no advice to use the oracle already in use (issue 43).
 TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
   fs::path dir = TempDir("check-not-judged");
@@ -149,8 +149,8 @@ TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
       << r.out;
   EXPECT_NE(r.out.find("sample seed 1: NOT JUDGED: unoptimized NOT JUDGED"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  y: NOT JUDGED, 0 of 18 elements informative: the integer grid's "
-                       "carried spread"),
+  EXPECT_NE(r.out.find("  y: NOT JUDGED, 0 of 18 elements informative (the integer grid's "
+                       "carried spread)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("what to do: check a shorter part of the model"), std::string::npos)
