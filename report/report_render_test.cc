@@ -82,7 +82,7 @@ TEST(FindingReport, RegenerateCommandCarriesTheGeneratorOptions) {
   std::string md = FindingReport(ReadRepro(ReproToJson(r), "test"));
   EXPECT_NE(md.find("fusefuzz gen --quant --seed 7 --case 12"), std::string::npos) << md;
   GenConfig other = quant;
-  other.max_nodes += 3;
+  other.limits.max_nodes += 3;
   r.generator = {{"config", ConfigToJson(other)}};
   md = FindingReport(r);
   EXPECT_NE(md.find("jq .provenance.generator.config repro.json > gen-config.json\n"
