@@ -97,12 +97,14 @@ NotJudged WhyNotJudged(const OracleResult& r, const RefTensor* ref, const Oracle
     nj.cause = buf;
     nj.advice = "give inputs that keep the output finite (--inputs FILE)";
   } else if (oracle.kind == OracleKind::kBound) {
-    nj.cause = "the bound oracle's magnitude term outgrows the outputs (|r| <= 2 x bound on "
-               "every element; a deep model's cancellations)";
+    nj.cause =
+        "the bound oracle's magnitude term outgrows the outputs (|r| <= 2 x bound on "
+        "every element; a deep model's cancellations)";
     nj.advice = "judge with --oracle sigma";
   } else {
-    nj.cause = "every reference value is within twice its tolerance of 0 (|r| <= 2 x bound), "
-               "so a wrong answer of about |r| would still pass";
+    nj.cause =
+        "every reference value is within twice its tolerance of 0 (|r| <= 2 x bound), "
+        "so a wrong answer of about |r| would still pass";
     nj.advice = oracle.kind == OracleKind::kSigma
                     ? "give inputs whose outputs are not near 0 (--inputs FILE)"
                     : "judge with --oracle sigma, or give inputs whose outputs are not near 0";
@@ -198,8 +200,8 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
                                        ? RunReference(g, in, false, rounding)
                                        : RefTensorMap{};
       for (const std::string& out : g.outputs) {
-        s.outputs.push_back(CheckOutput(g, out, own_ref.empty() ? ref : own_ref,
-                                        s.optimized.run.outputs, oracle));
+        s.outputs.push_back(
+            CheckOutput(g, out, own_ref.empty() ? ref : own_ref, s.optimized.run.outputs, oracle));
       }
     }
     // As a campaign judges it: a failing unoptimized run is a kernel (or error) finding, else

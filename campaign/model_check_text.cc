@@ -188,8 +188,8 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
         std::snprintf(buf, sizeof buf,
                       "    error over %s, in tolerance units (fails above %.3g): max "
                       "%.3g, mean %.3g, median %.3g, p99 %.3g",
-                      Plural(c.stats.n, "element", "elements").c_str(), c.stats.limit,
-                      c.stats.max, c.stats.mean, c.stats.median, c.stats.p99);
+                      Plural(c.stats.n, "element", "elements").c_str(), c.stats.limit, c.stats.max,
+                      c.stats.mean, c.stats.median, c.stats.p99);
         s << buf;
         const std::string tol = PassingTolerance(c.stats, r.oracle_kind);
         if (!tol.empty()) {
@@ -203,14 +203,17 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
         s << "\n";
       }
       if (c.grid.compared > 0) {
+        // "informative" is defined where it is counted: a failing element with a wider E still
+        // fails, so "0 informative, 796 fail" read as a contradiction (issue 45, item 15).
         s << "    integer grid: " << Plural(c.grid.compared, "element", "elements") << " ("
-          << c.grid.informative << " informative, " << c.grid.saturated << " saturated)";
+          << c.grid.informative << " informative: E <= 1 step; " << c.grid.saturated
+          << " saturated)";
         if (c.grid.failed > 0) s << ", " << c.grid.failed << " fail";
         // The worst element's excess is a figure only where something was judged.
         if (!c.not_judged.is) {
           std::snprintf(buf, sizeof buf,
-                        "; worst excess %.4g steps (t %.6g, admitted E %.4g steps)",
-                        c.grid.excess, c.grid.t, c.grid.e);
+                        "; worst excess %.4g steps (t %.6g, admitted E %.4g steps)", c.grid.excess,
+                        c.grid.t, c.grid.e);
           s << buf;
         }
         s << "\n";
@@ -226,9 +229,9 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     }
   }
   if (rows > 0) {
-    s << "classifier agreement over " << Plural(static_cast<int64_t>(r.samples.size()), "sample",
-                                                "samples")
-      << ": top-1 " << top1 << "/" << rows << ", top-5 " << top5 << "/" << rows << "\n";
+    s << "classifier agreement over "
+      << Plural(static_cast<int64_t>(r.samples.size()), "sample", "samples") << ": top-1 " << top1
+      << "/" << rows << ", top-5 " << top5 << "/" << rows << "\n";
   }
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
@@ -265,8 +268,8 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     std::string list;
     for (const auto& [name, counts] : outputs) {
       list += (list.empty() ? "" : ", ") + std::string("'") + name + "' " +
-              std::to_string(counts.first) + " of " +
-              Plural(counts.second, "element", "elements") + " informative";
+              std::to_string(counts.first) + " of " + Plural(counts.second, "element", "elements") +
+              " informative";
     }
     if (!list.empty()) s << " (" << list << ")";
     std::snprintf(buf, sizeof buf, "; nothing failed, nothing passed (%.1f s)\n", r.seconds);

@@ -158,8 +158,7 @@ std::string BenchMarkdown(const BenchTable& t) {
              : "# fusefuzz bench: fusion speedup per engine\n\n");
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
     << ", CPUs: " << ctx.value("num_cpus", 0)
-    << ", load average at start: " << LoadAverageText(ctx.value("load_avg", json::array()))
-    << "\n";
+    << ", load average at start: " << LoadAverageText(ctx.value("load_avg", json::array())) << "\n";
   o << "- command: `" << t.command << "`\n";
   for (const BenchEngine& e : t.engines) {
     o << "- engine **" << e.label << "**: `" << e.spec << "`" << (e.about.empty() ? "" : "; ")

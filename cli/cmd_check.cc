@@ -102,16 +102,14 @@ std::string CrossTargetText(const std::vector<std::string>& specs,
             if (mag > 0) max_rel = std::max(max_rel, d / mag);
           }
           if (at < 0) {  // no element differs: there is no "where"
-            std::snprintf(buf, sizeof buf, "  target %zu vs %zu, seed %llu, %s: identical\n",
-                          a + 1, b + 1,
-                          static_cast<unsigned long long>(results[a].samples[i].seed),
+            std::snprintf(buf, sizeof buf, "  target %zu vs %zu, seed %llu, %s: identical\n", a + 1,
+                          b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
                           name.c_str());
           } else {
             std::snprintf(buf, sizeof buf,
                           "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at %s), max "
                           "relative %.3g\n",
-                          a + 1, b + 1,
-                          static_cast<unsigned long long>(results[a].samples[i].seed),
+                          a + 1, b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
                           name.c_str(), max_abs, Coordinates(at, tx.shape).c_str(), max_rel);
           }
           s << buf;
@@ -277,10 +275,7 @@ void RegisterCheck(Cli& cli) {
     }
     // A model a target declined was not checked: like bad input, exit 2 (unless a finding).
     // Outputs with nothing informative are NOT JUDGED: neither a pass nor a finding, exit 3.
-    cli.exit_code = exit_code == 1     ? 1
-                    : any_unsupported  ? 2
-                    : any_not_judged   ? kExitNotJudged
-                                       : 0;
+    cli.exit_code = exit_code == 1 ? 1 : any_unsupported ? 2 : any_not_judged ? kExitNotJudged : 0;
   });
 }
 

@@ -57,8 +57,9 @@ void RefuseFaultsThatCannotFire(const CampaignOptions& c) {
       if (FaultFires(fault, c, quant) > 0) fix = "add --quant (it corrupts a quantized rule)";
     }
     if (fix.empty()) {
-      fix = "enable the generator classes its pattern needs in --config (`fusefuzz gen "
-            "--dump-config`; docs/faults.md names each fault's pattern)";
+      fix =
+          "enable the generator classes its pattern needs in --config (`fusefuzz gen "
+          "--dump-config`; docs/faults.md names each fault's pattern)";
     }
     throw InputError("--inject " + fault,
                      "the fault never fired in the first " + std::to_string(kProbeCases) +

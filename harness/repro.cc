@@ -427,8 +427,8 @@ namespace {
 // "QLinearAdd.Relu"), not as its QDQ spelling (issue 45, item 5). Names only: the signature's key
 // keeps the structure.
 std::string FusedOpChain(const std::vector<std::string>& ops) {
-  static const std::set<std::string> kQLinear = {"Conv",        "Add", "MatMul", "Mul",
-                                                 "AveragePool", "GlobalAveragePool"};
+  static const std::set<std::string> kQLinear = {"Conv", "Add",         "MatMul",
+                                                 "Mul",  "AveragePool", "GlobalAveragePool"};
   static const std::set<std::string> kActivation = {"Relu", "Clip", "Relu6", "LeakyRelu"};
   std::string out;
   auto emit = [&](const std::string& name) { out += (out.empty() ? "" : ".") + name; };

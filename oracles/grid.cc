@@ -150,8 +150,7 @@ std::string GridDetail(const GridTally& tally) {
   if (g.failed > 0) {
     return "grid: " + std::to_string(g.failed) + " of " + std::to_string(g.compared) +
            (g.compared == 1 ? " integer element fails" : " integer elements fail") + "; worst " +
-           at + ": " + worst + ", excess " + Num(g.excess) +
-           " steps; failing: " + g.where;
+           at + ": " + worst + ", excess " + Num(g.excess) + " steps; failing: " + g.where;
   }
   return "grid: " + std::to_string(g.compared) +
          (g.compared == 1 ? " integer element passes (" : " integer elements pass (") +

@@ -239,8 +239,9 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     const std::optional<std::string> gen = GenOptions(s.gen_config);
     md << "\nCase I of this campaign is `fusefuzz gen" << gen.value_or(" --config CONFIG")
        << " --seed " << s.seed << " --case I`"
-       << (gen ? "" : ", CONFIG the campaign's generator config (any finding's "
-                      "`jq .provenance.generator.config repro.json`)")
+       << (gen ? ""
+               : ", CONFIG the campaign's generator config (any finding's "
+                 "`jq .provenance.generator.config repro.json`)")
        << ".\n\n";
     const std::vector<PatternGroup> groups = GroupByPattern(s);
     if (!groups.empty()) {

@@ -33,8 +33,8 @@ std::vector<std::pair<std::string, std::string>> UnquantizedNodes(const Repro& r
   std::vector<std::pair<std::string, std::string>> nodes;
   const size_t from = r.detail.find("quantizes ");
   const size_t to = r.detail.find(", which ran in");
-  if (r.kind != FindingKind::kUnquantized || from == std::string::npos ||
-      to == std::string::npos || to < from) {
+  if (r.kind != FindingKind::kUnquantized || from == std::string::npos || to == std::string::npos ||
+      to < from) {
     return nodes;
   }
   const std::string list = r.detail.substr(from + 10, to - from - 10);

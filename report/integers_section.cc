@@ -156,9 +156,9 @@ std::string ClampBoundsSection(const Graph& g) {
         const double margin = side == 0 ? limit + 0.5 - t : t - (limit - 0.5);
         char buf[160];
         std::snprintf(buf, sizeof buf, "%.9g·(%.6g − %.0f)", s, t, z);
-        md << "| " << MdCode(act.name) << " | " << (side == 0 ? "min" : "max") << " | "
-           << Num(b) << " | " << buf << " | " << Num(qb) << " | " << Num(limit) << " | "
-           << Num(margin) << " |\n";
+        md << "| " << MdCode(act.name) << " | " << (side == 0 ? "min" : "max") << " | " << Num(b)
+           << " | " << buf << " | " << Num(qb) << " | " << Num(limit) << " | " << Num(margin)
+           << " |\n";
       }
     }
   }

@@ -70,7 +70,8 @@ TEST(IntegersSection, TheTableAndTheOracleGiveOneExcess) {
   const Tensor answered({1, 2, 1, 2}, {14.0f, 14.0f, 8.0f, 10.0f});
   OracleOptions o;
   o.kind = OracleKind::kGrid;
-  const OracleResult judged = Compare(r.graph, RunReference(r.graph, r.inputs), {{"y", answered}}, o);
+  const OracleResult judged =
+      Compare(r.graph, RunReference(r.graph, r.inputs), {{"y", answered}}, o);
   EXPECT_EQ(judged.grid.excess, 2) << judged.detail;
   const std::string md = IntegersSection(r, nullptr, &answered);
   EXPECT_NE(md.find("| 0 | 2 | 1 | (0, 0, 0, 0) | 12 | 0 | 12 | 14 | 2 |"), std::string::npos)

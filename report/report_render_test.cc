@@ -97,8 +97,7 @@ TEST(FindingReport, RegenerateCommandCarriesTheGeneratorOptions) {
   c.kind = "fusion";
   c.signature = "fusion-x";
   s.AddCase(c);
-  EXPECT_NE(SummaryMarkdown(s).find("`fusefuzz gen --quant --seed 7 --case I`"),
-            std::string::npos)
+  EXPECT_NE(SummaryMarkdown(s).find("`fusefuzz gen --quant --seed 7 --case I`"), std::string::npos)
       << SummaryMarkdown(s);
 }
 
@@ -109,9 +108,10 @@ TEST(FindingReport, UnquantizedSaysWhatRanInFloatAndDrawsIt) {
   r.kind = FindingKind::kUnquantized;
   r.verdict = "MISMATCH";
   std::string long_detail(300, 'x');
-  r.detail = "unquantized: the backend's configuration quantizes 'act' (float), which ran in "
-             "float or reference form; the numbers pass (sigma: 4 elements pass " +
-             long_detail + ")";
+  r.detail =
+      "unquantized: the backend's configuration quantizes 'act' (float), which ran in "
+      "float or reference form; the numbers pass (sigma: 4 elements pass " +
+      long_detail + ")";
   const std::string md = FindingReport(r);
   EXPECT_EQ(md.find("failed to produce outputs"), std::string::npos) << md;
   EXPECT_NE(md.find("The numbers are right, but the model that ran is not the int8 model"),

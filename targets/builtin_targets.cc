@@ -73,8 +73,10 @@ std::optional<std::string> BuiltinTargetCommand(const std::string& spec) {
           std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target";
       std::error_code ec;
       if (!std::filesystem::exists(program, ec)) {
-        throw InputError("--target", engine + " target not built: run `cmake --build --preset "
-                                     "release --target fusefuzz-" + engine + "-target`");
+        throw InputError("--target", engine +
+                                         " target not built: run `cmake --build --preset "
+                                         "release --target fusefuzz-" +
+                                         engine + "-target`");
       }
       return ShellQuote(program) + " --mode " + mode;
     }

@@ -133,8 +133,9 @@ TEST(CheckCommand, ADeclinedModelIsNotCheckedAndExits2) {
 }
 
 // A model none of whose output elements is informative (x + (-x) on an int8 grid of scale 1e-13:
-// its float error spans millions of steps) is NOT JUDGED, never PASS: exit 3, "result": "not_judged", the
-// count and the cause named, and no advice to use the oracle already in use (issue 43).
+// its float error spans millions of steps) is NOT JUDGED, never PASS: exit 3, "result":
+// "not_judged", the count and the cause named, and no advice to use the oracle already in use
+// (issue 43).
 TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
   fs::path dir = TempDir("check-not-judged");
   const std::string model =
