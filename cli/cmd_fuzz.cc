@@ -51,10 +51,13 @@ void RefuseFaultsThatCannotFire(const CampaignOptions& c) {
   for (const std::string& fault : c.check.opt.inject) {
     if (FaultFires(fault, c, c.gen) > 0) continue;
     std::string fix;
-    if (!c.gen.quant.enabled) {
-      GenConfig quant = c.gen;
-      quant.quant.enabled = true;
-      if (FaultFires(fault, c, quant) > 0) fix = "add --quant (it corrupts a quantized rule)";
+    GenConfig other = c.gen;
+    other.quant.enabled = !c.gen.quant.enabled;
+    if (FaultFires(fault, c, other) > 0) {
+      fix = c.gen.quant.enabled
+                ? "drop --quant (it corrupts a float rule, whose pattern the quantized generator "
+                  "does not build)"
+                : "add --quant (it corrupts a quantized rule)";
     }
     if (fix.empty()) {
       fix =
