@@ -109,6 +109,7 @@ int RunCampaign(const CampaignOptions& in) {
 
   const Clock::time_point start = Clock::now();
   stats.seed = o.seed;
+  stats.gen_config = ConfigToJson(o.gen);
   stats.command_line = o.command_line;
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
@@ -369,11 +370,9 @@ int RunCampaign(const CampaignOptions& in) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   std::error_code ec;
-  fs::remove_all(layout.tmp, ec);  // left by a worker killed mid-finding (a link is not followed)
-  try {
-    MakeFolderIn(layout.out, ".tmp");
-  } catch (const OutputError&) {  // NOLINT(bugprone-empty-catch): the next run recreates it
-  }
+  // Left by a worker killed mid-finding (a link is not followed); the next run makes it again:
+  // a finished campaign's folder holds no working files (issue 45, item 16).
+  fs::remove_all(layout.tmp, ec);
   bool summary_written = true;
   try {
     WriteCampaignSummary(o.out_dir, stats, o.junit);
@@ -382,6 +381,8 @@ int RunCampaign(const CampaignOptions& in) {
     std::fprintf(stderr, "fusefuzz: error: could not write the summary: %s\n", e.what());
   }
   std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir, summary_written).c_str());
+  // The lock file goes before the lock: a campaign starting now makes a new one (PrepareOut).
+  fs::remove(layout.out + "/.lock", ec);
   ::close(lock_fd);
   if (!fatal.empty()) {
     std::fprintf(stderr,

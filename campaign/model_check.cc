@@ -39,6 +39,86 @@ std::vector<int64_t> TopK(int64_t classes, int64_t k, Get get) {
   return idx;
 }
 
+// The admitted spread E (steps) of the integer elements of `t` that are neither saturated nor
+// informative, as the grid oracle reads it (grid_es under sigma).
+std::vector<double> WideSpreads(const RefTensor& t, bool sigma) {
+  const std::vector<double>& e = sigma && !t.grid_es.empty() ? t.grid_es : t.grid_e;
+  std::vector<double> wide;
+  for (size_t i = 0; i < e.size() && i < t.grid_t.size(); ++i) {
+    if (std::isnan(t.grid_t[i]) || !(e[i] > 1)) continue;
+    const double reach = 0.5 + e[i];
+    if (t.grid_t[i] < double(t.grid_qmin) - reach || t.grid_t[i] > double(t.grid_qmax) + reach) {
+      continue;  // saturated: counted apart
+    }
+    wide.push_back(e[i]);
+  }
+  return wide;
+}
+
+// Why nothing in output `out` was informative, and what would let it be judged (issue 43:
+// the note must name the real cause, not advise the oracle already in use).
+NotJudged WhyNotJudged(const OracleResult& r, const RefTensor* ref, const OracleOptions& oracle) {
+  NotJudged nj;
+  nj.is = true;
+  nj.elements = r.compared + r.overflowed + r.nonfinite;
+  nj.informative = r.informative;
+  char buf[400];
+  const GridSummary& g = r.grid;
+  const int64_t wide = g.compared - g.saturated - g.informative;
+  if (g.compared > 0 && ref != nullptr && wide > 0 && wide >= g.saturated) {
+    std::vector<double> e = WideSpreads(*ref, oracle.kind == OracleKind::kSigma);
+    std::sort(e.begin(), e.end());
+    const double median = e.empty() ? 0 : e[e.size() / 2], top = e.empty() ? 0 : e.back();
+    std::snprintf(buf, sizeof buf,
+                  "the integer grid's carried spread: on %lld of %lld elements the admitted "
+                  "spread E exceeds 1 step (median %.3g, largest %.3g steps), so a wrong answer "
+                  "there would pass too (E: the float error before each rounding and the "
+                  "possible rounding flips of every earlier quantized tensor, carried to this "
+                  "output)",
+                  static_cast<long long>(wide), static_cast<long long>(g.compared), median, top);
+    nj.cause = buf;
+    nj.advice = oracle.kind == OracleKind::kSigma
+                    ? "check a shorter part of the model (the spread grows with every "
+                      "quantized layer): a sub-model ending at an earlier quantized tensor, "
+                      "e.g. a block's output"
+                    : "judge with --oracle sigma (it adds the carried spreads in quadrature, "
+                      "a smaller E), or check a shorter part of the model";
+  } else if (g.compared > 0 && g.saturated > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "saturation: %lld of %lld integer elements lie beyond the type's range, "
+                  "where any engine must answer the limit",
+                  static_cast<long long>(g.saturated), static_cast<long long>(g.compared));
+    nj.cause = buf;
+    nj.advice = "give inputs in the range the model was calibrated for (--inputs FILE)";
+  } else if (r.compared == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "no finite element to compare (%lld overflowed, %lld non-finite)",
+                  static_cast<long long>(r.overflowed), static_cast<long long>(r.nonfinite));
+    nj.cause = buf;
+    nj.advice = "give inputs that keep the output finite (--inputs FILE)";
+  } else if (oracle.kind == OracleKind::kBound) {
+    nj.cause =
+        "the bound oracle's magnitude term outgrows the outputs (|r| <= 2 x bound on "
+        "every element; a deep model's cancellations)";
+    nj.advice = "judge with --oracle sigma";
+  } else {
+    nj.cause =
+        "every reference value is within twice its tolerance of 0 (|r| <= 2 x bound), "
+        "so a wrong answer of about |r| would still pass";
+    nj.advice = oracle.kind == OracleKind::kSigma
+                    ? "give inputs whose outputs are not near 0 (--inputs FILE)"
+                    : "judge with --oracle sigma, or give inputs whose outputs are not near 0";
+  }
+  return nj;
+}
+
+bool HasQuantize(const Graph& g) {
+  return std::any_of(g.nodes.begin(), g.nodes.end(),
+                     [](const Node& n) { return n.op == Op::QuantizeLinear; });
+}
+
+// `ref` is the reference the runs were judged against (RunAndJudge: the target's precision and
+// QuantizeLinear rounding), so an output's verdict agrees with its run's.
 OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorMap& ref,
                         const TensorMap& got, const OracleOptions& oracle) {
   OutputCheck c;
@@ -52,6 +132,10 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   c.worst = r.worst;
   if (auto st = r.stats.find(out); st != r.stats.end()) c.stats = st->second;
   c.grid = r.grid;
+  if (r.verdict == Verdict::kMistrusted) {
+    auto it = ref.find(out);
+    c.not_judged = WhyNotJudged(r, it == ref.end() ? nullptr : &it->second, oracle);
+  }
   auto cand = got.find(out);
   auto rt = ref.find(out);
   if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
@@ -108,8 +192,16 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     s.optimized = RunAndJudge(target, g, in, ref, o.check, true, o.check.opt);
     phase(which + ": optimized " + std::string(VerdictName(s.optimized.verdict)));
     if (s.optimized.run.status == RunStatus::kOk) {
+      // Judged as RunAndJudge judged the run: the target's arithmetic and QuantizeLinear rule.
+      OracleOptions oracle = o.check.oracle;
+      oracle.precision = target.caps().precision;
+      const QuantizeRounding rounding = target.caps().quantize_rounding;
+      const RefTensorMap own_ref = rounding != QuantizeRounding::kHalfEven && HasQuantize(g)
+                                       ? RunReference(g, in, false, rounding)
+                                       : RefTensorMap{};
       for (const std::string& out : g.outputs) {
-        s.outputs.push_back(CheckOutput(g, out, ref, s.optimized.run.outputs, o.check.oracle));
+        s.outputs.push_back(
+            CheckOutput(g, out, own_ref.empty() ? ref : own_ref, s.optimized.run.outputs, oracle));
       }
     }
     // As a campaign judges it: a failing unoptimized run is a kernel (or error) finding, else
@@ -139,6 +231,11 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     result.samples.push_back(std::move(s));
   }
   if (result.finding) result.unsupported.clear();
+  result.not_judged =
+      !result.finding && result.unsupported.empty() &&
+      std::any_of(result.samples.begin(), result.samples.end(), [](const SampleCheck& sc) {
+        return VerdictOfSample(sc) == SampleVerdict::kNotJudged;
+      });
   if (result.finding) {
     result.kind = std::string(FindingKindName(first.kind));
     result.blamed_rule = first.blame.rule;
@@ -160,186 +257,40 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
       phase("writing findings/" + result.signature);
       const TargetAnswer answer = AskTarget(target, filed);
       PublishFinding(layout, result.signature, filed, &answer);
+      std::error_code ec;
+      std::filesystem::remove(layout.tmp, ec);  // empty once published: no working files left
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
-std::string PassingTolerance(const RatioStats& st, OracleKind kind) {
-  if (st.n == 0 || st.max <= st.limit || !std::isfinite(st.max)) return "";
-  char buf[96];
-  switch (kind) {
-    case OracleKind::kBound:
-    case OracleKind::kSigma:
-    case OracleKind::kGrid:
-      std::snprintf(buf, sizeof buf, "--k %.4g", st.max * 1.0001);
-      break;
-    case OracleKind::kAllclose:
-      std::snprintf(buf, sizeof buf, "--rtol and --atol x %.4g", st.max * 1.0001);
-      break;
-    case OracleKind::kUlp:
-      std::snprintf(buf, sizeof buf, "--max-ulp %.0f", std::ceil(st.max));
-      break;
+SampleVerdict VerdictOfSample(const SampleCheck& s) {
+  if (s.plain.finding() || s.optimized.finding()) return SampleVerdict::kFinding;
+  for (const CaseOutcome* c : {&s.plain, &s.optimized}) {
+    if (c->run.status == RunStatus::kUnsupported) return SampleVerdict::kUnsupported;
   }
-  return buf;
+  const bool output_not_judged = std::any_of(s.outputs.begin(), s.outputs.end(),
+                                             [](const OutputCheck& c) { return c.not_judged.is; });
+  if (output_not_judged || s.plain.verdict == Verdict::kMistrusted ||
+      s.optimized.verdict == Verdict::kMistrusted) {
+    return SampleVerdict::kNotJudged;
+  }
+  return SampleVerdict::kPass;
 }
 
-nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& target,
-                              const OracleOptions& oracle) {
-  using nlohmann::json;
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(std::to_string(v)); };
-  json samples = json::array();
-  for (const SampleCheck& sc : r.samples) {
-    json outs = json::array();
-    for (const OutputCheck& c : sc.outputs) {
-      json o = {{"output", c.output},
-                {"verdict", VerdictName(c.verdict)},
-                {"worst",
-                 {{"index", c.worst.index},
-                  {"reference", num(c.worst.reference)},
-                  {"target", num(c.worst.candidate)},
-                  {"ratio", num(c.worst.ratio)}}}};
-      if (c.stats.n > 0) {
-        o["error"] = {{"elements", c.stats.n},         {"limit", num(c.stats.limit)},
-                      {"max", num(c.stats.max)},       {"mean", num(c.stats.mean)},
-                      {"median", num(c.stats.median)}, {"p99", num(c.stats.p99)}};
-        const std::string tol = PassingTolerance(c.stats, oracle.kind);
-        if (!tol.empty()) o["error"]["would_pass_with"] = tol;
-      }
-      if (c.grid.compared > 0) {
-        o["grid"] = {{"elements", c.grid.compared},       {"informative", c.grid.informative},
-                     {"saturated", c.grid.saturated},     {"failed", c.grid.failed},
-                     {"worst_t", num(c.grid.t)},          {"worst_e", num(c.grid.e)},
-                     {"excess_steps", num(c.grid.excess)}};
-      }
-      if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
-      outs.push_back(std::move(o));
-    }
-    samples.push_back({{"seed", sc.seed},
-                       {"unoptimized", VerdictName(sc.plain.verdict)},
-                       {"optimized", VerdictName(sc.optimized.verdict)},
-                       {"rewrites", sc.optimized.run.rewrites.size()},
-                       {"outputs", std::move(outs)}});
+std::string_view SampleVerdictName(SampleVerdict v) {
+  switch (v) {
+    case SampleVerdict::kPass:
+      return "PASS";
+    case SampleVerdict::kNotJudged:
+      return "NOT JUDGED";
+    case SampleVerdict::kFinding:
+      return "FINDING";
+    case SampleVerdict::kUnsupported:
+      return "UNSUPPORTED";
   }
-  json j = {{"target", target},
-            {"oracle", OracleDescription(oracle)},
-            {"samples", std::move(samples)},
-            {"seconds", r.seconds}};
-  j["result"] = !r.unsupported.empty() ? "unsupported" : r.finding ? "finding" : "pass";
-  if (!r.unsupported.empty()) j["unsupported"] = r.unsupported;
-  if (r.finding) {
-    j["finding"] = {{"kind", r.kind},
-                    {"blamed_rule", r.blamed_rule},
-                    {"folder", r.signature.empty() ? "" : "findings/" + r.signature},
-                    {"nodes_before", r.nodes_before},
-                    {"nodes_after", r.nodes_after}};
-  }
-  return j;
-}
-
-namespace {
-
-Shape ShapeOf(const TensorMap& m, const std::string& name) {
-  auto it = m.find(name);
-  return it == m.end() ? Shape{} : it->second.shape;
-}
-
-}  // namespace
-
-std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir) {
-  std::ostringstream s;
-  char buf[512];
-  for (const SampleCheck& sc : r.samples) {
-    s << "sample seed " << sc.seed << ": unoptimized " << VerdictName(sc.plain.verdict)
-      << ", optimized " << VerdictName(sc.optimized.verdict);
-    if (sc.optimized.run.status != RunStatus::kOk) s << " (" << sc.optimized.run.message << ")";
-    s << ", " << sc.optimized.run.rewrites.size() << " rewrites\n";
-    for (const OutputCheck& c : sc.outputs) {
-      std::snprintf(buf, sizeof buf,
-                    "  %s: %s, worst element %s reference %.9g target %.9g "
-                    "ratio %.3g",
-                    c.output.c_str(), std::string(VerdictName(c.verdict)).c_str(),
-                    Coordinates(c.worst.index, ShapeOf(sc.reference, c.output)).c_str(),
-                    c.worst.reference, c.worst.candidate, c.worst.ratio);
-      s << buf;
-      if (c.rows > 0) {
-        s << ", top-1 " << c.top1_agree << "/" << c.rows << ", top-5 " << c.top5_agree << "/"
-          << c.rows;
-      }
-      s << "\n";
-      if (c.stats.n > 0) {
-        std::snprintf(buf, sizeof buf,
-                      "    error over %lld elements, in tolerance units (fails above %.3g): max "
-                      "%.3g, mean %.3g, median %.3g, p99 %.3g",
-                      static_cast<long long>(c.stats.n), c.stats.limit, c.stats.max, c.stats.mean,
-                      c.stats.median, c.stats.p99);
-        s << buf;
-        const std::string tol = PassingTolerance(c.stats, r.oracle_kind);
-        if (!tol.empty()) {
-          s << "; would pass with " << tol;
-          // The same limit for this output alone (oracle.h, output_tolerance).
-          if (r.oracle_kind != OracleKind::kAllclose) {
-            s << " (this output only: --tolerance " << c.output << "="
-              << tol.substr(tol.find(' ') + 1) << ")";
-          }
-        }
-        s << "\n";
-      }
-      if (c.grid.compared > 0) {
-        std::snprintf(buf, sizeof buf,
-                      "    integer grid: %lld elements (%lld informative, %lld saturated), %lld "
-                      "fail; worst excess %.4g steps (t %.6g, admitted E %.4g steps)",
-                      static_cast<long long>(c.grid.compared),
-                      static_cast<long long>(c.grid.informative),
-                      static_cast<long long>(c.grid.saturated),
-                      static_cast<long long>(c.grid.failed), c.grid.excess, c.grid.t, c.grid.e);
-        s << buf << "\n";
-      }
-    }
-  }
-  int64_t rows = 0, top1 = 0, top5 = 0;
-  for (const SampleCheck& sc : r.samples) {
-    for (const OutputCheck& c : sc.outputs) {
-      rows += c.rows;
-      top1 += c.top1_agree;
-      top5 += c.top5_agree;
-    }
-  }
-  if (rows > 0) {
-    s << "classifier agreement over " << r.samples.size() << " samples: top-1 " << top1 << "/"
-      << rows << ", top-5 " << top5 << "/" << rows << "\n";
-  }
-  bool mistrusted = false;
-  for (const SampleCheck& sc : r.samples) {
-    mistrusted |= sc.optimized.verdict == Verdict::kMistrusted;
-  }
-  if (mistrusted) {
-    s << "note: MISTRUSTED means this oracle cannot judge the outputs (the bound oracle's "
-         "magnitude term outgrows a deep model's outputs); judge with --oracle sigma\n";
-  }
-  if (top1 < rows) {
-    s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
-      << rows << " rows\n";
-  }
-  if (!r.unsupported.empty()) {
-    s << "check: NOT CHECKED: UNSUPPORTED (" << r.unsupported << ")\n";
-    return s.str();
-  }
-  if (!r.finding) {
-    std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);
-    s << buf;
-    return s.str();
-  }
-  s << "check: " << r.kind << " finding";
-  if (!r.blamed_rule.empty()) s << ", blamed on '" << r.blamed_rule << "'";
-  s << "; culprit " << r.nodes_after << " of " << r.nodes_before << " nodes";
-  std::snprintf(buf, sizeof buf, " (%.1f s)\n", r.seconds);
-  s << buf;
-  if (!r.signature.empty()) {
-    s << "finding: " << out_dir << "/findings/" << r.signature << "/\n";
-  }
-  return s.str();
+  return "?";
 }
 
 }  // namespace fusefuzz

@@ -24,6 +24,14 @@ struct ModelCheckOptions {
   bool progress = false;         // one stderr line per phase and sample, as it happens
 };
 
+// Why an output with no informative element was not judged, and what would let it be.
+struct NotJudged {
+  bool is = false;
+  int64_t elements = 0, informative = 0;
+  std::string cause;   // "the integer grid's carried spread: ..."
+  std::string advice;  // what to do, naming options that are not already in use
+};
+
 struct OutputCheck {
   std::string output;
   Verdict verdict = Verdict::kPass;
@@ -37,6 +45,9 @@ struct OutputCheck {
   // Integer outputs (the grid oracle): elements, informative and saturated ones, failures and
   // the worst element's excess in steps; compared == 0 for a float output.
   GridSummary grid;
+  // The output could not be judged: no element was informative (a wrong answer there would
+  // still pass), so it neither passes nor fails (docs/check.md, "NOT JUDGED").
+  NotJudged not_judged;
 };
 
 struct SampleCheck {
@@ -46,6 +57,13 @@ struct SampleCheck {
   CaseOutcome plain, optimized;      // unoptimized and optimized runs
   std::vector<OutputCheck> outputs;  // of the optimized run
 };
+
+// One verdict per sample, consistent with its runs and outputs: a finding when either run is
+// one, else NOT JUDGED when an output had no informative element (or a run could not be
+// judged), else PASS.
+enum class SampleVerdict { kPass, kNotJudged, kFinding, kUnsupported };
+SampleVerdict VerdictOfSample(const SampleCheck& s);
+std::string_view SampleVerdictName(SampleVerdict v);  // "PASS", "NOT JUDGED", ...
 
 struct ModelCheckResult {
   std::vector<SampleCheck> samples;
@@ -57,9 +75,16 @@ struct ModelCheckResult {
   // The target declined the model (a run was UNSUPPORTED) and nothing was found: the model was
   // not checked. The first such message.
   std::string unsupported;
+  // No finding, but some sample was NOT JUDGED: the check is not a pass (exit 3,
+  // kExitNotJudged).
+  bool not_judged = false;
   double seconds = 0;
   OracleKind oracle_kind = OracleKind::kSigma;  // what judged it (for PassingTolerance)
 };
+
+// `fusefuzz check`'s exit status when nothing was found but some sample could not be judged
+// (0 pass, 1 finding, 2 bad input or a model the target declined).
+inline constexpr int kExitNotJudged = 3;
 
 // `inputs`: explicit inputs (one sample), or empty to seed `samples` samples.
 ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inputs,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -133,6 +134,21 @@ json BenchJson(const BenchTable& t) {
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};
 }
 
+std::string LoadAverageText(const json& load_avg) {
+  if (!load_avg.is_array() || load_avg.empty()) return "?";
+  std::string s;
+  for (const json& v : load_avg) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v.is_number() ? v.get<double>() : 0.0);
+    s += (s.empty() ? "" : ", ") + std::string(buf);
+  }
+  return s + " (1, 5, 15 min)";
+}
+
+bool WrongNumbers(const std::string& verdict) {
+  return verdict.find("MISMATCH") != std::string::npos;
+}
+
 std::string BenchMarkdown(const BenchTable& t) {
   std::ostringstream o;
   const json& ctx = t.context;
@@ -142,7 +158,7 @@ std::string BenchMarkdown(const BenchTable& t) {
              : "# fusefuzz bench: fusion speedup per engine\n\n");
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
     << ", CPUs: " << ctx.value("num_cpus", 0)
-    << ", load average at start: " << ctx.value("load_avg", json::array()).dump() << "\n";
+    << ", load average at start: " << LoadAverageText(ctx.value("load_avg", json::array())) << "\n";
   o << "- command: `" << t.command << "`\n";
   for (const BenchEngine& e : t.engines) {
     o << "- engine **" << e.label << "**: `" << e.spec << "`" << (e.about.empty() ? "" : "; ")

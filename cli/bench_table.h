@@ -52,6 +52,10 @@ double CoefficientOfVariation(const std::vector<double>& v);
 // one "iteration" entry per repetition plus median/mean/stddev/cv aggregates.
 nlohmann::json BenchJson(const BenchTable& t);
 std::string BenchMarkdown(const BenchTable& t);
+// "1.52, 0.98, 0.71": a context's load_avg ([1, 5, 15 min]) to 2 decimals; "?" when absent.
+std::string LoadAverageText(const nlohmann::json& load_avg);
+// A verdict that says the numbers are wrong ("MISMATCH", "kernel: MISMATCH"): `bench` exits 1.
+bool WrongNumbers(const std::string& verdict);
 std::string BenchSvg(const BenchTable& t);
 
 // Writes benchmarks.json, benchmarks.md and speedup.svg into `dir` (InputError when it cannot).

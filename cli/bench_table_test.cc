@@ -117,5 +117,18 @@ TEST(BenchTable, Int8RowsHaveGopsAndRewrites) {
             "qdq-conv-fuse");  // the last row of that name
 }
 
+// The load average to 2 decimals, not raw floats; wrong numbers are what makes bench exit 1
+// (issue 45, item 11).
+TEST(BenchTable, LoadAverageRoundedAndWrongNumbersNamed) {
+  EXPECT_EQ(LoadAverageText(nlohmann::json::array({1.5234, 0.98, 0.7})),
+            "1.52, 0.98, 0.70 (1, 5, 15 min)");
+  EXPECT_EQ(LoadAverageText(nlohmann::json()), "?");
+  EXPECT_TRUE(WrongNumbers("MISMATCH"));
+  EXPECT_TRUE(WrongNumbers("kernel: MISMATCH"));
+  EXPECT_FALSE(WrongNumbers("PASS"));
+  EXPECT_FALSE(WrongNumbers("not checked"));
+  EXPECT_FALSE(WrongNumbers("UNSUPPORTED"));
+}
+
 }  // namespace
 }  // namespace fusefuzz

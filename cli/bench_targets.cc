@@ -358,7 +358,13 @@ int BenchTargets(const TargetBenchArgs& a) {
   std::vector<Engine> engines = StartEngines(a);
   for (const Engine& e : engines) table.engines.push_back(e.info);
   Runner runner(a, std::move(engines));
+  bool wrong = false;
   for (size_t i = 0; i < cases.size(); ++i) {
+    // Said before the row's work, which takes tens of seconds on several engines: a silent
+    // bench looks hung (issue 45, item 11).
+    std::cerr << "[" << i + 1 << "/" << cases.size() << "] " << cases[i].name << ": measuring on "
+              << table.engines.size() << " engine" << (table.engines.size() == 1 ? "" : "s")
+              << " ...\n";
     try {
       table.rows.push_back(runner.Measure(cases[i]));
     } catch (const Abort& abort) {
@@ -374,12 +380,18 @@ int BenchTargets(const TargetBenchArgs& a) {
     std::cerr << "[" << i + 1 << "/" << cases.size() << "] " << row.name;
     for (size_t e = 0; e < row.cells.size(); ++e) {
       std::cerr << "  " << table.engines[e].label << ": " << row.cells[e].verdict;
+      wrong |= WrongNumbers(row.cells[e].verdict);
     }
     std::cerr << "\n";
   }
   std::cout << "wrote " << (fs::path(a.out) / "benchmarks.json").string() << ", benchmarks.md and "
             << "speedup.svg (" << table.rows.size() << " rows x " << table.engines.size()
             << " engines)\n";
+  // Wrong numbers are a finding even in a benchmark: exit 1, as `fuzz` and `check` do.
+  if (wrong) {
+    std::cerr << "fusefuzz bench: a row's numbers are wrong (MISMATCH in benchmarks.md): exit 1\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cli/bench_int8_table.h"
+#include "cli/bench_table.h"
 #include "cli/bench_targets.h"
 #include "cli/cli.h"
 #include "ir/error.h"
@@ -232,7 +233,9 @@ std::string Markdown(const std::vector<TableLine>& lines, const std::string& int
   o << "# fusefuzz benchmarks\n\n";
   o << "- date: " << ctx.value("date", "?") << ", host: " << ctx.value("host_name", "?")
     << ", CPUs: " << ctx.value("num_cpus", 0) << "\n";
-  if (ctx.contains("load_avg")) o << "- load average at start: " << ctx["load_avg"].dump() << "\n";
+  if (ctx.contains("load_avg")) {
+    o << "- load average at start: " << LoadAverageText(ctx["load_avg"]) << "\n";
+  }
   o << "- threads: " << threads << " (" << (threads == 1 ? "CPU time" : "wall time")
     << "), build ISA: " << ctx.value("fusefuzz_isa", "?")
     << ", oneDNN: " << ctx.value("onednn", "?") << "\n";

@@ -101,11 +101,17 @@ std::string CrossTargetText(const std::vector<std::string>& specs,
             if (!(d <= max_abs)) max_abs = d, at = static_cast<int64_t>(k);
             if (mag > 0) max_rel = std::max(max_rel, d / mag);
           }
-          std::snprintf(buf, sizeof buf,
-                        "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at %s), max "
-                        "relative %.3g\n",
-                        a + 1, b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
-                        name.c_str(), max_abs, Coordinates(at, tx.shape).c_str(), max_rel);
+          if (at < 0) {  // no element differs: there is no "where"
+            std::snprintf(buf, sizeof buf, "  target %zu vs %zu, seed %llu, %s: identical\n", a + 1,
+                          b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
+                          name.c_str());
+          } else {
+            std::snprintf(buf, sizeof buf,
+                          "  target %zu vs %zu, seed %llu, %s: max |a - b| %.3g (at %s), max "
+                          "relative %.3g\n",
+                          a + 1, b + 1, static_cast<unsigned long long>(results[a].samples[i].seed),
+                          name.c_str(), max_abs, Coordinates(at, tx.shape).c_str(), max_rel);
+          }
           s << buf;
           pair["outputs"].push_back({{"seed", results[a].samples[i].seed},
                                      {"output", name},
@@ -237,7 +243,7 @@ void RegisterCheck(Cli& cli) {
     }
     std::vector<ModelCheckResult> results;
     int exit_code = 0;
-    bool any_unsupported = false;
+    bool any_unsupported = false, any_not_judged = false;
     for (size_t t = 0; t < targets.size(); ++t) {
       if (targets.size() > 1) std::printf("== target %zu: %s\n", t + 1, targets[t]->spec().c_str());
       std::printf("%s: %zu nodes, target %s, oracle %s\n", o->model.c_str(), g.nodes.size(),
@@ -248,6 +254,7 @@ void RegisterCheck(Cli& cli) {
       std::fflush(stdout);
       if (results.back().finding) exit_code = 1;
       any_unsupported |= !results.back().unsupported.empty();
+      any_not_judged |= results.back().not_judged;
     }
     nlohmann::json pairs = nlohmann::json::array();
     if (targets.size() > 1) {
@@ -267,7 +274,8 @@ void RegisterCheck(Cli& cli) {
       WriteFileAtomic(o->json_out, j.dump(2) + "\n");
     }
     // A model a target declined was not checked: like bad input, exit 2 (unless a finding).
-    cli.exit_code = exit_code == 1 ? 1 : any_unsupported ? 2 : 0;
+    // Outputs with nothing informative are NOT JUDGED: neither a pass nor a finding, exit 3.
+    cli.exit_code = exit_code == 1 ? 1 : any_unsupported ? 2 : any_not_judged ? kExitNotJudged : 0;
   });
 }
 

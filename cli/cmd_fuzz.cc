@@ -7,7 +7,10 @@
 #include "campaign/finding_filing.h"
 #include "cli/cli.h"
 #include "generators/gen_config.h"
+#include "generators/generator.h"
+#include "ir/error.h"
 #include "ir/json_io.h"
+#include "optimizer/optimizer.h"
 #include "targets/kernel_notes.h"
 
 namespace fusefuzz {
@@ -24,6 +27,50 @@ struct FuzzOptions {
   bool no_sensitivity_check = false;
   std::string known;
 };
+
+// An injected fault that never fires on the chosen generator's graphs turns a campaign into a
+// pass that tests nothing (issue 45, item 10: `--inject relu-zero-point-ignored` without --quant
+// ran 200 float graphs and exited 0). The first kProbeCases cases of the campaign are generated
+// and optimized with the faults (no run, a fraction of a second); a fault that fired in none is
+// refused, naming what would let it fire (--quant, when the quantized generator's graphs do).
+constexpr int64_t kProbeCases = 200;
+
+int64_t FaultFires(const std::string& fault, const CampaignOptions& c, const GenConfig& gen) {
+  OptimizeOptions opt = c.check.opt;
+  opt.inject = {fault};
+  int64_t fires = 0;
+  for (int64_t i = 0; i < kProbeCases && fires == 0; ++i) {
+    const GeneratedCase g = GenerateFromSeed(CaseSeed(c.seed, i), gen);
+    for (const Rewrite& rw : Optimize(g.graph, opt).rewrites) fires += rw.rule == fault;
+  }
+  return fires;
+}
+
+void RefuseFaultsThatCannotFire(const CampaignOptions& c) {
+  if (c.target != "embedded") return;  // an external target's faults are its own
+  for (const std::string& fault : c.check.opt.inject) {
+    if (FaultFires(fault, c, c.gen) > 0) continue;
+    std::string fix;
+    GenConfig other = c.gen;
+    other.quant.enabled = !c.gen.quant.enabled;
+    if (FaultFires(fault, c, other) > 0) {
+      fix = c.gen.quant.enabled
+                ? "drop --quant (it corrupts a float rule, whose pattern the quantized generator "
+                  "does not build)"
+                : "add --quant (it corrupts a quantized rule)";
+    }
+    if (fix.empty()) {
+      fix =
+          "enable the generator classes its pattern needs in --config (`fusefuzz gen "
+          "--dump-config`; docs/faults.md names each fault's pattern)";
+    }
+    throw InputError("--inject " + fault,
+                     "the fault never fired in the first " + std::to_string(kProbeCases) +
+                         " graphs of this generator, so the campaign would pass without "
+                         "testing it: " +
+                         fix);
+  }
+}
 
 }  // namespace
 
@@ -44,7 +91,8 @@ void RegisterFuzz(Cli& cli) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--target", o->c.target,
-                  "embedded | ENGINE[:MODE] (fusefuzz list targets) | exec:CMD")
+                  "embedded | onnxruntime:LEVEL | pytorch:MODE | xnnpack:MODE | armnn:MODE | "
+                  "exec:CMD (`fusefuzz list targets`)")
       ->capture_default_str();
   cmd->add_option("--timeout", o->c.target_settings.timeout_seconds,
                   "seconds per case for an external target")
@@ -98,6 +146,7 @@ void RegisterFuzz(Cli& cli) {
     c.status = !o->quiet;
     c.command_line = cli.command_line;
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;
+    RefuseFaultsThatCannotFire(c);
     if (c.gen.quant.enabled) {
       if (auto note = QuantKernelNote(c.target))
         std::fprintf(stderr, "fuzz: note: %s\n", note->c_str());

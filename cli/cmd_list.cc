@@ -1,4 +1,5 @@
 // `fusefuzz list ops|rules|faults|targets|isa`
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -23,8 +24,11 @@ void ListTargets() {
   }
   TargetSettings settings;
   settings.timeout_seconds = 30;
+  // The column as wide as the longest name and two spaces ("pytorch:ptq_eager_dataflowok").
+  size_t width = 0;
+  for (const std::string& spec : specs) width = std::max(width, spec.size() + 2);
   for (const std::string& spec : specs) {
-    std::cout << std::left << std::setw(26) << spec;
+    std::cout << std::left << std::setw(static_cast<int>(width)) << spec;
     try {
       std::unique_ptr<Target> t = MakeTarget(spec, settings);
       const TargetCaps& c = t->caps();

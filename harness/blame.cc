@@ -46,6 +46,34 @@ void Ablate(Target& target, const Graph& g, const TensorMap& inputs, const RefTe
   b.ablation = AblationResult(RunAndJudge(target, g, inputs, ref, opts, true, opt), failing);
 }
 
+// Blame names the rewrite after which the case fails; when an earlier rewrite corrupted state that
+// the blamed one reads, disabling the earlier rule clears the failure too (issue 45, item 4). Each
+// of the first kMaxSetUpRules distinct earlier rules is rerun disabled alone; those that pass
+// are recorded in b.set_up_by.
+constexpr size_t kMaxSetUpRules = 3;
+
+void FindSetUp(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
+               const CheckOptions& opts, const CaseOutcome& failing,
+               const std::vector<Rewrite>& applied, Blame& b) {
+  if (b.rule.empty() || b.rewrite_index <= 1 || !target.caps().disable) return;
+  std::vector<std::string> tried;
+  for (const Rewrite& r : applied) {
+    if (r.index >= b.rewrite_index || tried.size() >= kMaxSetUpRules) break;
+    if (r.rule == b.rule || std::find(tried.begin(), tried.end(), r.rule) != tried.end()) continue;
+    tried.push_back(r.rule);
+    Blame probe;
+    probe.rule = r.rule;
+    Ablate(target, g, inputs, ref, opts, failing, probe);
+    b.queries += probe.queries;
+    if (probe.ablation != "pass") continue;
+    b.set_up_by.push_back("(" + std::to_string(r.index) + ") " + r.rule +
+                          (r.nodes.empty() ? "" : " at " + NodesText(r.nodes)));
+    b.log.push_back("SETUP: with (" + std::to_string(r.index) + ") " + r.rule +
+                    " disabled the case passes too: it set up what (" +
+                    std::to_string(b.rewrite_index) + ") " + b.rule + " went wrong on");
+  }
+}
+
 }  // namespace
 
 Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const RefTensorMap& ref,
@@ -91,11 +119,12 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
     for (int64_t i = 1; i <= hi && static_cast<size_t>(i) <= applied.size(); ++i) {
       const Rewrite& r = applied[static_cast<size_t>(i - 1)];
       b.log.push_back("BISECT: applying rewrite (" + std::to_string(r.index) + ") " + r.rule +
-                      " at " + NodesText(r.nodes));
+                      (r.nodes.empty() ? "" : " at " + NodesText(r.nodes)));
     }
     b.log.push_back("BISECT: first failing rewrite is (" + std::to_string(hi) + ") " +
                     (b.rule.empty() ? "?" : b.rule));
     Ablate(target, g, inputs, ref, opts, failing, b);
+    if (b.ablation == "pass") FindSetUp(target, g, inputs, ref, opts, failing, applied, b);
     return b;
   }
   if (failing.kind == FindingKind::kUnquantized && !caps.disable) {
@@ -112,7 +141,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
       b.log.push_back("FORMS: '" + left.front() + "' ran in " +
                       std::string(NodeFormName(failing.run.node_forms.at(left.front()))) +
                       " form, fused by rewrite (" + std::to_string(r.index) + ") " + r.rule +
-                      " at " + NodesText(r.nodes));
+                      (r.nodes.empty() ? "" : " at " + NodesText(r.nodes)));
       return b;
     }
     return b;
@@ -153,6 +182,7 @@ Blame BlameFusion(Target& target, const Graph& g, const TensorMap& inputs, const
         b.log.push_back("DISABLE: with every rule after (" + std::to_string(b.rewrite_index) +
                         ") " + b.rule + " disabled the case still fails; with " + b.rule +
                         " alone disabled it passes");
+        FindSetUp(target, g, inputs, ref, opts, failing, applied, b);
         return b;
       }
       tried.push_back(probe.rule);  // its removal alone does not pass: no need to try again

@@ -27,6 +27,10 @@ struct Blame {
   // "fail" (the same failure), "not-run", or the other verdict it got in lower case, such as
   // "mistrusted" (the data cannot tell: that confirms nothing) or "target_error".
   std::string ablation = "not-run";
+  // Earlier rewrites whose rule, disabled alone, also makes the case pass: they set up the state
+  // the blamed rewrite went wrong on (a shared weight scaled in place, a bias rounded on a stale
+  // grid), "(1) qdq-conv-bn-fold at c,bn". Empty when none did or none was tried.
+  std::vector<std::string> set_up_by;
   int queries = 0;               // target runs spent
   std::vector<std::string> log;  // "BISECT: applying rewrite (N) <rule> at <nodes>" lines
   bool known() const { return !rule.empty() || rewrite_index > 0; }

@@ -143,6 +143,7 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
                     {"candidate", Num(r.worst.candidate)},
                     {"bound", Num(r.worst.bound)},
                     {"ratio", Num(r.worst.ratio)}}}};
+  if (!r.blame.set_up_by.empty()) finding["blame"]["set_up_by"] = r.blame.set_up_by;
   if (!r.target_log.empty()) finding["target_log"] = r.target_log;
   if (!r.failing_run.empty()) finding["failing_run"] = r.failing_run;
   json prov = {{"fusefuzz_version", r.fusefuzz_version}};
@@ -316,6 +317,7 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
       const json& ab = rd.Field(b, p, "ablation", false, json::value_t::string);
       if (!ab.is_null()) r.blame.ablation = ab.get<std::string>();
       r.blame.log = rd.Strings(b, p, "log");
+      r.blame.set_up_by = rd.Strings(b, p, "set_up_by");
     }
     const json& w = rd.Field(f, "/finding", "worst", false, json::value_t::object);
     if (!w.is_null()) {
@@ -421,6 +423,39 @@ bool IsErrorKind(FindingKind k) {
 
 }  // namespace
 
+namespace {
+
+// The readable op chain of a folder name, with each DequantizeLinear... -> X [-> activation] ->
+// QuantizeLinear run that forms an ONNX QLinear op named as that op ("QLinearConv",
+// "QLinearAdd.Relu"), not as its QDQ spelling (issue 45, item 5). Names only: the signature's key
+// keeps the structure.
+std::string FusedOpChain(const std::vector<std::string>& ops) {
+  static const std::set<std::string> kQLinear = {"Conv", "Add",         "MatMul",
+                                                 "Mul",  "AveragePool", "GlobalAveragePool"};
+  static const std::set<std::string> kActivation = {"Relu", "Clip", "Relu6", "LeakyRelu"};
+  std::string out;
+  auto emit = [&](const std::string& name) { out += (out.empty() ? "" : ".") + name; };
+  for (size_t i = 0; i < ops.size();) {
+    size_t j = i;
+    while (j < ops.size() && ops[j] == "DequantizeLinear") ++j;
+    if (j > i && j < ops.size() && kQLinear.count(ops[j])) {
+      size_t k = j + 1;
+      while (k < ops.size() && kActivation.count(ops[k])) ++k;
+      if (k < ops.size() && ops[k] == "QuantizeLinear") {
+        emit("QLinear" + ops[j]);
+        for (size_t a = j + 1; a < k; ++a) emit(ops[a]);
+        i = k + 1;
+        continue;
+      }
+    }
+    emit(ops[i]);
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Signature(const Repro& r) {
   // Op pattern of the blamed nodes, else of the whole graph.
   std::string pattern;
@@ -446,11 +481,12 @@ std::string Signature(const Repro& r) {
   if (r.blame.nodes.empty() && !IsErrorKind(r.kind)) {
     // The folder is named by the minimized graph's op chain (Conv.BatchNorm), not by a hash: the
     // hash of the structure stays in the key, so two structures with one chain stay apart.
-    readable.clear();
+    std::vector<std::string> ops;
     for (const Node& n : EpiloguesAsNodes(WithoutQuantizedBoundary(QLinearAsQdq(r.graph))).nodes) {
       const bool plain_conv = n.op == Op::FusedConv && n.epilogue.empty();
-      readable += (readable.empty() ? "" : ".") + std::string(OpName(plain_conv ? Op::Conv : n.op));
+      ops.push_back(std::string(OpName(plain_conv ? Op::Conv : n.op)));
     }
+    readable = FusedOpChain(ops);
     if (readable.empty()) readable = pattern;
   }
   std::string rule = r.blame.rule.empty() ? "unblamed" : r.blame.rule;

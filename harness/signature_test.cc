@@ -121,11 +121,8 @@ TEST(Signature, AQLinearOpSignsAsTheQdqNodesThatDefineIt) {
                node(Op::Add, {"af", "bf"}, "s"), node(Op::QuantizeLinear, {"s"}, "y")};
   qdq.nodes[0].quant["x"] = qdq.nodes[1].quant["x"] = qdq.nodes[3].quant["y"] = p;
   const std::string plain = sig(qdq);
-  EXPECT_EQ(plain.rfind("fusion-QDQSelectorActionTransformer-DequantizeLinear.DequantizeLinear."
-                        "Add.Quanti",
-                        0),
-            0u)
-      << plain;
+  // Named as the fused op the pattern forms, not its QDQ spelling (issue 45, item 5).
+  EXPECT_EQ(plain.rfind("fusion-QDQSelectorActionTransformer-QLinearAdd-", 0), 0u) << plain;
   EXPECT_EQ(sig(fused), plain);
   Graph mul = qdq;
   mul.nodes[2].op = Op::Mul;
@@ -138,6 +135,8 @@ TEST(Signature, AQLinearOpSignsAsTheQdqNodesThatDefineIt) {
   fused.nodes = {add};
   EXPECT_EQ(sig(fused), sig(relu));
   EXPECT_NE(sig(fused), plain);
+  EXPECT_EQ(sig(relu).rfind("fusion-QDQSelectorActionTransformer-QLinearAdd.Relu-", 0), 0u)
+      << sig(relu);
 }
 
 TEST(Signature, UnblamedTargetErrorsAreKeyedByTheirMessageClass) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -18,11 +19,37 @@ std::string Num(double v) {
   return os.str();
 }
 
+// An engine saturating short of the type's limit (at -127 for int8, or qmax - k): every wrong
+// element holds one integer a few steps inside a limit, and the reference goes past it. ""
+// when the failing elements do not look so.
+std::string SaturationLimit(const std::string& o, const RefTensor& ref, const Tensor& cand,
+                            const std::vector<int64_t>& bad) {
+  constexpr double kNear = 16;  // steps from the limit
+  const double v = static_cast<double>(cand.data[static_cast<size_t>(bad.front())]);
+  const double qmin = static_cast<double>(ref.grid_qmin), qmax = static_cast<double>(ref.grid_qmax);
+  const bool low = v > qmin && v - qmin <= kNear, high = v < qmax && qmax - v <= kNear;
+  if (!low && !high) return "";
+  for (int64_t i : bad) {
+    const size_t k = static_cast<size_t>(i);
+    if (static_cast<double>(cand.data[k]) != v) return "";
+    if (low ? !(ref.grid_t[k] < v) : !(ref.grid_t[k] > v)) return "";
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  const std::string at = buf;
+  std::snprintf(buf, sizeof buf, "%.0f", low ? qmin : qmax);
+  return std::to_string(bad.size()) + " element" + (bad.size() == 1 ? "" : "s") + " of " + o +
+         " stop at " + at + " where the reference goes past it toward the limit " + buf +
+         ": a saturation limit (the engine clamps at " + at + ", not " + buf + ")";
+}
+
 // Where the failing elements of one output are, with the usual cause of each pattern.
-std::string Locate(const std::string& out, const Shape& shape, const std::vector<int64_t>& bad,
-                   int64_t judged) {
+std::string Locate(const std::string& out, const RefTensor& ref, const Tensor& cand,
+                   const std::vector<int64_t>& bad, int64_t judged) {
   const std::string o = "output '" + out + "'";
   if (bad.empty()) return "";
+  const Shape& shape = ref.shape;
+  if (std::string limit = SaturationLimit(o, ref, cand, bad); !limit.empty()) return limit;
   if (shape.size() == 4) {
     const int64_t c = shape[1], h = shape[2], w = shape[3];
     std::set<int64_t> channels;
@@ -61,6 +88,16 @@ GridInterval AdmittedIntegers(double t, double e, int64_t qmin, int64_t qmax) {
 
 }  // namespace
 
+double GridExcess(double c, double t, double e, int64_t qmin, int64_t qmax) {
+  if (!std::isfinite(c)) return INFINITY;
+  const GridInterval g = AdmittedIntegers(t, e, qmin, qmax);
+  const bool integral = c == std::nearbyint(c);
+  const double outside = c < g.lo ? g.lo - c : c > g.hi ? c - g.hi : 0;
+  if (!integral) return std::max(outside, 0.5);
+  if (outside > 0) return outside;
+  return g.saturated ? 0 : std::min(std::fabs(c - t) - 0.5 - e, 0.0);
+}
+
 void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand, bool sigma,
                      GridTally* tally) {
   const std::vector<double>& half_width = sigma && !ref.grid_es.empty() ? ref.grid_es : ref.grid_e;
@@ -81,15 +118,7 @@ void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor&
     } else if (e <= 1) {
       ++tally->s.informative;
     }
-    // Excess in steps beyond the admitted half-width; a saturated element must be the limit.
-    double excess;
-    if (!integral) {
-      excess = std::isfinite(c) ? std::max(std::fabs(c - t) - 0.5 - e, 0.5) : INFINITY;
-    } else if (g.saturated) {
-      excess = std::fabs(c - g.lo);
-    } else {
-      excess = std::fabs(c - t) - 0.5 - e;
-    }
+    const double excess = GridExcess(c, t, e, ref.grid_qmin, ref.grid_qmax);
     // Normalized so that > 1 fails, like the float oracles' ratio / k.
     const double score = pass ? std::fabs(c - t) / (0.5 + e + (g.saturated ? 1e300 : 0))
                               : 1 + std::max(excess, 1e-9);
@@ -108,7 +137,7 @@ void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor&
       tally->s.excess = excess;
     }
   }
-  const std::string where = Locate(out, ref.shape, bad, judged - saturated);
+  const std::string where = Locate(out, ref, cand, bad, judged - saturated);
   if (!where.empty()) tally->s.where += (tally->s.where.empty() ? "" : "; ") + where;
 }
 
@@ -120,10 +149,11 @@ std::string GridDetail(const GridTally& tally) {
                             "] (E " + Num(g.e) + " steps), candidate " + Num(w.candidate);
   if (g.failed > 0) {
     return "grid: " + std::to_string(g.failed) + " of " + std::to_string(g.compared) +
-           " integer elements fail; worst " + at + ": " + worst + ", excess " + Num(g.excess) +
-           " steps; failing: " + g.where;
+           (g.compared == 1 ? " integer element fails" : " integer elements fail") + "; worst " +
+           at + ": " + worst + ", excess " + Num(g.excess) + " steps; failing: " + g.where;
   }
-  return "grid: " + std::to_string(g.compared) + " integer elements pass (" +
+  return "grid: " + std::to_string(g.compared) +
+         (g.compared == 1 ? " integer element passes (" : " integer elements pass (") +
          std::to_string(g.informative) + " informative, " + std::to_string(g.saturated) +
          " saturated), worst excess " + Num(g.excess) + " steps at " + at;
 }

@@ -19,6 +19,13 @@ struct GridTally {
   WorstElement worst;
 };
 
+// The excess of answer c at grid position t with admitted half-width e, in steps: one definition
+// for every report (docs/oracle.md, "excess"). Outside the admitted integers [lo, hi]
+// (AdmittedRange) the distance to the nearer one (> 0: fails; a whole number for an integer c,
+// at least 0.5 for a non-integer); inside, the margin left, min(|c - t| - 0.5 - e, 0) (0 for a
+// saturated element at its limit).
+double GridExcess(double c, double t, double e, int64_t qmin, int64_t qmax);
+
 // `sigma`: judge with the sigma machinery's half-width (RefTensor::grid_es, --oracle sigma), else
 // with the L1 one (grid_e).
 void JudgeGridOutput(const std::string& out, const RefTensor& ref, const Tensor& cand, bool sigma,

@@ -128,6 +128,11 @@ TEST(GridOracle, SaturationAtMinus127) {
   EXPECT_EQ(r.worst.reference, -128);
   EXPECT_EQ(r.worst.candidate, -127);
   EXPECT_EQ(r.grid.excess, 1);
+  // Named as what it is, not "a scale, zero point or activation" (issue 45, item 1).
+  EXPECT_NE(r.grid.where.find("stop at -127 where the reference goes past it toward the limit "
+                              "-128: a saturation limit"),
+            std::string::npos)
+      << r.grid.where;
 }
 
 TEST(GridOracle, PadValueIsNotTheZeroPoint) {

@@ -10,6 +10,7 @@
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/ops.h"
+#include "report/finding_report.h"
 #include "report/html_report.h"
 #include "report/markdown.h"
 #include "report/report_numbers.h"
@@ -130,7 +131,9 @@ std::string VerdictMeaning(const std::string& verdict) {
 
 std::string CampaignStats::SummaryText(const std::string& out_dir, bool written) const {
   std::ostringstream s;
-  s << (interrupted ? "fuzz: interrupted. " : "fuzz: done. ") << StatusLine(seconds) << "\n";
+  // StatusLine starts with "fuzz: " itself: said once ("fuzz: done. fuzz: ..." was a glitch).
+  const std::string status = StatusLine(seconds);
+  s << (interrupted ? "fuzz: interrupted: " : "fuzz: done: ") << status.substr(6) << "\n";
   s << "verdicts:";
   for (const auto& [v, n] : verdicts) s << " " << v << "=" << n;
   s << "\n";
@@ -233,7 +236,13 @@ std::string SummaryMarkdown(const CampaignStats& s) {
       md << "| " << u.kind << " | " << u.count << " | " << u.first_case << " | [findings/" << sig
          << "](findings/" << sig << "/report.md) |\n";
     }
-    md << "\nCase I of this campaign is `fusefuzz gen --seed " << s.seed << " --case I`.\n\n";
+    const std::optional<std::string> gen = GenOptions(s.gen_config);
+    md << "\nCase I of this campaign is `fusefuzz gen" << gen.value_or(" --config CONFIG")
+       << " --seed " << s.seed << " --case I`"
+       << (gen ? ""
+               : ", CONFIG the campaign's generator config (any finding's "
+                 "`jq .provenance.generator.config repro.json`)")
+       << ".\n\n";
     const std::vector<PatternGroup> groups = GroupByPattern(s);
     if (!groups.empty()) {
       md << "## Folders by minimized pattern\n\nFolders whose minimized graphs have the same op "

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,7 @@ struct FirstFinding {
 struct CampaignStats {
   std::string command_line;  // the exact command that reruns the campaign, or ""
   uint64_t seed = 0;
+  nlohmann::json gen_config;  // the generator's config (ConfigToJson): how to regenerate a case
   std::string target, oracle;
   std::vector<std::string> inject;
   int64_t graphs = 0;

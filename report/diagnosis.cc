@@ -16,13 +16,39 @@ std::string Num(double v) {
   return buf;
 }
 
+// The first line, cut at a word boundary when long (never mid-word).
 std::string FirstLine(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
-  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  if (line.size() > 200) {
+    const size_t space = line.rfind(' ', 200);
+    line = line.substr(0, space == std::string::npos || space < 120 ? 200 : space) + " ...";
+  }
   return line;
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> UnquantizedNodes(const Repro& r) {
+  // harness/check.cc writes "... quantizes 'a' (float), 'b' (reference), which ran in ...".
+  std::vector<std::pair<std::string, std::string>> nodes;
+  const size_t from = r.detail.find("quantizes ");
+  const size_t to = r.detail.find(", which ran in");
+  if (r.kind != FindingKind::kUnquantized || from == std::string::npos || to == std::string::npos ||
+      to < from) {
+    return nodes;
+  }
+  const std::string list = r.detail.substr(from + 10, to - from - 10);
+  size_t i = 0;
+  while ((i = list.find('\'', i)) != std::string::npos) {
+    const size_t end = list.find("' (", i + 1);
+    if (end == std::string::npos) break;
+    const size_t close = list.find(')', end);
+    if (close == std::string::npos) break;
+    nodes.push_back({list.substr(i + 1, end - i - 1), list.substr(end + 3, close - end - 3)});
+    i = close + 1;
+  }
+  return nodes;
+}
 
 std::string BlameUnavailableReason(const Repro& r) {
   if (r.blame.method == "disable") {
@@ -48,6 +74,7 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
         s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + MdCode(r.blame.rule);
         for (size_t i = 0; i < r.blame.nodes.size(); ++i)
           s += (i ? "," : " at ") + MdText(r.blame.nodes[i]);
+        if (!r.blame.set_up_by.empty()) s += " (set up by " + MdText(r.blame.set_up_by[0]) + ")";
       } else {
         s = "the optimized run (no rewrite blamed)";
       }
@@ -69,11 +96,19 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
           (r.blame.rule.empty() ? "" : " after " + MdCode(r.blame.rule)) + ": " +
           MdText(FirstLine(r.detail));
       break;
-    case FindingKind::kUnquantized:
-      s = "the optimized run's numbers pass, but " + MdText(FirstLine(r.detail)) +
+    case FindingKind::kUnquantized: {
+      // One sentence with every node named, never cut (issue 45, item 7).
+      std::string nodes;
+      for (const auto& [name, form] : UnquantizedNodes(r)) {
+        nodes += (nodes.empty() ? "" : ", ") + MdCode(name) + " (" + MdText(form) + ")";
+      }
+      s = "the optimized run's numbers are right, but the backend's configuration promises " +
+          (nodes.empty() ? std::string("some nodes") : nodes) +
+          " in int8 and they ran in float or reference form" +
           (r.blame.rule.empty() ? std::string(" (no fusion blamed)")
-                                : "; the fusion that absorbed it: " + MdCode(r.blame.rule));
+                                : "; the fusion that left them so: " + MdCode(r.blame.rule));
       break;
+    }
     case FindingKind::kNone:
       s = "no finding";
       break;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/repro.h"
 
@@ -10,6 +12,10 @@ namespace fusefuzz {
 
 // `where` is the worst element as report.md prints it ("`v5` at (0, 1, 2, 3)"), or "".
 std::string Diagnosis(const Repro& r, const std::string& where);
+
+// An `unquantized` finding's nodes that ran in float or reference form, with that form, as the
+// check recorded them in its detail ("quantizes 'c1' (float), 'c2' (reference), which ran ...").
+std::vector<std::pair<std::string, std::string>> UnquantizedNodes(const Repro& r);
 
 // Why no rewrite is blamed, in words a user can act on.
 std::string BlameUnavailableReason(const Repro& r);

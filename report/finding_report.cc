@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "generators/gen_config.h"
 #include "ir/printers.h"
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
@@ -102,6 +103,14 @@ std::string RelativeProgram(const std::string& target) {
 }
 
 }  // namespace
+
+std::optional<std::string> GenOptions(const nlohmann::json& config) {
+  GenConfig def;
+  if (config.is_null() || config == ConfigToJson(def)) return std::string();
+  def.quant.enabled = true;
+  if (config == ConfigToJson(def)) return std::string(" --quant");
+  return std::nullopt;
+}
 
 std::string Coordinates(int64_t index, const Shape& shape) {
   const int64_t n = NumElements(shape);
@@ -216,6 +225,11 @@ FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer) {
   }
   DotOptions before;
   before.highlight = blamed;
+  // An unquantized finding: the nodes that ran in float or reference form, marked.
+  for (const auto& [name, form] : UnquantizedNodes(r)) {
+    before.highlight.insert(name);
+    before.notes[name] = "ran in " + form + " form, not int8";
+  }
   before.title = std::string(!r.minimization.contains("nodes_after") ? "" : "minimized ") +
                  "graph, unoptimized: " + std::string(FindingKindName(r.kind)) +
                  (r.blame.rule.empty() ? "" : " blamed on " + r.blame.rule + " (red nodes)");
@@ -299,6 +313,10 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
   } else if (r.kind == FindingKind::kKernel) {
     md << "The target disagrees with the reference even without optimization: a kernel bug, "
           "not a fusion bug.";
+  } else if (r.kind == FindingKind::kUnquantized) {
+    md << "The numbers are right, but the model that ran is not the int8 model asked for: "
+          "nodes the backend's configuration quantizes ran in float or reference form after "
+          "the optimizer (marked in the pictures).";
   } else {
     md << "The target failed to produce outputs (" << FindingKindName(r.kind) << ").";
   }
@@ -337,6 +355,17 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
                ? "was not rerun"
                : "gives " + r.blame.ablation + ", which confirms nothing")
        << ").\n\n";
+    if (!r.blame.set_up_by.empty()) {
+      // The blamed rewrite read state an earlier one left wrong: the fix may belong there.
+      md << "**Set up by** ";
+      for (size_t i = 0; i < r.blame.set_up_by.size(); ++i) {
+        md << (i ? ", " : "") << MdText(r.blame.set_up_by[i]);
+      }
+      md << ": with " << (r.blame.set_up_by.size() == 1 ? "that earlier rule" : "each of these")
+         << " disabled alone the case passes too: it either only made the blamed rewrite "
+            "possible, or corrupted state the blamed one reads (a shared weight scaled in place, "
+            "a bias rounded on a stale grid), in which case the bug is there.\n\n";
+    }
     if (!r.blame.log.empty()) {
       std::string log;
       for (const auto& l : r.blame.log) log += MdText(l) + "\n";
@@ -391,6 +420,7 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     if (got != answer->outputs.end()) answered = &got->second;
   }
   md << IntegersSection(r, has_after ? &after : nullptr, answered);
+  md << ClampBoundsSection(r.graph);
 
   if (small) {
     md << "## Input values\n\n";
@@ -430,15 +460,20 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     md << "## Minimization\n\n" << MdFence("json", r.minimization.dump(1)) << "\n";
   }
 
-  // Commands that work from any folder: absolute paths to the reproducer.
+  // The reproducer's path as the campaign was given it: a relative --out stays relative (to the
+  // folder the campaign ran in, the checkout), so the commands carry no one's absolute paths
+  // (issue 45, item 19); an absolute --out gives commands that work from anywhere.
   std::string repro = "repro.json";
   if (!folder.empty()) {
-    std::error_code ec;
-    repro = (std::filesystem::absolute(folder, ec) / "repro.json").lexically_normal().string();
+    repro = (std::filesystem::path(folder) / "repro.json").lexically_normal().string();
   }
   const std::string rq = ShellWord(repro);
   md << "## Commands\n\n";
-  if (folder.empty()) md << "From the finding folder.\n\n";
+  if (folder.empty()) {
+    md << "From the finding folder.\n\n";
+  } else if (std::filesystem::path(folder).is_relative()) {
+    md << "From the folder the campaign ran in (the paths are relative to it).\n\n";
+  }
   const std::string rel = RelativeProgram(r.target);
   if (!rel.empty()) {
     md << "The target's program " << MdCode(rel) << " is a relative path: run these from "
@@ -461,12 +496,22 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
        << " --expect pass\n";
   }
   if (r.case_index >= 0 && (r.has_campaign_seed || r.has_seed)) {
-    md << "# the original case, before minimization (add the campaign's --config if it had "
-          "one)\n";
+    // The generator's options too: a --quant campaign's case is not the float generator's
+    // (issue 45, item 6); any other config is written out of the repro and passed back.
+    md << "# the original case, before minimization\n";
+    const nlohmann::json config = r.generator.is_object() && r.generator.contains("config")
+                                      ? r.generator["config"]
+                                      : nlohmann::json();
+    std::optional<std::string> gen = GenOptions(config);
+    if (!gen) {
+      md << "jq .provenance.generator.config " << rq << " > gen-config.json\n";
+      gen = " --config gen-config.json";
+    }
     if (r.has_campaign_seed) {
-      md << "fusefuzz gen --seed " << r.campaign_seed << " --case " << r.case_index << "\n";
+      md << "fusefuzz gen" << *gen << " --seed " << r.campaign_seed << " --case " << r.case_index
+         << "\n";
     } else {
-      md << "fusefuzz gen --seed " << r.seed << "\n";
+      md << "fusefuzz gen" << *gen << " --seed " << r.seed << "\n";
     }
   }
   md << "# the graph and its inputs as plain files, to run or edit\n"

@@ -1,6 +1,8 @@
 // The human-readable page of a finding (report.md) and its pictures' DOT sources.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,11 @@ namespace fusefuzz {
 // finding folder. `answer`: the target asked once more on the case (AskTarget), or null.
 std::string FindingReport(const Repro& r, const std::string& folder = "",
                           const TargetAnswer* answer = nullptr);
+
+// The `fusefuzz gen` options that regenerate a case made with generator config `config`
+// (GenerationProvenance's "config", or null): "" for the default generator, " --quant" for
+// --quant's; nullopt for any other config (then only `--config` with that config does).
+std::optional<std::string> GenOptions(const nlohmann::json& config);
 
 // The graph right after the blamed rewrite, when fusefuzz can rebuild it (embedded target).
 bool AfterGraph(const Repro& r, Graph* out);

@@ -25,6 +25,13 @@ std::string Num(double v) {
   return buf;
 }
 
+// A time in seconds, rounded as summary.md rounds it (issue 45, item 22: "12.3456 s").
+std::string Secs(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 // A finding's SVG: inside OUT, so a planted FIFO, device or link is skipped, not read.
 bool ReadText(const std::string& path, std::string* out) {
   ReadFileOptions o;
@@ -70,7 +77,7 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     << "<title>fusefuzz campaign: " << s.findings << " findings</title>\n<style>" << kStyle
     << "</style>\n</head>\n<body>\n<h1>fusefuzz campaign</h1>\n";
   h << "<p" << (s.interrupted ? " class=\"interrupted\">Interrupted" : ">Finished") << " after "
-    << s.graphs << " graphs in " << Num(s.seconds) << " s: " << s.findings << " findings, "
+    << s.graphs << " graphs in " << Secs(s.seconds) << " s: " << s.findings << " findings, "
     << s.unique.size() << " unique.</p>\n";
   h << "<p>Target <code>" << Esc(s.target) << "</code>, oracle <code>" << Esc(s.oracle)
     << "</code>, seed " << s.seed;
@@ -139,7 +146,7 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
            "<th>at case</th></tr>\n";
       for (const auto& [kind, f] : s.first_by_kind) {
         h << "<tr><td>" << Esc(kind) << "</td><td>"
-          << (f.seconds >= 0 ? Num(f.seconds) + " s, " : "") << f.graphs
+          << (f.seconds >= 0 ? Secs(f.seconds) + " s, " : "") << f.graphs
           << " graphs</td><td class=\"num\">" << f.case_index << "</td></tr>\n";
       }
       h << "</table>\n";

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "kernels/reference/reference.h"
+#include "optimizer/rules/quant/quant_pattern.h"
+#include "oracles/grid.h"
 #include "report/finding_report.h"
 #include "report/markdown.h"
 
@@ -17,6 +19,11 @@ std::string Num(double v) {
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+// The one definition of "excess" (oracles/grid.h), stated where the numbers are.
+constexpr const char* kExcessMeaning =
+    "The excess is in steps: outside the admitted integers, the distance to the nearer one "
+    "(> 0 fails); inside, the margin left, |c - t| - 0.5 - E (<= 0).";
 
 struct ChannelRow {
   int64_t elements = 0, failing = 0;
@@ -62,12 +69,12 @@ std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* an
     const int64_t c = s.size() >= 2 ? (int64_t(i) / inner) % channels : 0;
     ChannelRow& row = rows[size_t(c)];
     ++row.elements;
-    const auto [lo, hi] = AdmittedRange(t.grid_t[i], e[i], t.grid_qmin, t.grid_qmax);
+    // The oracle's own excess (oracles/grid.h, GridExcess): the detail line and this table
+    // say the same number for the same element (issue 45, item 2).
     double excess = 0;
     if (a) {
-      const double v = (*a)[i];
-      excess = v < lo ? lo - v : v > hi ? v - hi : -std::min(v - lo, hi - v);
-      if (v < lo || v > hi) ++row.failing;
+      excess = GridExcess((*a)[i], t.grid_t[i], e[i], t.grid_qmin, t.grid_qmax);
+      if (excess > 0) ++row.failing;
     }
     if (excess > row.excess) {
       row.excess = excess;
@@ -85,9 +92,11 @@ std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* an
      << (!a ? "Per output channel, the reference's values."
          : after
              ? "Per output channel, its worst element; \"after rewrite\" is the reference's value "
-               "of the graph right after the blamed rewrite, the excess is in steps (> 0 fails)."
+               "of the graph right after the blamed rewrite. " +
+                   std::string(kExcessMeaning)
              : "Per output channel, its worst element; \"target\" is the integer the target "
-               "answered on its failing run, the excess is in steps (> 0 fails).")
+               "answered on its failing run. " +
+                   std::string(kExcessMeaning))
      << "\n\n| channel | elements | failing | worst at | t | E | admitted | "
      << (a ? column + " | excess |" : std::string("|")) << "\n|---:|---:|---:|---|---:|---:|---|"
      << (a ? "---:|---:|" : "") << "\n";
@@ -110,6 +119,50 @@ std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* an
     md << "\n(" << rows.size() - size_t(shown) << " more channels not shown.)\n";
   }
   md << "\n";
+  return md.str();
+}
+
+std::string ClampBoundsSection(const Graph& g) {
+  std::ostringstream md;
+  int rows = 0;
+  for (const Node& act : g.nodes) {
+    if (act.op != Op::Relu6 && act.op != Op::Clip) continue;
+    double bounds[2] = {0, 0};
+    if (!ActivationBounds(act, &bounds[0], &bounds[1]).empty()) continue;
+    for (int qi : g.Consumers(act.output)) {
+      const Node& q = g.nodes[size_t(qi)];
+      auto y = q.quant.find("y");
+      if (q.op != Op::QuantizeLinear || y == q.quant.end() || y->second.PerAxis()) continue;
+      const QuantParams& p = y->second;
+      const double s = p.Scale(0), z = double(p.ZeroPoint(0));
+      if (!(s > 0)) continue;
+      if (rows++ == 0) {
+        md << "## Clamp bounds on the grid\n\n"
+              "Each bound b of a clamp before a QuantizeLinear, as s·(q − z) with q = b/s + z "
+              "its unrounded grid position. The clamp changes nothing after the Q only when "
+              "Q(b) is the type's limit, i.e. q is on the limit's side of the half step "
+              "(qmin + 0.5 for the lower bound, qmax − 0.5 for the upper): the margin is that "
+              "distance in steps (> 0: Q(b) is the limit, the clamp may be dropped; <= 0: it "
+              "clamps, and dropping it is a bug).\n\n"
+              "| node | bound | b | s·(q − z) | Q(b) | limit | half-step margin |\n"
+              "|---|---|---:|---|---:|---:|---:|\n";
+      }
+      for (int side = 0; side < 2; ++side) {
+        const double b = bounds[side];
+        if (!std::isfinite(b)) continue;
+        const double t = b / s + z;
+        const double limit = side == 0 ? double(p.qmin()) : double(p.qmax());
+        const double qb = std::clamp(std::nearbyint(t), double(p.qmin()), double(p.qmax()));
+        const double margin = side == 0 ? limit + 0.5 - t : t - (limit - 0.5);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%.9g·(%.6g − %.0f)", s, t, z);
+        md << "| " << MdCode(act.name) << " | " << (side == 0 ? "min" : "max") << " | " << Num(b)
+           << " | " << buf << " | " << Num(qb) << " | " << Num(limit) << " | " << Num(margin)
+           << " |\n";
+      }
+    }
+  }
+  if (rows > 0) md << "\n";
   return md.str();
 }
 

@@ -17,4 +17,10 @@ namespace fusefuzz {
 // target reports no graph); with neither, the section shows the reference only.
 std::string IntegersSection(const Repro& r, const Graph* after, const Tensor* answered = nullptr);
 
+// "## Clamp bounds on the grid": each Relu6/Clip that feeds a QuantizeLinear, its bounds as
+// s·(q − z) with q the bound's unrounded grid position, Q(bound) and the half-step margin, the
+// distance of q from the half step that decides whether Q(bound) is the type's limit (what the
+// quantize-activation-drop rule and its faults turn on; issue 45, item 3). "" when none.
+std::string ClampBoundsSection(const Graph& g);
+
 }  // namespace fusefuzz

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "generators/gen_config.h"
 #include "harness/repro.h"
 #include "ir/json_io.h"
 #include "report/campaign_summary.h"
@@ -67,6 +68,97 @@ TEST(FindingReport, CrashCarriesTheTargetLogThroughTheReproducer) {
   EXPECT_NE(md.find("fusefuzz replay /tmp/findings/x/repro.json"), std::string::npos) << md;
 }
 
+// The regenerate command of a --quant campaign's case must make that case, not an unrelated
+// float graph (issue 45, item 6); another config is passed back with --config.
+TEST(FindingReport, RegenerateCommandCarriesTheGeneratorOptions) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kFusion;
+  r.has_seed = r.has_campaign_seed = true;
+  r.campaign_seed = 7;
+  r.case_index = 12;
+  GenConfig quant;
+  quant.quant.enabled = true;
+  r.generator = {{"config", ConfigToJson(quant)}};
+  std::string md = FindingReport(ReadRepro(ReproToJson(r), "test"));
+  EXPECT_NE(md.find("fusefuzz gen --quant --seed 7 --case 12"), std::string::npos) << md;
+  GenConfig other = quant;
+  other.limits.max_nodes += 3;
+  r.generator = {{"config", ConfigToJson(other)}};
+  md = FindingReport(r);
+  EXPECT_NE(md.find("jq .provenance.generator.config repro.json > gen-config.json\n"
+                    "fusefuzz gen --config gen-config.json --seed 7 --case 12"),
+            std::string::npos)
+      << md;
+  CampaignStats s;
+  s.seed = 7;
+  s.gen_config = ConfigToJson(quant);
+  CaseReport c;
+  c.verdict = "MISMATCH";
+  c.kind = "fusion";
+  c.signature = "fusion-x";
+  s.AddCase(c);
+  EXPECT_NE(SummaryMarkdown(s).find("`fusefuzz gen --quant --seed 7 --case I`"), std::string::npos)
+      << SummaryMarkdown(s);
+}
+
+// An unquantized finding's numbers are right: the report says what happened in one sentence,
+// names every node left in float, and the picture marks them (issue 45, item 7).
+TEST(FindingReport, UnquantizedSaysWhatRanInFloatAndDrawsIt) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kUnquantized;
+  r.verdict = "MISMATCH";
+  std::string long_detail(300, 'x');
+  r.detail =
+      "unquantized: the backend's configuration quantizes 'act' (float), which ran in "
+      "float or reference form; the numbers pass (sigma: 4 elements pass " +
+      long_detail + ")";
+  const std::string md = FindingReport(r);
+  EXPECT_EQ(md.find("failed to produce outputs"), std::string::npos) << md;
+  EXPECT_NE(md.find("The numbers are right, but the model that ran is not the int8 model"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("promises `act` (float) in int8 and they ran in float or reference form"),
+            std::string::npos)
+      << md;
+  const FindingDots d = MakeFindingDots(r);
+  EXPECT_NE(d.before.find("ran in float form, not int8"), std::string::npos) << d.before;
+}
+
+// A campaign given a relative --out writes commands relative to where it ran, not the
+// checkout's absolute path (issue 45, item 19).
+TEST(FindingReport, RelativeFolderGivesRelativeCommands) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kKernel;
+  r.verdict = "MISMATCH";
+  const std::string md = FindingReport(r, "out/glow/findings/x");
+  EXPECT_NE(md.find("fusefuzz replay out/glow/findings/x/repro.json\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("From the folder the campaign ran in"), std::string::npos) << md;
+  EXPECT_EQ(md.find(std::filesystem::current_path().string()), std::string::npos) << md;
+}
+
+// A blamed rewrite set up by an earlier one: report.md and the diagnosis say so, and repro.json
+// keeps it (issue 45, item 4).
+TEST(FindingReport, SetUpByAnEarlierRewriteIsSaid) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kFusion;
+  r.verdict = "MISMATCH";
+  r.blame.method = "bisect";
+  r.blame.rule = "conv-bn-fold";
+  r.blame.rewrite_index = 2;
+  r.blame.nodes = {"act"};
+  r.blame.ablation = "pass";
+  r.blame.set_up_by = {"(1) shared-weight-folded-twice at c1,bn1"};
+  const Repro back = ReadRepro(ReproToJson(r), "test");
+  EXPECT_EQ(back.blame.set_up_by, r.blame.set_up_by);
+  const std::string md = FindingReport(back);
+  EXPECT_NE(md.find("**Set up by** (1) shared-weight-folded-twice at c1,bn1: with that earlier "
+                    "rule disabled alone the case passes too"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("(set up by (1) shared-weight-folded-twice at c1,bn1)"), std::string::npos)
+      << md;
+}
+
 TEST(FindingReport, SmallCaseShowsInputValues) {
   Repro r = TinyRepro();
   r.kind = FindingKind::kKernel;
@@ -120,6 +212,15 @@ CampaignStats HandFilledStats() {
   return s;
 }
 
+// The closing line says "fuzz:" once (issue 45, item 15: "fuzz: done. fuzz: ...").
+TEST(CampaignSummary, ClosingLineSaysFuzzOnce) {
+  CampaignStats s = HandFilledStats();
+  const std::string text = s.SummaryText("out/x");
+  EXPECT_EQ(text.rfind("fuzz: interrupted: 4 graphs", 0), 0u) << text;
+  s.interrupted = false;
+  EXPECT_EQ(s.SummaryText("out/x").rfind("fuzz: done: 4 graphs", 0), 0u) << s.SummaryText("out/x");
+}
+
 TEST(CampaignSummary, MarkdownSaysWhatItMeans) {
   const std::string md = SummaryMarkdown(HandFilledStats());
   EXPECT_NE(md.find("**Interrupted**"), std::string::npos) << md;
@@ -138,7 +239,9 @@ TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   fs::path dir = fs::temp_directory_path() / ("fusefuzz-summary-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "findings");
-  WriteCampaignSummary(dir.string(), HandFilledStats(), "");
+  CampaignStats stats = HandFilledStats();
+  stats.seconds = 12.345678;
+  WriteCampaignSummary(dir.string(), stats, "");
   nlohmann::json j = ReadJsonFile((dir / "summary.json").string());
   EXPECT_EQ(j["rule_fires"]["conv-bn-fold"], 17);
   EXPECT_EQ(j["command_line"], "fusefuzz fuzz --graphs 50 --inject eps-dropped --out out/x");
@@ -154,6 +257,9 @@ TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   // The finding folder does not exist: the page says so instead of failing.
   EXPECT_NE(html.find("Cannot read the reproducer"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Times rounded as summary.md rounds them (issue 45, item 22).
+  EXPECT_NE(html.find("graphs in 12.3 s"), std::string::npos) << html.substr(0, 3000);
+  EXPECT_EQ(html.find("12.3457"), std::string::npos);
   fs::remove_all(dir);
 }
 

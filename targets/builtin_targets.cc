@@ -1,6 +1,7 @@
 #include "targets/builtin_targets.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "ir/error.h"
 #include "targets/subprocess.h"
@@ -21,7 +22,7 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
   static const std::vector<BuiltinTarget> kTargets = {
       {"pytorch",
        {"eager", "fx", "fuse_fx", "fuse_modules", "torchscript", "ptq_fx", "ptq_fx_qnnpack",
-        "ptq_eager", "qat_fx"},
+        "ptq_eager", "ptq_eager_dataflow", "qat_fx"},
        "PyTorch (Debian python3-torch, /usr/bin/python3): the graph as a torch.fx GraphModule; "
        "modes per targets/pytorch/README.md"},
       {"onnxruntime",
@@ -63,8 +64,18 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
                                                 : "libarmnn-dev and libarmnn-cpuref-backend22") +
                            " (run ci/setup, then configure again)");
     }
-    return ShellQuote(std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target") +
-           " --mode " + mode;
+    // Configured but not built (e.g. after ci/fuzz, which builds fusefuzz alone): say how,
+    // not "exited with status 127" from the shell (issue 45, item 9).
+    const std::string program =
+        std::string(FUSEFUZZ_PROGRAMS_DIR) + "/fusefuzz-" + engine + "-target";
+    std::error_code ec;
+    if (!std::filesystem::exists(program, ec)) {
+      throw InputError("--target", engine +
+                                       " target not built: run `cmake --build --preset "
+                                       "release --target fusefuzz-" +
+                                       engine + "-target`");
+    }
+    return ShellQuote(program) + " --mode " + mode;
   }
   if (engine == "pytorch") {
     return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " + mode;

@@ -40,6 +40,20 @@ std::set<std::string> Signatures(const json& summary) {
   return s;
 }
 
+// A fault whose rule never matches the chosen generator's graphs is refused before the
+// campaign, naming what turns it on (issue 45, item 10: it ran 200 float graphs, exit 0).
+TEST(Campaign, AFaultThatCannotFireIsRefused) {
+  fs::path dir = TempDir("cannot-fire");
+  CmdResult r =
+      Fusefuzz("fuzz --graphs 20 -q --inject relu-zero-point-ignored --out " + dir.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--inject relu-zero-point-ignored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("never fired in the first 200 graphs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("add --quant"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "summary.json"));
+  fs::remove_all(dir);
+}
+
 TEST(Campaign, NoFaultsNoFindings) {
   fs::path dir = TempDir("clean");
   CmdResult r = Fusefuzz("fuzz --graphs 300 --seed 11 -q --out " + dir.string());
@@ -49,6 +63,9 @@ TEST(Campaign, NoFaultsNoFindings) {
   EXPECT_EQ(s["findings"], 0);
   EXPECT_GT(s["verdicts"]["PASS"].get<int>(), 250);
   EXPECT_TRUE(fs::exists(dir / "summary.md"));
+  // A finished campaign leaves no working files (issue 45, item 16).
+  EXPECT_FALSE(fs::exists(dir / ".lock"));
+  EXPECT_FALSE(fs::exists(dir / ".tmp"));
   fs::remove_all(dir);
 }
 

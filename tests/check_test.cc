@@ -1,5 +1,6 @@
 // `fusefuzz check` (docs/check.md) on a seed graph: PASS without faults, a minimized finding with
-// an injected fault, and NOT CHECKED (exit 2) when the target declines the model.
+// an injected fault, NOT CHECKED (exit 2) when the target declines the model, and NOT JUDGED
+// (exit 3) when no element of an output is informative.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -128,6 +129,58 @@ TEST(CheckCommand, ADeclinedModelIsNotCheckedAndExits2) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("check: NOT CHECKED: UNSUPPORTED ("), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("check: PASS"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// A model none of whose output elements is informative (x + (-x) on an int8 grid of scale 1e-13:
+// its float error spans millions of steps) is NOT JUDGED, never PASS: exit 3, "result":
+// "not_judged", the count and the cause named, and no advice to use the oracle already in use
+// (issue 43).
+TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
+  fs::path dir = TempDir("check-not-judged");
+  const std::string model =
+      std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/spread-not-judged.json";
+  CmdResult r = Fusefuzz("check " + model + " --samples 2 -q -o " + dir.string() + " --json " +
+                         (dir / "r.json").string());
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_EQ(r.out.find("check: PASS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check: NOT JUDGED: 2 of 2 samples could not be judged ('y' 0 of 36 "
+                       "elements informative)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("sample seed 1: NOT JUDGED: unoptimized NOT JUDGED"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  y: NOT JUDGED, 0 of 18 elements informative (the integer grid's "
+                       "carried spread)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("what to do: check a shorter part of the model"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("--oracle sigma"), std::string::npos) << r.out;  // already in use
+  std::ifstream in(dir / "r.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["targets"][0]["result"], "not_judged");
+  EXPECT_EQ(j["targets"][0]["not_judged"]["samples"], 2);
+  const nlohmann::json& out = j["targets"][0]["samples"][0]["outputs"][0];
+  EXPECT_EQ(out["verdict"], "NOT JUDGED");
+  EXPECT_EQ(out["not_judged"]["informative"], 0);
+  EXPECT_EQ(j["targets"][0]["samples"][0]["verdict"], "NOT JUDGED");
+  // The bound oracle's note points to sigma, which is not in use there.
+  CmdResult bound = Fusefuzz("check " + model + " -q --oracle bound -o " + dir.string());
+  EXPECT_EQ(bound.status, 3) << bound.out;
+  EXPECT_NE(bound.out.find("--oracle sigma"), std::string::npos) << bound.out;
+  fs::remove_all(dir);
+}
+
+// Each sample names the rewrites the target reported, by rule (issue 45, item 12).
+TEST(CheckCommand, SamplesNameTheirRewrites) {
+  fs::path dir = TempDir("check-rewrites");
+  CmdResult r = Fusefuzz("check " + kBlock + " -q --no-minimize -o " + dir.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("sample seed 1: PASS: unoptimized PASS, optimized PASS, "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" rewrites: "), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 

@@ -6,8 +6,9 @@
 #   ptq_eager           fuse_modules with lists by declaration order: top-1 collapses, check
 #                       files a fusion finding blamed on the declaration-order group of the first
 #                       residual block and shrinks the model to that block;
-#   ptq_eager_dataflow  the correct lists: PASS;
-#   ptq_fx, ptq_fx_qnnpack  prepare_fx/convert_fx on onednn and qnnpack: PASS.
+#   ptq_eager_dataflow  the correct lists: no finding (PASS, or NOT JUDGED where the carried
+#                       spread leaves no output element informative: docs/check.md);
+#   ptq_fx, ptq_fx_qnnpack  prepare_fx/convert_fx on onednn and qnnpack: the same.
 # Takes minutes (a whole int8 ResNet per run, the blame and the minimization): not in ctest.
 # The graph is generated here, never committed.
 set -euo pipefail
@@ -32,8 +33,10 @@ run() {  # run MODE: check on that mode, output in $work/MODE.txt, exit status i
 
 for mode in ptq_eager_dataflow ptq_fx ptq_fx_qnnpack; do
   run "$mode"
-  [ "$status" -eq 0 ] || fail "$mode exited $status, not 0"
-  grep -q "^check: PASS" "$work/$mode.txt" || fail "$mode does not pass"
+  # The fc output's admitted spread exceeds 1 step on every logit after 20 int8 layers: nothing
+  # there is informative, so the honest verdict is NOT JUDGED (exit 3), never a finding.
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ] || fail "$mode exited $status, not 0 or 3"
+  grep -Eq "^check: (PASS|NOT JUDGED)" "$work/$mode.txt" || fail "$mode: neither PASS nor NOT JUDGED"
   grep -Eq "^classifier agreement over $samples samples: top-1 ([0-9]+)/\1," "$work/$mode.txt" ||
     fail "$mode: top-1 disagrees"
 done
