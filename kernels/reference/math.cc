@@ -118,7 +118,9 @@ RefTensor RunMath(const Node& n, const Inputs& in) {
     y.value[i] = s.r;
     y.mag[i] = s.m;
     KeepAtLeastAbs(s.r, &y.mag[i]);
-    y.sigma[i] = Quadrature(s.slope * x.sigma[i], s.own * kU * std::fabs(s.r));
+    // An exact input carries no error, even where the slope is infinite (sqrt at 0).
+    const double carried = x.sigma[i] == 0 ? 0.0 : s.slope * x.sigma[i];
+    y.sigma[i] = Quadrature(carried, s.own * kU * std::fabs(s.r));
     y.peak[i] = Peak(x.peak[i], s.r);
   }
   return y;
