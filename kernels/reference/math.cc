@@ -16,6 +16,12 @@ constexpr double kErfLipschitz = 1.1283791670955126;
 // "far above any accepted k*u").
 constexpr double kHigherOrder = 0x1.0p-10;
 
+// e^x of a finite x beyond float32's range: everything computed from it is beyond the range
+// too (its peak), so the oracle never judges it; kept finite, so that the double evaluation
+// makes no inf - inf or inf * 0 of its own where a float32 engine overflows elsewhere first
+// (docs/oracle.md, "Building-block ops").
+constexpr double kExpCeiling = 0x1.0p256;
+
 struct Step {
   double r, m, slope;  // value, magnitude, |f'(x)| for the sigma propagation
   double own;          // the op's own rounding in units of u|r|
@@ -52,7 +58,8 @@ Step Apply(Op op, double exponent, double x, double mx) {
     }
     case Op::Exp: {
       // |e^(x + d) - e^x| = e^x |e^d - 1| <= 2 e^x |d| for d <= 1.25; a few ulps of e^x.
-      const double r = std::exp(x);
+      // A finite x gives at most 2^256 (kExpCeiling), not the double overflow to inf.
+      const double r = std::isfinite(x) ? std::fmin(std::exp(x), kExpCeiling) : std::exp(x);
       return {r, 2 * r * mx + r, r, 2};
     }
     case Op::Log: {
