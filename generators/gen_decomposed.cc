@@ -90,7 +90,8 @@ std::string Denominator(Builder& b, const std::string& v) {
   return b.AddNode(Op::Sqrt, {WithConst(b, Op::Add, v, eps, left)});
 }
 
-// LayerNorm: (x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta; 7..10 nodes.
+// LayerNorm: (x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta; 7..10 nodes (the
+// Reciprocal form only with a tenth node to spare).
 std::string LayerNormDecomposed(Builder& b, const std::string& x, int64_t budget) {
   const int64_t end = b.node_count() + budget;
   const std::vector<int64_t> axes = NormAxes(b);
@@ -99,9 +100,13 @@ std::string LayerNormDecomposed(Builder& b, const std::string& x, int64_t budget
   const std::string d = b.AddNode(Op::Sub, {x, mean});
   const std::string var = b.AddNode(Op::ReduceMean, {Square(b, d)}, reduce);
   const std::string s = Denominator(b, var);
-  std::string y = Normalize(b, d, s, end - b.node_count() >= 2);
-  if (end - b.node_count() >= 1) y = Affine(b, Op::Mul, y, b.ShapeOf(x), axes, -1.5, 1.5);
-  if (end - b.node_count() >= 1) y = Affine(b, Op::Add, y, b.ShapeOf(x), axes, -1, 1);
+  std::string y = Normalize(b, d, s, end - b.node_count() >= 4);
+  // gamma and beta (ONNX Runtime's LayerNormFusion wants both); 1 in 8 a LayerNorm without
+  // them (elementwise_affine=False).
+  if (b.src().Bool(0.875)) {
+    y = Affine(b, Op::Mul, y, b.ShapeOf(x), axes, -1.5, 1.5);
+    y = Affine(b, Op::Add, y, b.ShapeOf(x), axes, -1, 1);
+  }
   return y;
 }
 
