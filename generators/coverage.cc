@@ -255,6 +255,13 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
     case Op::DequantizeLinear:
     case Op::QLinearConv:
     case Op::QLinearAdd:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       break;  // not activations
   }
   return t;
@@ -354,7 +361,9 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
     case OpFamily::kBinary:
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
-    case OpFamily::kQuant:  // quantized classes: the quantized generator's (issue 24)
+    case OpFamily::kQuant:   // quantized classes: the quantized generator's (issue 24)
+    case OpFamily::kReduce:  // the decomposed patterns' building blocks: classed by pattern
+    case OpFamily::kMath:
       return {};
   }
   return {};

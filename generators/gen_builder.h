@@ -78,6 +78,9 @@ class Builder {
   Tensor ConstOperand(Op op, const Shape& s, bool divisor);
   std::string EmitPad(const std::string& x, bool zero_constant_only = false);
   std::string EmitPool(Op op, const std::string& x);
+  // ReduceMean (keepdims 1) or a unary math op; sqrt, log and 1/x of Exp(x) (2 nodes) so that
+  // their input is positive (gen_math.cc).
+  std::string EmitMath(Op op, const std::string& x, int64_t budget);
   std::string EmitConcat(const std::string& x, const std::string& y = "");
   // A classifier head on rank-4 x ending in a rank-2 value (gen_head.cc); `op` is one of the
   // head's ops (Flatten, Reshape, Gemm, MatMul) that the head must contain (any other op: the

@@ -379,6 +379,13 @@ void Builder::ActivationParams(Op act, const Shape& x, bool epilogue, AttrMap* a
     case Op::DequantizeLinear:
     case Op::QLinearConv:
     case Op::QLinearAdd:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       break;  // no attributes or params to choose
   }
 }
@@ -624,6 +631,9 @@ std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
     case OpFamily::kReshape:
     case OpFamily::kGemm:
       return EmitHead(op, x, std::max<int64_t>(budget, 2));
+    case OpFamily::kReduce:
+    case OpFamily::kMath:
+      return EmitMath(op, x, budget);
     case OpFamily::kQuant:
       break;
   }

@@ -278,6 +278,15 @@ bool PatternEligible(Builder& b, Pattern p) {
       return act && b.Allowed(Op::MaxPool);
     case Pattern::kRepeat:
       return false;  // decided by the generator
+    case Pattern::kLayerNormDecomposed:
+    case Pattern::kRmsNormDecomposed:
+    case Pattern::kGeluErfDecomposed:
+    case Pattern::kGeluTanhDecomposed:
+    case Pattern::kQuickGeluDecomposed:
+    case Pattern::kSiluDecomposed:
+    case Pattern::kHardSwishDecomposed:
+    case Pattern::kMishDecomposed:
+      return DecomposedEligible(b, p);
   }
   return false;
 }
@@ -316,6 +325,15 @@ std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t bud
       return ActPool(b, x);
     case Pattern::kRepeat:
       break;
+    case Pattern::kLayerNormDecomposed:
+    case Pattern::kRmsNormDecomposed:
+    case Pattern::kGeluErfDecomposed:
+    case Pattern::kGeluTanhDecomposed:
+    case Pattern::kQuickGeluDecomposed:
+    case Pattern::kSiluDecomposed:
+    case Pattern::kHardSwishDecomposed:
+    case Pattern::kMishDecomposed:
+      return EmitDecomposed(b, p, x, budget);
   }
   return SingleOp(b, x, budget);
 }

@@ -14,4 +14,9 @@ bool PatternEligible(Builder& b, Pattern p);
 // the instance's main output value.
 std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t budget);
 
+// gen_decomposed.cc: the decomposed normalizations and activations (the patterns after "repeat"
+// in patterns.def).
+bool DecomposedEligible(Builder& b, Pattern p);
+std::string EmitDecomposed(Builder& b, Pattern p, const std::string& x, int64_t budget);
+
 }  // namespace fusefuzz::gen

@@ -183,6 +183,25 @@ OpSchema MakeSchema(Op op) {
       return {{String("activation", "none", "\"none\" or \"relu\" (applied before Q_y)")},
               kNoParams,
               "y = Q_y(act(DQ_a(a) + DQ_b(b))), a and b of equal shape"};
+    case Op::ReduceMean:
+      return {{IntsReq("axes", "distinct dims in [-rank, rank), at least one"),
+               Int("keepdims", 1, "0 or 1; 1: reduced dims stay as 1")},
+              kNoParams,
+              "mean over `axes` (ONNX ReduceMean; axes an attribute as before opset 18)"};
+    case Op::Pow:
+      return {{Float("exponent", 2.0, "one of 0.5, 1, 2, 3 (ONNX Pow's constant scalar Y)")},
+              kNoParams,
+              "x^exponent (ONNX Pow with a constant scalar exponent)"};
+    case Op::Sqrt:
+      return {{}, kNoParams, "sqrt(x); NaN for x < 0 (ONNX Sqrt)"};
+    case Op::Reciprocal:
+      return {{}, kNoParams, "1/x (ONNX Reciprocal)"};
+    case Op::Exp:
+      return {{}, kNoParams, "e^x (ONNX Exp)"};
+    case Op::Log:
+      return {{}, kNoParams, "ln(x); NaN for x < 0, -inf at 0 (ONNX Log)"};
+    case Op::Erf:
+      return {{}, kNoParams, "the error function (ONNX Erf)"};
   }
   return {};
 }
@@ -260,6 +279,10 @@ std::string_view FamilyName(OpFamily f) {
       return "gemm";
     case OpFamily::kQuant:
       return "quant";
+    case OpFamily::kReduce:
+      return "reduce";
+    case OpFamily::kMath:
+      return "math";
   }
   return "?";
 }

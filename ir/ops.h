@@ -25,7 +25,9 @@ enum class OpFamily {
   kIdentity,
   kReshape,
   kGemm,
-  kQuant  // QuantizeLinear, DequantizeLinear, QLinearAdd (QLinearConv is kConv)
+  kQuant,   // QuantizeLinear, DequantizeLinear, QLinearAdd (QLinearConv is kConv)
+  kReduce,  // ReduceMean over an axis set
+  kMath     // elementwise unary math: Pow (constant exponent), Sqrt, Reciprocal, Exp, Log, Erf
 };
 
 // Columns of ir/ops.def (see there).

@@ -210,6 +210,13 @@ std::vector<QuantRoleSpec> MakeRoles(Op op) {
     case Op::Flatten:
     case Op::Reshape:
     case Op::MatMul:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       return {};
   }
   return {};

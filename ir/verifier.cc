@@ -270,6 +270,13 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
     case Op::DequantizeLinear:
     case Op::QLinearConv:
     case Op::QLinearAdd:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       throw std::logic_error("NormShape: not a norm op: " + std::string(OpName(n.op)));
   }
   return x;
@@ -700,6 +707,10 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       return GemmShape(n, in);
     case OpFamily::kQuant:
       return QuantShape(n, in);
+    case OpFamily::kReduce:
+      return ReduceShape(n, in);
+    case OpFamily::kMath:
+      return MathShape(n, in);
   }
   Fail(n, "unknown op");
 }

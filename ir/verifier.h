@@ -23,6 +23,12 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits = {});
 // Output shape of one node given its input shapes; throws InputError naming the node.
 Shape InferNodeShape(const Node& n, const std::vector<Shape>& input_shapes);
 
+// The dims a ReduceMean node reduces, normalized to [0, rank), as a mask over the input's dims;
+// throws InputError for an empty, out-of-range or repeated axis.
+std::vector<bool> ReduceMask(const Node& n, size_t rank);
+// Pow's exponents (the constant forms exporters write): 0.5, 1, 2, 3.
+bool IsSupportedExponent(double exponent);
+
 // numpy/ONNX broadcasting of two shapes; false when incompatible.
 bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
 

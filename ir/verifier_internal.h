@@ -14,6 +14,9 @@ Shape QuantShape(const Node& n, const std::vector<Shape>& in);
 void CheckQLinearConvEpilogue(const Node& n, const std::vector<Shape>& in, const Shape& out);
 // The node's QuantMap: roles, types, scales, zero points, axes, and the params declared on a
 // grid. Negative scales only on QuantizeLinear/DequantizeLinear and only with the option.
+// ir/verifier_math.cc: output shapes of the kReduce and kMath families.
+Shape ReduceShape(const Node& n, const std::vector<Shape>& in);
+Shape MathShape(const Node& n, const std::vector<Shape>& in);
 void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options);
 
 }  // namespace fusefuzz

@@ -202,6 +202,13 @@ Shape QuantShape(const Node& n, const std::vector<Shape>& in) {
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
     case Op::QLinearConv:
       break;
   }
@@ -279,6 +286,13 @@ void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions
     case Op::Flatten:
     case Op::Reshape:
     case Op::MatMul:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       return;  // no roles: any entry was refused above
   }
 }

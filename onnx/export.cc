@@ -302,6 +302,31 @@ class Exporter {
         Record(n,
                "QLinearAdd = Add(DequantizeLinear a, DequantizeLinear b), [Relu], QuantizeLinear");
         return;
+      case Op::ReduceMean: {
+        // Opset 18 moved `axes` from an attribute to an input.
+        NodeBuilder b("ReduceMean", n.name);
+        b.In(x);
+        if (RequiredOnnxOpset(g_) >= 18) {
+          b.In(Int64Initializer(n.name + "/axes", AttrInts(n, "axes")));
+        } else {
+          b.AttrInts("axes", AttrInts(n, "axes"));
+        }
+        Add(b.Out(n.output).AttrI("keepdims", AttrInt(n, "keepdims")));
+        return;
+      }
+      case Op::Pow:
+        Add(NodeBuilder("Pow", n.name)
+                .In(x)
+                .In(Scalar(n, "exponent", AttrFloat(n, "exponent")))
+                .Out(n.output));
+        return;
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf:
+        Add(NodeBuilder(std::string(OpName(n.op)), n.name).In(x).Out(n.output));
+        return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
   }
@@ -452,6 +477,13 @@ class Exporter {
       case Op::QuantizeLinear:
       case Op::DequantizeLinear:
       case Op::QLinearConv:
+      case Op::ReduceMean:
+      case Op::Pow:
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf:
       case Op::QLinearAdd:
         break;
     }

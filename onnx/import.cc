@@ -811,6 +811,13 @@ class Importer {
       case Op::Gemm:
       case Op::MatMul:
       case Op::QuantizeLinear:
+      case Op::ReduceMean:
+      case Op::Pow:
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf:
         break;
     }
     if (on.record >= 0) return;  // proven by re-exporting it
@@ -1045,6 +1052,29 @@ class Importer {
       n.quant["a"] = QuantOf(on, 1, on.inputs[0], "A", false, true);
       n.quant["b"] = QuantOf(on, 4, on.inputs[3], "B", false, true);
       n.quant["y"] = QuantOf(on, 6, on.inputs[0], "C", false, false);
+    } else if (t == "ReduceMean") {
+      unary(Op::ReduceMean);
+      std::vector<int64_t> axes = AttrInts(on, "axes", {});
+      if (const OTensor* a = Const(on, 1)) {  // opset 18: axes as an input
+        if (a->type != onnx::TensorProto::INT64) FailNode(on, "axes must be int64");
+        axes = a->ints;
+      }
+      if (axes.empty()) {
+        if (AttrI(on, "noop_with_empty_axes", 0) != 0) FailNode(on, "only noop_with_empty_axes 0");
+        const size_t rank = ShapeOf(on.inputs[0], on).size();  // ONNX: reduce every dim
+        for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+      }
+      n.attrs["axes"] = axes;
+      n.attrs["keepdims"] = AttrI(on, "keepdims", 1);
+    } else if (t == "Pow") {
+      unary(Op::Pow);
+      const double e = Scalar(on, 1, "exponent", 0);
+      if (!IsSupportedExponent(e)) {
+        FailNode(on, "the exponent must be a constant 0.5, 1, 2 or 3 (fusefuzz's Pow)");
+      }
+      n.attrs["exponent"] = e;
+    } else if (t == "Sqrt" || t == "Reciprocal" || t == "Exp" || t == "Log" || t == "Erf") {
+      unary(*OpFromName(t));
     } else {
       FailNode(on, "not in fusefuzz's vocabulary (see `fusefuzz list ops`)");
     }

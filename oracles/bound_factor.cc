@@ -92,6 +92,24 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
     }
     case Op::GlobalAvgPool:
       return Reduction(x[2] * x[3]) + 1;
+    case Op::ReduceMean: {
+      // As GlobalAvgPool: a sum over the reduced dims, then the division.
+      const std::vector<bool> reduced = ReduceMask(n, x.size());
+      int64_t count = 1;
+      for (size_t d = 0; d < x.size(); ++d)
+        if (reduced[d]) count *= x[d];
+      return Reduction(count) + 1;
+    }
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+      // x*x*x rounds twice; sqrt and 1/x once, or twice from an approximation refined by a
+      // Newton step (rsqrt/rcp); the magnitude's Lipschitz terms carry the input's error.
+      return 2;
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
+      return 4;  // as the transcendental activations: a few ulps from vectorized approximations
     case Op::Add:
     case Op::Sub:
     case Op::Mul:

@@ -49,6 +49,8 @@ int64_t NodeGeometry(const Node& n) {
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
     case OpFamily::kQuant:
+    case OpFamily::kReduce:
+    case OpFamily::kMath:
       return 0;  // no geometry: their size is in their params and values
   }
   return 0;

@@ -180,6 +180,13 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
     case Op::DequantizeLinear:
     case Op::QLinearConv:
     case Op::QLinearAdd:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       return;  // quantized ops: their per-axis params are the quantized reduce passes' (issue 24)
   }
 }

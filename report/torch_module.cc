@@ -5,6 +5,7 @@
 #include "report/torch_module.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -179,6 +180,23 @@ class Emitter {
       case Op::MatMul:
         y = Call(n.output, "torch.matmul(" + x + ", " + Buffer(n.params.at("B")) + ")");
         break;
+      case Op::ReduceMean:
+        y = Call(n.output, "torch.mean(" + x + ", dim=" + PyInts(AttrInts(n, "axes"), "(", ")") +
+                               ", keepdim=" + (AttrInt(n, "keepdims") ? "True" : "False") + ")");
+        break;
+      case Op::Pow:
+        y = Call(n.output, "torch.pow(" + x + ", " + PyDouble(AttrFloat(n, "exponent")) + ")");
+        break;
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf: {
+        std::string fn(OpName(n.op));
+        for (char& ch : fn) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        y = Call(n.output, "torch." + fn + "(" + x + ")");
+        break;
+      }
       case Op::QuantizeLinear:
       case Op::DequantizeLinear:
       case Op::QLinearConv:
@@ -353,6 +371,13 @@ class Emitter {
       case Op::Gemm:
       case Op::MatMul:
       case Op::QuantizeLinear:
+      case Op::ReduceMean:
+      case Op::Pow:
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf:
       case Op::DequantizeLinear:
       case Op::QLinearConv:
       case Op::QLinearAdd:

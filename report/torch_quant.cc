@@ -47,6 +47,13 @@ bool Commutes(Op op) {
     case Op::DequantizeLinear:
     case Op::QLinearConv:
     case Op::QLinearAdd:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       return false;
   }
   return false;
@@ -201,6 +208,13 @@ class Splitter {
       case Op::Concat:
       case Op::Gemm:
       case Op::MatMul:
+      case Op::ReduceMean:
+      case Op::Pow:
+      case Op::Sqrt:
+      case Op::Reciprocal:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Erf:
         break;  // a float op of the model, below
     }
     Node f = n;

@@ -80,6 +80,10 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
       return k.gemm(n, x, threads, y);
     case OpFamily::kQuant:
       return fast::QuantOp(n, inputs, y, threads);
+    case OpFamily::kReduce:
+      return fast::ReduceOp(n, x, y);
+    case OpFamily::kMath:
+      return fast::MathOp(n, x, y);
   }
   throw InputError("node '" + n.name + "'", "unknown op");
 }

@@ -41,6 +41,9 @@ void ParallelFor(int threads, int64_t count, const std::function<void(int64_t)>&
 // buffer, docs/kernels.md "Tensor pool"): each op writes every output element.
 void PadOp(const Node& n, const Tensor& x, Tensor& y);
 void ConcatOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y);
+// math.cc: Pow, Sqrt, Reciprocal, Exp, Log, Erf; ReduceMean.
+void MathOp(const Node& n, const Tensor& x, Tensor& y);
+void ReduceOp(const Node& n, const Tensor& x, Tensor& y);
 
 // The table of one ISA copy's entry points: what the executor dispatches through.
 struct KernelTable {

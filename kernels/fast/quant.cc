@@ -264,6 +264,13 @@ void QuantOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y,
     case Op::Reshape:
     case Op::Gemm:
     case Op::MatMul:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       break;
   }
   throw InputError(Where(n), "not a quantized op");

@@ -41,6 +41,10 @@ RefTensor RunNode(const Node& n, const Inputs& in, QuantizeRounding rounding) {
       return RunGemm(n, in);
     case OpFamily::kQuant:
       return RunQuant(n, in, rounding);
+    case OpFamily::kReduce:
+      return RunReduce(n, in);
+    case OpFamily::kMath:
+      return RunMath(n, in);
   }
   throw std::logic_error("RunReference: unknown op family");
 }

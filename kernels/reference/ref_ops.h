@@ -94,6 +94,9 @@ RefTensor RunPool(const Node& n, const Inputs& in);        // pool.cc
 RefTensor RunConcat(const Node& n, const Inputs& in);      // concat.cc (Concat, Identity, Flatten,
                                                            // Reshape)
 RefTensor RunGemm(const Node& n, const Inputs& in);        // gemm.cc (Gemm, MatMul)
+RefTensor RunReduce(const Node& n, const Inputs& in);      // math.cc (ReduceMean)
+RefTensor RunMath(const Node& n, const Inputs& in);        // math.cc (Pow, Sqrt, Reciprocal,
+                                                           // Exp, Log, Erf)
 
 // activation.cc: applies `act` (with its attrs/params) in place; the channel is dim 1.
 // Used by Relu.. nodes and by FusedConv activation and clamp epilogue steps.

@@ -196,6 +196,13 @@ armnn::IConnectableLayer* Builder::Layer(const Node& n) {
     case Op::HardSigmoid:
     case Op::Silu:
     case Op::Gelu:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       // Not in the hello: fusefuzz never sends them.
       throw Unsupported(std::string(OpName(n.op)) + " is not translated" + where);
     case Op::QuantizeLinear:

@@ -89,6 +89,26 @@ test('the classifier head (GlobalAvgPool, Flatten, Gemm) runs at levels disabled
   }
 });
 
+test('decomposed LayerNorm and GELU: same outputs at levels disabled and all, fused at all', async () => {
+  const t = await start(['--level', 'all']);
+  try {
+    const seed = 'op-layer-norm-gelu-decomposed';
+    const plain = await t.ask(request(seed, 1, {optimize: false}));
+    const fused = await t.ask(request(seed, 2, {}));
+    for (const r of [plain, fused]) assert.ok(r.outputs && r.outputs.y, JSON.stringify(r).slice(0, 300));
+    assert.deepStrictEqual(fused.outputs.y.shape, [1, 2, 3, 8]);
+    const rules = fused.rewrites.map((r) => r.rule);
+    assert.ok(rules.some((r) => r.startsWith('LayerNormFusion')), rules.join(','));
+    assert.ok(rules.some((r) => r.startsWith('GeluFusion')), rules.join(','));
+    // Every building block runs unfused too (the seed with Exp, Log, Pow 3/0.5, Reciprocal).
+    const math = await t.ask(request('op-math', 3, {optimize: false}));
+    assert.ok(math.outputs && math.outputs.y && math.outputs.m, JSON.stringify(math).slice(0, 300));
+    assert.deepStrictEqual(math.outputs.m.shape, [1, 3, 4]);
+  } finally {
+    await t.close();
+  }
+});
+
 test('level all fuses Conv+Relu and says so; disable switches the transformer off', async () => {
   const t = await start(['--level', 'all']);
   const fused = await t.ask(request('glow-conv-relu-bn', 1, {}));

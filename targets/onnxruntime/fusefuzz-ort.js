@@ -21,7 +21,9 @@ const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'Instan
   'HardSwish', 'Gelu', 'Add', 'Sub', 'Mul', 'Div', 'Pad', 'MaxPool', 'AvgPool', 'GlobalAvgPool',
   'Concat', 'Identity', 'Flatten', 'Reshape', 'Gemm', 'MatMul',
   // Quantized graphs reach ORT as standard QDQ models (docs/onnx.md, "Quantization").
-  'QuantizeLinear', 'DequantizeLinear', 'QLinearConv', 'QLinearAdd'];
+  'QuantizeLinear', 'DequantizeLinear', 'QLinearConv', 'QLinearAdd',
+  // The building blocks of the decomposed norms and activations (exported as the ONNX ops).
+  'ReduceMean', 'Pow', 'Sqrt', 'Reciprocal', 'Exp', 'Log', 'Erf'];
 
 // The names options.disable takes (hello "rules"), as ORT 1.30 spells them. TRANSFORMERS: every
 // graph transformer that session creation at level all logs as "GraphTransformer <name>

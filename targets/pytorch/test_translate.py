@@ -4,6 +4,7 @@ the protocol loop. Run: /usr/bin/python3 -m unittest discover -s targets/pytorch
 
 import base64
 import itertools
+import math
 import json
 import os
 import subprocess
@@ -80,6 +81,22 @@ class Translation(unittest.TestCase):
                          sorted(ops))
         self.assertFalse(set(fusefuzz_torch.OPS) & set(fusefuzz_torch.NOT_TRANSLATED))
         self.assertEqual(sorted(translate.SUPPORTED_OPS), sorted(fusefuzz_torch.OPS))
+
+    def test_building_blocks_follow_onnx(self):
+        x = rand((2, 3, 4, 5))
+        pos = np.abs(x) + 0.25
+        for axes, keep in [([-1], 1), ([2, 3], 1), ([1], 0), ([0, 1, 2, 3], 1)]:
+            got = run(one_node("ReduceMean", [2, 3, 4, 5], {"axes": axes, "keepdims": keep}), x)[0]
+            want = x.astype(np.float64).mean(axis=tuple(axes), keepdims=bool(keep))
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=str(axes))
+        for e in [0.5, 1.0, 2.0, 3.0]:
+            got = run(one_node("Pow", [2, 3, 4, 5], {"exponent": e}), pos)[0]
+            np.testing.assert_allclose(got, pos.astype(np.float64) ** e, rtol=1e-6, err_msg=str(e))
+        want = {"Sqrt": np.sqrt, "Reciprocal": lambda v: 1 / v, "Exp": np.exp, "Log": np.log,
+                "Erf": lambda v: np.vectorize(math.erf)(v)}
+        for op, f in want.items():
+            got = run(one_node(op, [2, 3, 4, 5]), pos)[0]
+            np.testing.assert_allclose(got, f(pos.astype(np.float64)), rtol=1e-6, err_msg=op)
 
     def test_pools_follow_onnx_pads_ceil_mode_and_count_include_pad(self):
         x = rand((1, 2, 7, 6))

@@ -282,6 +282,15 @@ class Translation:
         if op == "Reshape":
             out = reshape_target(s, attr(node, "shape", None))
             return self.fn(torch.reshape, x, tuple(out)), out
+        if op == "ReduceMean":
+            axes = sorted(a + len(s) if a < 0 else a for a in attr(node, "axes", None))
+            keep = attr(node, "keepdims", 1) == 1
+            out = [1 if d in axes else n for d, n in enumerate(s) if keep or d not in axes]
+            return self.fn(torch.mean, x, dim=tuple(axes), keepdim=keep), out
+        if op == "Pow":
+            return self.fn(torch.pow, x, fattr(node, "exponent", 2.0)), s
+        if op in MATH:
+            return self.fn(MATH[op], x), s
         if op == "Gemm":
             return self.gemm(node, x, s, params)
         if op == "MatMul":
@@ -508,10 +517,13 @@ class Translation:
 ACTIVATIONS = {"Relu", "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid",
                "Tanh", "Silu", "HardSwish", "Gelu"}
 BINARY = {"Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Div": operator.truediv}
+# The building blocks of decomposed norms and activations (ONNX semantics = torch's).
+MATH = {"Sqrt": torch.sqrt, "Reciprocal": torch.reciprocal, "Exp": torch.exp, "Log": torch.log,
+        "Erf": torch.erf}
 SUPPORTED_OPS = (["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"] +
                  sorted(ACTIVATIONS) + sorted(BINARY) +
                  ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity", "Flatten",
-                  "Reshape", "Gemm", "MatMul"])
+                  "Reshape", "Gemm", "MatMul", "ReduceMean", "Pow"] + sorted(MATH))
 
 
 def topological(nodes):

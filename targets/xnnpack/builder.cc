@@ -211,6 +211,13 @@ void Builder::DefineNode(const Node& n) {
     case Op::Silu:
     case Op::Gelu:
     case Op::Concat:
+    case Op::ReduceMean:
+    case Op::Pow:
+    case Op::Sqrt:
+    case Op::Reciprocal:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Erf:
       throw Unsupported("op " + std::string(OpName(n.op)) + " has no XNNPACK subgraph node" +
                         where);
     case Op::QuantizeLinear:
