@@ -15,5 +15,12 @@ void CheckQLinearConvEpilogue(const Node& n, const std::vector<Shape>& in, const
 // The node's QuantMap: roles, types, scales, zero points, axes, and the params declared on a
 // grid. Negative scales only on QuantizeLinear/DequantizeLinear and only with the option.
 void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options);
+// Every integer input read under a quantization role has the type its producer wrote (a uint8
+// QuantizeLinear output read by an int8 DequantizeLinear is refused), through Identity,
+// Reshape, Flatten and MaxPool.
+void CheckQuantTypes(const Graph& g);
+// The scale products engines compute in float32 (s_x * s_w of a quantized conv, the bias scale;
+// over s_y for QLinearConv) are finite and normal: beyond that is outside the modeled domain.
+void CheckScaleProducts(const Graph& g);
 
 }  // namespace fusefuzz
