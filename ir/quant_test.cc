@@ -377,7 +377,9 @@ TEST(QuantGraph, TypesOfAQuantizedValueAgree) {
     return t.replace(at, from.size(), to);
   };
   // The QLinearAdd's "a" reads q's uint8 output as int8.
-  const std::string e = ReadErr(edited(R"("a": {"type": "uint8")", R"("a": {"type": "int8")"));
+  const std::string e =
+      ReadErr(edited(R"("a": {"type": "uint8", "scale": [0.05], "zero_point": [128]})",
+                     R"("a": {"type": "int8", "scale": [0.05], "zero_point": [0]})"));
   EXPECT_EQ(e.rfind("q.json: ", 0), 0u) << e;
   EXPECT_NE(e.find("node 'add' (QLinearAdd) quant 'a' type: reads 'xq' as int8, but it "
                    "holds the uint8 output of node 'q' (QuantizeLinear)"),

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -312,6 +313,41 @@ TEST(HostileRound3, Item10NoSilentValueChanges) {
     EXPECT_EQ(r.status, 2) << p << ": " << r.out;
     EXPECT_TRUE(Has(r.out, "--percentile")) << r.out;
   }
+  fs::remove_all(d);
+}
+
+// 11: a hello with a repeated key was accepted (last one wins); a FIFO repro.json in a folder
+// was skipped without a word.
+TEST(HostileRound3, Item11DuplicateHelloKeyAndFifoReproducer) {
+  fs::path d = Fresh("nits");
+  RunResult r = Fusefuzz(
+      {"run", Seed("op-conv.json"), "--seed", "1", "--target",
+       R"(exec:printf '{"protocol":"fusefuzz-target","version":1,"name":"a","name":"b","ops":["Conv"]}\n'; cat >/dev/null)"},
+      Deadline(30));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(Has(r.out, "duplicate key")) << r.out;
+  fs::create_directories(d / "batch" / "one");
+  ASSERT_EQ(::mkfifo((d / "batch" / "one" / "repro.json").c_str(), 0644), 0);
+  r = Fusefuzz({"replay", (d / "batch").string()}, Deadline(30));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(Has(r.out, "FIFO")) << r.out;
+  fs::remove_all(d);
+}
+
+// 11: a 2-byte valid prefix plus 900 MB of zeros made the ONNX reader take 1.85 GB and 11 s
+// before calling the model malformed.
+TEST(HostileRound3, Item11ValidPrefixThenZerosIsRefusedEarly) {
+  fs::path d = Fresh("prefix");
+  Spit(d / "m.onnx", std::string("\x08\x07", 2));  // ir_version 7
+  ASSERT_EQ(::truncate((d / "m.onnx").c_str(), off_t{900} << 20), 0);
+  const auto start = std::chrono::steady_clock::now();
+  RunResult r =
+      Fusefuzz({"import", (d / "m.onnx").string(), "-o", (d / "o.json").string()}, Deadline(30));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(Has(r.out, "byte 2 is no protobuf field tag")) << r.out;
+  EXPECT_LT(s, 5) << "read on after the first piece";
   fs::remove_all(d);
 }
 
