@@ -73,7 +73,13 @@ int LockOut(const std::string& out) {
 constexpr const char* kStreamFile = ".stream.json";
 
 json StreamOptions(const CampaignOptions& o) {
-  return {{"quant", o.gen.quant.enabled}, {"config", ConfigToJson(o.gen)}};
+  // The configuration as a 64-bit FNV-1a of its JSON text: a few bytes (a full disk must
+  // still be met where the tests of it expect), the same for the same options everywhere.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : ConfigToJson(o.gen).dump()) h = (h ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return {{"quant", o.gen.quant.enabled}, {"config", hex}};
 }
 
 // Refuses to resume a campaign whose case stream the options would change, naming the option.
@@ -244,7 +250,7 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
       *done = LoadForResume(l.out + "/summary.json", o, stats);
       CheckStreamForResume(l, o);
     }
-    WriteFileInFolder(l.out, kStreamFile, StreamOptions(o).dump(1) + "\n");
+    WriteFileInFolder(l.out, kStreamFile, StreamOptions(o).dump() + "\n");
     // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
     fs::remove_all(l.tmp, ec);
     // Real folders, not links someone planted in OUT (ir/folder_write.h refuses those).
