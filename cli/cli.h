@@ -35,7 +35,7 @@ inline const CLI::Validator kSeed = CLI::Validator(
                       (s.size() < max.size() || (s.size() == max.size() && s <= max));
       return ok ? "" : "must be an integer from 0 to 18446744073709551615, not '" + s + "'";
     },
-    "SEED");
+    "");  // help keeps "--seed UINT=1"
 inline const CLI::Validator kPositiveNumber = NumberAtLeast(0, true, "a positive number");
 inline const CLI::Validator kNonNegativeNumber = NumberAtLeast(0, false, "a number of at least 0");
 

@@ -10,7 +10,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string_view>
 #include <utility>
 
@@ -280,8 +279,9 @@ std::string BadName(const std::string& name, const std::string& at) {
   return "";
 }
 
-// Rewrites of a response; returns what is wrong, or "". A node a rewrite names that is not in
-// the graph sent (an engine's own node, made by an earlier rewrite) is kept, marked as such.
+// Rewrites of a response; returns what is wrong, or "". A node a rewrite names need not be in
+// the graph sent (an engine's own node, made by an earlier rewrite: the embedded optimizer's
+// fused nodes are named so too); the signature then uses the name itself.
 constexpr size_t kMaxRewrites = 100000;
 std::string ParseRewrites(const json& j, const Graph& g, std::vector<Rewrite>* out) {
   if (!j.is_array()) return "/rewrites: must be an array";
@@ -289,8 +289,6 @@ std::string ParseRewrites(const json& j, const Graph& g, std::vector<Rewrite>* o
     return "/rewrites: " + std::to_string(j.size()) + " rewrites, more than " +
            std::to_string(kMaxRewrites);
   }
-  std::set<std::string_view> names;
-  for (const Node& n : g.nodes) names.insert(n.name);
   for (size_t i = 0; i < j.size(); ++i) {
     const json& r = j[i];
     std::string at = "/rewrites/" + std::to_string(i);
@@ -307,7 +305,7 @@ std::string ParseRewrites(const json& j, const Graph& g, std::vector<Rewrite>* o
     rw.rule = rule->get<std::string>();
     if (auto nodes = r.find("nodes"); nodes != r.end()) {
       if (!nodes->is_array()) return at + "/nodes: must be an array of node names";
-      if (nodes->size() > g.nodes.size() + 64) {
+      if (nodes->size() > g.nodes.size() + 64) {  // a pattern matches nodes of the graph
         return at + "/nodes: " + std::to_string(nodes->size()) +
                " names, more than the graph has nodes";
       }
@@ -317,7 +315,7 @@ std::string ParseRewrites(const json& j, const Graph& g, std::vector<Rewrite>* o
         const std::string& name = n.get_ref<const std::string&>();
         if (std::string why = BadName(name, at + "/nodes/" + std::to_string(k)); !why.empty())
           return why;
-        rw.nodes.push_back(names.count(name) ? name : name + " (not a node of the graph sent)");
+        rw.nodes.push_back(name);
       }
     }
     out->push_back(std::move(rw));
