@@ -221,6 +221,31 @@ TEST(HostileRound3, Item4QuantTypeMismatchIsRefusedAtLoad) {
   fs::remove_all(d);
 }
 
+// 5: xnnpack:int8 aborted on a requantization multiplier below 2^-32 (XNNPACK asserts it), filed
+// as an engine crash; the pack must decline it with the documented limit.
+TEST(HostileRound3, Item5XnnpackDeclinesATinyRequantizationScale) {
+  const fs::path pack = fs::path(TestBinary()).parent_path() / "fusefuzz-xnnpack-target";
+  if (!fs::exists(pack)) GTEST_SKIP() << "the xnnpack pack is not built (ci/setup)";
+  fs::path d = Fresh("xnn");
+  Spit(d / "g.json", R"({"format": "fusefuzz-graph", "version": 2,
+    "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+    "nodes": [
+      {"name": "q", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+       "quant": {"y": {"type": "int8", "scale": [1.000000013351432e-10], "zero_point": [0]}}},
+      {"name": "qc", "op": "QLinearConv", "inputs": ["xq"], "outputs": ["yq"],
+       "params": {"W": {"shape": [2, 2, 1, 1], "data": [1, -2, 3, 4]}},
+       "quant": {"x": {"type": "int8", "scale": [1.000000013351432e-10], "zero_point": [0]},
+                 "w": {"type": "int8", "scale": [1.000000013351432e-10], "zero_point": [0]},
+                 "y": {"type": "int8", "scale": [1], "zero_point": [0]}}}],
+    "outputs": ["yq"]})");
+  RunResult r =
+      Fusefuzz({"run", (d / "g.json").string(), "--seed", "1", "--target", "xnnpack:int8"});
+  EXPECT_FALSE(Has(r.out, "CRASH")) << r.out;
+  EXPECT_TRUE(Has(r.out, "UNSUPPORTED")) << r.out;
+  EXPECT_TRUE(Has(r.out, "[2^-32, 256)")) << r.out;
+  fs::remove_all(d);
+}
+
 // 7: a target's rewrite names were unbounded (a 1 MiB rule name wrote 26 MB per finding), a NUL
 // in a rule name became `--disable a` in the report's command.
 TEST(HostileRound3, Item7RewriteNamesAreBoundedAndPrintable) {
