@@ -15,6 +15,7 @@
 
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
+#include "generators/gen_config.h"
 #include "ir/error.h"
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
@@ -64,6 +65,53 @@ int LockOut(const std::string& out) {
                  std::strerror(errno));
   }
   return fd;
+}
+
+// The options that change the case stream beyond those the summary records (seed, target,
+// inject): the generator's configuration, --quant included. Kept in OUT/.stream.json so that
+// --resume can refuse a change (the summary's format is the report's).
+constexpr const char* kStreamFile = ".stream.json";
+
+json StreamOptions(const CampaignOptions& o) {
+  // The configuration as a 64-bit FNV-1a of its JSON text: a few bytes (a full disk must
+  // still be met where the tests of it expect), the same for the same options everywhere.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : ConfigToJson(o.gen).dump()) h = (h ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return {{"quant", o.gen.quant.enabled}, {"config", hex}};
+}
+
+// Refuses to resume a campaign whose case stream the options would change, naming the option.
+void CheckStreamForResume(const OutLayout& l, const CampaignOptions& o) {
+  const std::string path = l.out + "/" + kStreamFile;
+  std::error_code ec;
+  auto bad = [&](const std::string& why) {
+    return InputError("--resume", "cannot resume the campaign in '" + l.out + "': " + why +
+                                      " (give the same options, or --force to start over)");
+  };
+  const bool quant = o.gen.quant.enabled;
+  auto quant_changed = [&](bool before) {
+    return bad(before ? "it was made with --quant (quantized graphs), this run has none"
+                      : "it was made without --quant, this run has --quant");
+  };
+  if (!fs::exists(path, ec)) {
+    // A campaign older than this file: its command line tells --quant.
+    json j = ReadJsonFile(l.out + "/summary.json");
+    const std::string cmd = j.value("command_line", "");
+    const bool before = (" " + cmd + " ").find(" --quant ") != std::string::npos;
+    if (before != quant) throw quant_changed(before);
+    return;
+  }
+  json j = ReadJsonFile(path);
+  const json now = StreamOptions(o);
+  if (!j.is_object() || !j.contains("quant") || !j["quant"].is_boolean()) {
+    throw InputError(path, "not the stream options of a campaign (remove it to resume anyway)");
+  }
+  if (j["quant"].get<bool>() != quant) throw quant_changed(j["quant"].get<bool>());
+  if (j.value("config", json()) != now["config"]) {
+    throw bad("it was made with another generator configuration (--config)");
+  }
 }
 
 // Loads the summary of the campaign being resumed into `stats` and returns its progress.
@@ -193,14 +241,16 @@ int PrepareOut(const CampaignOptions& o, CampaignStats* stats, Progress* done) {
     if (o.force) {
       // Only what a campaign writes: --out may be a folder that holds other things too.
       for (const std::string& p : {l.findings, l.claims, l.buckets, l.tmp, l.out + "/summary.json",
-                                   l.out + "/summary.md"}) {
+                                   l.out + "/summary.md", l.out + "/" + kStreamFile}) {
         fs::remove_all(p, ec);
         if (ec) throw InputError("--force", "cannot remove '" + p + "': " + ec.message());
       }
     }
     if (o.resume && fs::exists(l.out + "/summary.json")) {
       *done = LoadForResume(l.out + "/summary.json", o, stats);
+      CheckStreamForResume(l, o);
     }
+    WriteFileInFolder(l.out, kStreamFile, StreamOptions(o).dump() + "\n");
     // Temp folders of writers killed mid-finding: nobody else can be writing, we hold the lock.
     fs::remove_all(l.tmp, ec);
     // Real folders, not links someone planted in OUT (ir/folder_write.h refuses those).

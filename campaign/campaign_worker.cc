@@ -27,6 +27,17 @@ namespace {
 
 using nlohmann::json;
 
+// Set while a case is in progress (after its "begin" went out, before its "end").
+volatile sig_atomic_t g_in_case = 0;
+
+// A stop request drops the case in progress instead of finishing it: it may be waiting on a hung
+// target for the whole --timeout. Its "end" never went out, so it is not counted and --resume
+// checks it again; the target's process group dies with this process (targets/subprocess.h).
+void OnWorkerStop(int) {
+  g_stop = 1;
+  if (g_in_case) _exit(0);
+}
+
 // One message to the parent: one JSON object per line, so nothing a target says (rule names
 // with spaces or newlines) can cut a field or forge a line. False when the parent is gone.
 bool Send(int fd, const json& message) {
@@ -88,8 +99,8 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
   // already be gone before prctl took effect: then getppid() is no longer it.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) _exit(0);
-  signal(SIGINT, OnStop);
-  signal(SIGTERM, OnStop);
+  signal(SIGINT, OnWorkerStop);
+  signal(SIGTERM, OnWorkerStop);
   int code = 0;
   try {
     std::unique_ptr<Target> target = MakeTarget(o.target, o.target_settings);
@@ -109,6 +120,8 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
       if (o.seconds > 0 && Since(start) >= o.seconds) break;
       if (done.Checked(i)) continue;
       if (!Send(fd, {{"begin", i}})) break;
+      g_in_case = 1;
+      if (g_stop) _exit(0);  // asked to stop while the line went out
       uint64_t seed = CaseSeed(o.seed, i);
       GeneratedCase c = GenerateFromSeed(seed, gen);
       RefTensorMap ref = RunReference(c.graph, c.inputs);
@@ -161,6 +174,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
       std::map<std::string, int64_t> coverage = ClassifyGraph(c.graph);
       for (const auto& [id, n] : ClassifyQuantValues(c.graph, c.inputs)) coverage[id] += n;
       end["coverage"] = std::move(coverage);
+      g_in_case = 0;
       if (!Send(fd, end)) break;
     }
   } catch (const OutputError& e) {

@@ -126,12 +126,15 @@ KnownSignatures ReadKnownSignatures(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) file = path + "/summary.json";
   // A list of signatures (at most 100 bytes each) or a summary: 64 MiB holds over 600k of them.
-  // Checked as it is read: a control character or a line longer than any signature with a
-  // comment stops the read.
+  // Checked as it is read: a control character, or in a list a line longer than any signature
+  // with a comment, stops the read. A summary (first non-blank byte '{') is JSON, whose lines
+  // are as long as its writer made them (a compact summary is one line): it is bounded by the
+  // file size and the JSON limits of ParseJson instead.
   constexpr size_t kMaxLine = 4096;
   ReadFileOptions ro;
   ro.max_bytes = int64_t{64} << 20;
   size_t line_start = 0, line_number = 1;
+  enum class Format { kUnknown, kList, kJson } format = Format::kUnknown;
   ro.check = [&](const std::string& text, size_t from) {
     for (size_t i = from; i < text.size(); ++i) {
       const auto b = static_cast<unsigned char>(text[i]);
@@ -145,7 +148,12 @@ KnownSignatures ReadKnownSignatures(const std::string& path) {
                          "--known: byte " + std::to_string(i) +
                              " is a control character (is this a binary file?)");
       }
-      if (i - line_start >= kMaxLine) {
+      const bool bom = i < 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+      if (format == Format::kUnknown && b != ' ' && b != '\t' && b != '\r' && !bom &&
+          !(i < 3 && text.size() < 3 && text[0] == '\xEF')) {
+        format = b == '{' ? Format::kJson : Format::kList;
+      }
+      if (format != Format::kJson && i - line_start >= kMaxLine) {
         throw InputError(file + ":" + std::to_string(line_number),
                          "--known: line longer than " + std::to_string(kMaxLine) +
                              " bytes (a signature has at most 100)");

@@ -128,5 +128,27 @@ TEST_F(KnownFile, SummariesAndCampaignFolders) {
             std::string::npos);
 }
 
+// Issue 44 item 2: the 4,096-byte line limit of signature lists was applied to summaries, so a
+// compact (one-line) summary of ~45 signatures or one whose command_line holds a long exec:
+// target was refused. A summary is bounded by the file size and the JSON limits instead.
+TEST_F(KnownFile, CompactSummariesAndLongCommandLines) {
+  std::string text =
+      R"({"format":"fusefuzz-summary","command_line":"fusefuzz fuzz --target 'exec:)" +
+      std::string(10000, 'x') + R"('","unique_findings":[)";
+  for (int64_t i = 0; i < 100; ++i) {
+    text += std::string(i ? "," : "") + R"({"signature":")" + Sig(i) + R"(","kind":"fusion"})";
+  }
+  text += "]}";
+  const KnownSignatures k = ReadKnownSignatures(Write("compact.json", text));
+  EXPECT_EQ(k.size(), 100u);
+  EXPECT_TRUE(k.contains(Sig(99)));
+  // A list keeps its line limit, and a summary its refusal of control characters.
+  EXPECT_NE(ErrorOf(Write("long.txt", std::string(5000, 'a'))).find("line longer than 4096"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(Write("nul.json", std::string("{\"format\": \0}", 14))).find("control character"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace fusefuzz

@@ -25,6 +25,17 @@ inline CLI::Validator NumberAtLeast(double lowest, bool strict, const std::strin
       },
       strict ? "POSITIVE" : "NONNEGATIVE");
 }
+// A seed: decimal digits only, at most 2^64 - 1 (CLI11 alone wraps -1 and clamps larger ones,
+// silently giving another seed than the one written).
+inline const CLI::Validator kSeed = CLI::Validator(
+    [](std::string& s) -> std::string {
+      const std::string digits = "0123456789";
+      const std::string max = "18446744073709551615";
+      const bool ok = !s.empty() && s.find_first_not_of(digits) == std::string::npos &&
+                      (s.size() < max.size() || (s.size() == max.size() && s <= max));
+      return ok ? "" : "must be an integer from 0 to 18446744073709551615, not '" + s + "'";
+    },
+    "");  // help keeps "--seed UINT=1"
 inline const CLI::Validator kPositiveNumber = NumberAtLeast(0, true, "a positive number");
 inline const CLI::Validator kNonNegativeNumber = NumberAtLeast(0, false, "a number of at least 0");
 

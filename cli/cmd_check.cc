@@ -182,7 +182,8 @@ void RegisterCheck(Cli& cli) {
   auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every model input");
   cmd->add_option("--seed", o->m.seed, "seed of the first input sample (sample i: seed + i)")
       ->capture_default_str()
-      ->excludes(in);
+      ->excludes(in)
+      ->check(kSeed);
   cmd->add_option("--samples", o->m.samples, "input samples (top-1/top-5 agreement over them)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str()

@@ -51,7 +51,8 @@ void RegisterCompare(Cli& cli) {
                  ->excludes(in);
   cmd->add_option("--seed", o->seed, "generate inputs from this seed (default 1)")
       ->excludes(in)
-      ->excludes(pb);
+      ->excludes(pb)
+      ->check(kSeed);
   AddOracleOptions(*cmd, o->oracle, o->oracle_kind);
   cmd->callback([o, &cli] {
     ResolveOracleKind(o->oracle, o->oracle_kind);

@@ -30,7 +30,7 @@ void RegisterCoverage(Cli& cli) {
       "coverage", "Count the generator's coverage classes over N generated graphs");
   cmd->add_option("--graphs", o->graphs, "graphs to generate (default 10000)")
       ->check(kPositiveNumber);
-  cmd->add_option("--seed", o->seed, "base seed, as for `fuzz` (default 1)");
+  cmd->add_option("--seed", o->seed, "base seed, as for `fuzz` (default 1)")->check(kSeed);
   cmd->add_option("--config", o->config, "generator config JSON");
   cmd->add_option("--min-share", o->min_share,
                   "flag classes present in fewer than this fraction of graphs (default 0.002)")

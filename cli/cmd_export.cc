@@ -42,7 +42,9 @@ void RegisterExport(Cli& cli) {
   auto* in = cmd->add_option("--inputs", o->inputs,
                              "tensors JSON file with the inputs (default: the reproducer's, or "
                              "generated from --seed)");
-  cmd->add_option("--seed", o->seed, "generate inputs from this seed (default 1)")->excludes(in);
+  cmd->add_option("--seed", o->seed, "generate inputs from this seed (default 1)")
+      ->excludes(in)
+      ->check(kSeed);
   cmd->add_flag("--no-check", o->no_check, "skip libonnx's checker and shape inference");
   cmd->callback([o, &cli] {
     LoadedCase c = LoadGraphOrRepro(o->input, o->inputs, o->seed);

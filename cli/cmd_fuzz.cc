@@ -86,7 +86,8 @@ void RegisterFuzz(Cli& cli) {
                   "stop after this many graphs (with --seconds too: whichever comes first)")
       ->check(kPositiveNumber);
   cmd->add_option("--seed", o->c.seed, "base seed (case I is `fusefuzz gen --seed SEED --case I`)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kSeed);
   cmd->add_option("-j,--jobs", o->c.jobs, "worker processes")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();

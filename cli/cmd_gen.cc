@@ -23,7 +23,7 @@ struct GenOptions {
 void RegisterGen(Cli& cli) {
   auto o = std::make_shared<GenOptions>();
   auto* cmd = cli.app.add_subcommand("gen", "Print a generated graph (JSON) for a seed");
-  cmd->add_option("--seed", o->seed, "generator seed (default 1)");
+  cmd->add_option("--seed", o->seed, "generator seed (default 1)")->check(kSeed);
   cmd->add_option("--case", o->case_index,
                   "with --seed S: case I of a campaign run with base seed S");
   cmd->add_option("--config", o->config, "generator config JSON");

@@ -2,6 +2,7 @@
 // an ONNX model made of ops of fusefuzz's vocabulary as a graph JSON, or with --cut its largest
 // importable part (docs/onnx.md, "Import").
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli/cli.h"
@@ -75,7 +76,20 @@ void RunCut(const ImportOptions& o, const WriteOptions& w) {
   TensorMap inputs;
   if (!o.cut_inputs.empty()) inputs = CutInputs(o, bytes, r);
   const std::string graph_text = WriteGraph(r.graph, w);
+  const std::string inputs_text = o.cut_inputs.empty() ? "" : WriteTensors(inputs, w);
+  std::error_code ec;
+  const bool output_existed = std::filesystem::exists(o.output, ec);
   WriteFileAtomic(o.output, graph_text);
+  if (!o.cut_inputs.empty()) {
+    try {
+      WriteFileAtomic(o.cut_inputs, inputs_text);
+    } catch (...) {
+      // The two files go together: a graph whose inputs at the cut could not be written is
+      // not left behind as if the import had worked.
+      if (!output_existed) std::filesystem::remove(o.output, ec);
+      throw;
+    }
+  }
   std::printf("%s: kept %zu of %lld node(s): %zu input(s), %zu output(s)\n", o.output.c_str(),
               r.graph.nodes.size(), static_cast<long long>(r.model_nodes), r.graph.inputs.size(),
               r.graph.outputs.size());
@@ -85,7 +99,6 @@ void RunCut(const ImportOptions& o, const WriteOptions& w) {
     std::printf("  outputs at the cut: %s\n", List(r.cut_outputs).c_str());
   }
   if (o.cut_inputs.empty()) return;
-  WriteFileAtomic(o.cut_inputs, WriteTensors(inputs, w));
   std::printf("%s: %zu input(s), seed %llu (values at the cut from ONNX Runtime)\n",
               o.cut_inputs.c_str(), inputs.size(), static_cast<unsigned long long>(o.seed));
 }
@@ -106,7 +119,8 @@ void RegisterImport(Cli& cli) {
                   "the cut computed by ONNX Runtime)")
       ->needs(cut);
   cmd->add_option("--seed", o->seed, "with --cut-inputs: seed of the model's inputs")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kSeed);
   cmd->callback([o] {
     WriteOptions w;
     w.plain = o->plain;

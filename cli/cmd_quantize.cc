@@ -38,26 +38,40 @@ void RegisterQuantize(Cli& cli) {
                   "calibrate on this many seeded inputs (seeds S, S+1, ...)")
       ->capture_default_str();
   cmd->add_option("--seed", o->q.seed, "seed of the first calibration input")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kSeed);
   const std::map<std::string, CalibrationMethod> methods = {
       {"minmax", CalibrationMethod::kMinMax}, {"percentile", CalibrationMethod::kPercentile}};
   cmd->add_option("--method", o->method, "activation ranges: minmax or percentile")
       ->transform(CLI::CheckedTransformer(methods, CLI::ignore_case))
       ->capture_default_str();
-  cmd->add_option("--percentile", o->q.percentile,
-                  "with --method percentile: the range is [P(100 - p), P(p)]")
-      ->capture_default_str();
+  auto* percentile = cmd->add_option("--percentile", o->q.percentile,
+                                     "with --method percentile: the range is [P(100 - p), P(p)]")
+                         ->capture_default_str();
   cmd->add_flag("--integer-outputs", o->q.integer_outputs,
                 "end every graph output with a QuantizeLinear: the model answers uint8 integers, "
                 "which check judges on their grid (in steps)");
   cmd->add_flag("--reduce-range", o->q.reduce_range,
                 "weights on 7 bits, [-64, 64] (ONNX Runtime's reduce_range): exact on u8s8 kernels "
                 "without VNNI, whose int16 pair sums saturate on full-range weights");
-  cmd->callback([o, &cli] {
+  cmd->callback([o, &cli, percentile] {
     o->q.method = o->method;
+    // Given and ignored would be a silent change: minmax takes no percentile.
+    if (percentile->count() > 0 && o->method != CalibrationMethod::kPercentile) {
+      throw InputError("--percentile",
+                       "only with --method percentile (the default, minmax, uses "
+                       "the whole range)");
+    }
     const Graph g = ImportOnnxFile(o->model);
     QuantizeSummary sum;
-    const Graph q = QuantizeStatic(g, o->q, &sum);
+    Graph q;
+    try {
+      q = QuantizeStatic(g, o->q, &sum);
+    } catch (const InputError& e) {
+      // An option's error names the option; anything else is about this model.
+      if (e.where().starts_with("--")) throw;
+      throw InputError(e.where().empty() ? o->model : o->model + ": " + e.where(), e.problem());
+    }
     OnnxExportOptions opts;
     opts.doc = "quantized by fusefuzz quantize";
     const OnnxModel m = ExportOnnx(q, opts);

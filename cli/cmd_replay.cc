@@ -34,7 +34,10 @@ std::vector<std::string> Expand(const std::string& path) {
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     std::string name = it->path().filename().string();
-    if (it->is_regular_file() &&
+    // Any file so named, not only regular ones: a FIFO or device is then refused by the reader,
+    // naming it, rather than skipped without a word.
+    std::error_code kind_ec;
+    if (!it->is_directory(kind_ec) &&
         (name == "repro.json" || (name.size() > 11 && name.ends_with(".repro.json")))) {
       out.push_back(it->path().string());
     }

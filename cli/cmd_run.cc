@@ -98,7 +98,8 @@ void RegisterRun(Cli& cli) {
   auto* in = cmd->add_option("--inputs", o->inputs, "tensors JSON file with every graph input");
   cmd->add_option("--seed", o->seed, "generate inputs from this seed")
       ->capture_default_str()
-      ->excludes(in);
+      ->excludes(in)
+      ->check(kSeed);
   cmd->add_option("-o,--output", o->output, "write the output tensors to this JSON file");
   cmd->add_option("--engine", o->engine,
                   "reference (double, default) | fast (float32 kernels) | optimized (embedded "

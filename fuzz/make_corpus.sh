@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpora of the fuzz targets, deterministically (never edit them by hand):
 #   corpus/fuzz/graph_json_fuzzer/  the JSON corpus: corpus/seeds/*.json, corpus/faults/*.repro.json
-#                                   (if any), small `fusefuzz gen --seed N` graphs (b64, plain)
-#                                   and tensors files (`fusefuzz run ... -o`)
-#   corpus/fuzz/onnx_import_fuzzer/ ONNX models: corpus/seeds/*.json and the small generated
-#                                   graphs exported (`fusefuzz export`, node records included)
+#                                   (if any), tests/data/quant/*.json, small `fusefuzz gen --seed N`
+#                                   graphs (b64, plain) and tensors files (`fusefuzz run ... -o`)
+#   corpus/fuzz/onnx_import_fuzzer/ ONNX models: corpus/seeds/*.json, tests/data/quant/*.json and
+#                                   the small generated graphs exported (`fusefuzz export`, node
+#                                   records included)
 #   corpus/fuzz/onnx_cut_fuzzer/    the same models and the QDQ models of corpus/onnxruntime/
 #   corpus/fuzz/tensor_proto_fuzzer/ TensorProto files (`export --inputs-pb`)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
@@ -28,6 +29,9 @@ mkdir -p "$gj" "$ff" "$ox" "$oc" "$tp"
 shopt -s nullglob
 for f in corpus/seeds/*.json; do cp "$f" "$gj/seed-$(basename "$f")"; done
 for f in corpus/faults/*.repro.json; do cp "$f" "$gj/fault-$(basename "$f")"; done
+# Quantized graphs (QDQ, QLinearConv, QLinearAdd): the quant objects, their types and the graph
+# option the verifier's quantized checks read (tests/data/quant/).
+for f in tests/data/quant/*.json; do cp "$f" "$gj/quant-$(basename "$f")"; done
 # Small graphs (fuzz/corpus_gen_config.json): the fuzzer runs with -max_len=4096 or so, and
 # mutating a short file is much faster than a long one.
 cfg=fuzz/corpus_gen_config.json
@@ -49,6 +53,12 @@ done
 # or GroupNorm carry node records in metadata_props). --no-check: the checker is not the point.
 for f in corpus/seeds/*.json "$gj"/gen-seed[0-9].json; do
   "$build/fusefuzz" export "$f" --onnx "$ox/$(basename "$f" .json).onnx" --no-check >/dev/null
+done
+# QDQ models: the quantized graphs exported (QuantizeLinear/DequantizeLinear, weight and bias
+# grids; QLinearConv and QLinearAdd through their records).
+for f in tests/data/quant/*.json; do
+  "$build/fusefuzz" export "$f" --onnx "$ox/quant-$(basename "$f" .json).onnx" --no-check \
+    >/dev/null
 done
 
 # import --cut: the models above (a mutated op type is a foreign op to cut at) and the

@@ -286,8 +286,9 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     const json& kind = rd.Field(f, "/finding", "kind", true, json::value_t::string);
     std::optional<FindingKind> k = ParseFindingKind(kind.get<std::string>());
     if (!k) {
-      rd.Fail("/finding/kind", "unknown finding kind \"" + kind.get<std::string>() +
-                                   "\" (fusion, kernel, crash, timeout, target_error)");
+      rd.Fail("/finding/kind",
+              "unknown finding kind \"" + kind.get<std::string>() +
+                  "\" (fusion, unquantized, kernel, crash, timeout, target_error)");
     }
     r.kind = *k;
     const json& v = rd.Field(f, "/finding", "verdict", false, json::value_t::string);

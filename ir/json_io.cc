@@ -458,6 +458,31 @@ void CheckTensorsForGraph(const Graph& g, const TensorMap& tensors, const std::s
                " is not an input of the graph (inputs: " + (names.empty() ? "none" : names) + ")");
     }
   }
+  // A graph input read as integers (by a DequantizeLinear, QLinearConv or QLinearAdd) must hold
+  // integers of that type: said here, naming the file, rather than by the node at run time.
+  for (const Node& n : g.nodes) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const char* role = n.op == Op::DequantizeLinear ? (i == 0 ? "x" : nullptr)
+                         : n.op == Op::QLinearConv    ? (i == 0 ? "x" : "r")
+                         : n.op == Op::QLinearAdd     ? (i == 0 ? "a" : "b")
+                                                      : nullptr;
+      auto t = tensors.find(n.inputs[i]);
+      if (!role || !n.quant.count(role) || t == tensors.end()) continue;
+      const QuantType type = n.quant.at(role).type;
+      const double lo = type == QuantType::kInt32 ? -double(kMaxExactInt) : double(QMin(type));
+      const double hi = type == QuantType::kInt32 ? double(kMaxExactInt) : double(QMax(type));
+      const std::vector<float>& data = t->second.data;
+      for (size_t k = 0; k < data.size(); ++k) {
+        const double v = data[k];
+        if (!(v == std::nearbyint(v) && v >= lo && v <= hi)) {
+          Fail(c, prefix + "/" + Escape(n.inputs[i]),
+               "element " + std::to_string(k) + " is " + json_detail::DoubleToJson(v).dump() +
+                   ", but node " + Quote(n.name) + " (" + std::string(OpName(n.op)) +
+                   ") reads it as " + std::string(QuantTypeName(type)) + " integers");
+        }
+      }
+    }
+  }
 }
 
 namespace {

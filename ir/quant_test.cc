@@ -366,6 +366,63 @@ TEST(QuantGraph, VerifierOnBuiltGraphs) {
   EXPECT_NE(err(f).find("must have equal shapes (no broadcasting)"), std::string::npos);
 }
 
+// Issue 44 item 4: a uint8 QuantizeLinear output read by a DequantizeLinear declared int8 (or
+// int32) verified, and failed at run time for some data only.
+TEST(QuantGraph, TypesOfAQuantizedValueAgree) {
+  const std::string text = QGraph();
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  // The QLinearAdd's "a" reads q's uint8 output as int8.
+  const std::string e =
+      ReadErr(edited(R"("a": {"type": "uint8", "scale": [0.05], "zero_point": [128]})",
+                     R"("a": {"type": "int8", "scale": [0.05], "zero_point": [0]})"));
+  EXPECT_EQ(e.rfind("q.json: ", 0), 0u) << e;
+  EXPECT_NE(e.find("node 'add' (QLinearAdd) quant 'a' type: reads 'xq' as int8, but it "
+                   "holds the uint8 output of node 'q' (QuantizeLinear)"),
+            std::string::npos)
+      << e;
+  // The DequantizeLinear reads qc's int8 output as int32.
+  const std::string f = ReadErr(edited(R"("x": {"type": "int8", "scale": [0.1])",
+                                       R"("x": {"type": "int32", "scale": [0.1])"));
+  EXPECT_NE(f.find("node 'dq' (DequantizeLinear) quant 'x' type: reads 'yq' as int32, but it "
+                   "holds the int8 output of node 'qc' (QLinearConv)"),
+            std::string::npos)
+      << f;
+}
+
+// Issue 44 item 6: scales whose float32 product overflows gave false MISMATCHes: outside the
+// domain, refused naming the node and the scales.
+TEST(QuantGraph, ScaleProductsStayInFloat32) {
+  Graph g = ParseGraph(QGraph(), "q.json");
+  auto err = [](const Graph& h) -> std::string {
+    try {
+      VerifyGraph(h);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  Graph a = g;  // QLinearConv: s_x * s_w overflows (the producer and the add agree on s_x)
+  for (QuantParams* q : {&a.nodes[0].quant.at("y"), &a.nodes[1].quant.at("x"),
+                         &a.nodes[4].quant.at("a"), &a.nodes[4].quant.at("b")}) {
+    q->scale = {static_cast<double>(1e30f)};
+  }
+  for (double& s : a.nodes[1].quant.at("w").scale) s = static_cast<double>(1e10f);
+  EXPECT_NE(err(a).find("node 'qc' (QLinearConv): the scale product s_x * s_w"), std::string::npos)
+      << err(a);
+  EXPECT_NE(err(a).find("overflows float32"), std::string::npos) << err(a);
+  Graph b = g;  // DQ -> Conv with a weight grid: s_x * s_W underflows
+  b.nodes[1].quant.at("y").scale = {static_cast<double>(2e-38f)};
+  b.nodes[2].quant.at("x").scale = {static_cast<double>(2e-38f)};
+  EXPECT_NE(err(b).find("node 'conv' (Conv): the scale product s_x * s_W"), std::string::npos)
+      << err(b);
+  EXPECT_NE(err(b).find("underflows float32"), std::string::npos) << err(b);
+}
+
 TEST(QuantGraph, OlderFilesWithoutQuantStayValid) {
   const std::string v1 = R"({"format": "fusefuzz-graph", "version": 1,
     "inputs": [{"name": "x", "shape": [1, 1, 2, 2]}],

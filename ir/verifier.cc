@@ -806,6 +806,8 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
       Fail(n, "output '" + n.output + "' is already defined (values are SSA)");
     }
   }
+  CheckQuantTypes(g);
+  CheckScaleProducts(g);
   std::set<std::string> outs;
   for (const auto& o : g.outputs) {
     if (!shapes.count(o)) throw InputError("graph output '" + o + "'", "no such value");

@@ -18,5 +18,12 @@ void CheckQLinearConvEpilogue(const Node& n, const std::vector<Shape>& in, const
 Shape ReduceShape(const Node& n, const std::vector<Shape>& in);
 Shape MathShape(const Node& n, const std::vector<Shape>& in);
 void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options);
+// Every integer input read under a quantization role has the type its producer wrote (a uint8
+// QuantizeLinear output read by an int8 DequantizeLinear is refused), through Identity,
+// Reshape, Flatten and MaxPool.
+void CheckQuantTypes(const Graph& g);
+// The scale products engines compute in float32 (s_x * s_w of a quantized conv, the bias scale;
+// over s_y for QLinearConv) are finite and normal: beyond that is outside the modeled domain.
+void CheckScaleProducts(const Graph& g);
 
 }  // namespace fusefuzz

@@ -2,6 +2,7 @@
 // family, QLinearConv's epilogue, and every node's QuantMap against its roles, the tensor shapes
 // and the params it declares to lie on a grid.
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "ir/error.h"
@@ -213,6 +214,91 @@ Shape QuantShape(const Node& n, const std::vector<Shape>& in) {
       break;
   }
   Fail(n, "not a quant-family op");
+}
+
+void CheckQuantTypes(const Graph& g) {
+  // value -> the node whose integers it holds (through ops that only move integers around).
+  std::map<std::string, const Node*> origin;
+  for (const Node& n : g.nodes) {
+    if (ProducesQuantized(n.op)) {
+      origin[n.output] = &n;
+    } else if ((n.op == Op::Identity || n.op == Op::Reshape || n.op == Op::Flatten ||
+                n.op == Op::MaxPool) &&
+               !n.inputs.empty() && origin.count(n.inputs[0])) {
+      origin[n.output] = origin.at(n.inputs[0]);
+    }
+  }
+  for (const Node& n : g.nodes) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      // The roles under which a node reads its integer inputs.
+      const char* role = n.op == Op::DequantizeLinear ? (i == 0 ? "x" : nullptr)
+                         : n.op == Op::QLinearConv    ? (i == 0 ? "x" : "r")
+                         : n.op == Op::QLinearAdd     ? (i == 0 ? "a" : "b")
+                                                      : nullptr;
+      auto from = origin.find(n.inputs[i]);
+      if (!role || !n.quant.count(role) || from == origin.end()) continue;
+      const QuantType read = n.quant.at(role).type;
+      const QuantType held = from->second->quant.at("y").type;
+      if (read == held) continue;
+      // Read as another type, the integers are out of range for some data only: refused here,
+      // where the file can be named, not at run time.
+      throw InputError(RoleWhere(n, role) + " type",
+                       "reads '" + n.inputs[i] + "' as " + std::string(QuantTypeName(read)) +
+                           ", but it holds the " + std::string(QuantTypeName(held)) +
+                           " output of " + Where(*from->second) +
+                           " (the types of a quantized value must agree)");
+    }
+  }
+}
+
+namespace {
+
+// s_a * s_b in float32, as the engines compute a bias scale (and s_a * s_b / s_c, a
+// requantization multiplier): what is wrong with it, or "".
+std::string ScaleProductProblem(double a, double b, const double* c) {
+  const float p = static_cast<float>(a) * static_cast<float>(b);
+  if (!std::isfinite(p)) return "overflows float32";
+  if (std::fpclassify(p) == FP_SUBNORMAL || p == 0) return "underflows float32";
+  if (c) {
+    const float m = p / static_cast<float>(*c);
+    if (!std::isfinite(m)) return "divided by the output scale overflows float32";
+    if (std::fpclassify(m) == FP_SUBNORMAL || m == 0) {
+      return "divided by the output scale underflows float32";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+void CheckScaleProducts(const Graph& g) {
+  std::map<std::string, const Node*> dequantized;  // value -> the DequantizeLinear making it
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::DequantizeLinear) dequantized[n.output] = &n;
+  }
+  auto check = [](const Node& n, const QuantParams& a, const char* ra, const QuantParams& w,
+                  const char* rw, const QuantParams* y) {
+    for (double sa : a.scale) {
+      for (double sw : w.scale) {
+        const double sy = y ? y->scale[0] : 0;
+        const std::string why = ScaleProductProblem(sa, sw, y ? &sy : nullptr);
+        if (why.empty()) continue;
+        // Outside the domain: engines compute this product (the bias scale, the requantization
+        // multiplier) in float32 and disagree on what to do with inf or 0 (docs/quantization.md).
+        Fail(n, std::string("the scale product s_") + ra + " * s_" + rw + " = " + Num(sa) + " * " +
+                    Num(sw) + (y ? " / " + Num(sy) : std::string()) + " " + why +
+                    ": such scales are outside what fusefuzz models");
+      }
+    }
+  };
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::QLinearConv) {
+      check(n, n.quant.at("x"), "x", n.quant.at("w"), "w", &n.quant.at("y"));
+    } else if ((n.op == Op::Conv || n.op == Op::FusedConv) && n.quant.count("W") &&
+               !n.inputs.empty() && dequantized.count(n.inputs[0])) {
+      check(n, dequantized.at(n.inputs[0])->quant.at("x"), "x", n.quant.at("W"), "W", nullptr);
+    }
+  }
 }
 
 void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options) {

@@ -204,6 +204,14 @@ class Importer {
         Node n = on.record >= 0 ? RecordedNode(on) : Convert(on);
         RefuseIntegerArithmetic(on, n);
         NoteIntegerType(n);
+        // ONNX allows negative scales on QuantizeLinear/DequantizeLinear, and fusefuzz exports
+        // them (graph option allow_negative_scale, which ONNX has no field for): read back, such
+        // a model gets the option again, so fusefuzz can read what it exports.
+        if (n.op == Op::QuantizeLinear || n.op == Op::DequantizeLinear) {
+          for (const auto& [role, q] : n.quant) {
+            for (double sc : q.scale) g.options.allow_negative_scale |= sc < 0;
+          }
+        }
         // Defaults are left out, as in fusefuzz's own files: export -> import gives the same JSON.
         DropDefaultAttrs(n.op, n.attrs);
         std::string base = on.name.empty() ? "node" + std::to_string(i) : on.name;
@@ -482,6 +490,7 @@ class Importer {
     }
     std::set<size_t> kept_onnx;
     Graph out;
+    out.options = g.options;
     std::set<std::string> produced_here;
     for (size_t j = 0; j < n; ++j) {
       if (find(j) == best) {
@@ -732,9 +741,13 @@ class Importer {
       FailQ(on, "it sets saturate=0 (float8 without saturation), which fusefuzz does not model");
     }
     if (on.attrs.count("output_dtype")) {
-      const int t = static_cast<int>(AttrI(on, "output_dtype", 0));
-      if (t != 0 && QuantTypeOfOnnx(t) != type) {
-        FailQ(on, "its output_dtype " + OnnxTypeName(t) + " is not its zero point's type " +
+      // Compared whole: an int64 attribute cut to int would take 2^32 + 2 for uint8 (2).
+      const int64_t t = AttrI(on, "output_dtype", 0);
+      const bool is_int = t >= 0 && t <= std::numeric_limits<int>::max();
+      if (t != 0 && (!is_int || QuantTypeOfOnnx(static_cast<int>(t)) != type)) {
+        FailQ(on, "its output_dtype " +
+                      (is_int ? OnnxTypeName(static_cast<int>(t)) : std::to_string(t)) +
+                      " is not its zero point's type " +
                       (type ? std::string(QuantTypeName(*type)) : std::string("uint8")));
       }
     }
@@ -1099,6 +1112,15 @@ class Importer {
     n->params["W"] = Tensor(w.dims, w.floats);
     if (const OTensor* b = Const(on, 8)) {
       if (b->type != onnx::TensorProto::INT32) FailQ(on, "its bias is not int32");
+      // fusefuzz holds the bias's integers as float32: beyond 2^24 they would round, silently
+      // another model.
+      for (size_t i = 0; i < b->ints.size(); ++i) {
+        if (b->ints[i] > kMaxExactInt || b->ints[i] < -kMaxExactInt) {
+          FailQ(on, "its int32 bias element " + std::to_string(i) + " = " +
+                        std::to_string(b->ints[i]) +
+                        " is beyond 2^24, not exact in float32 (fusefuzz's QLinearConv bias)");
+        }
+      }
       n->params["B"] = Tensor(b->dims, b->floats);
     } else if (on.inputs.size() > 8 && !on.inputs[8].empty()) {
       FailQ(on, "its bias (input 8) is not a constant");

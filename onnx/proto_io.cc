@@ -113,14 +113,60 @@ void CheckMessageStart(std::string_view bytes, const google::protobuf::Descripto
   }
 }
 
+namespace {
+
+// A varint at bytes[*at]: true and *at past it, false when it does not end within `bytes` yet.
+bool ReadVarint(std::string_view bytes, size_t* at, uint64_t* v) {
+  *v = 0;
+  for (size_t i = *at, shift = 0; i < bytes.size() && shift < 64; ++i, shift += 7) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *at = i + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string ReadProtoFile(const std::string& path, int64_t max_bytes,
                           const google::protobuf::Descriptor* message, const std::string& what) {
   ReadFileOptions o;
   o.max_bytes = max_bytes;
   // The first piece decides: a file of zeros or text is refused after 1 MiB, not after a whole
-  // read and parse.
+  // read and parse. Then the top-level fields are walked as the pieces arrive (a tag, then its
+  // value skipped): a tag no message can have (field 0, wire type 3, 4, 6 or 7) stops the read
+  // there, so a valid prefix followed by 900 MB of zeros is refused on its first piece.
+  size_t next = 0;  // offset of the next top-level tag
   o.check = [&](const std::string& bytes, size_t from) {
     if (from == 0) CheckMessageStart(bytes, message, path, what);
+    while (next < bytes.size()) {
+      size_t at = next;
+      uint64_t tag = 0, n = 0;
+      if (!ReadVarint(bytes, &at, &tag)) return;  // the tag goes on in the next piece
+      const uint64_t wire = tag & 7;
+      if ((tag >> 3) == 0 || wire == 3 || wire == 4 || wire > 5) {
+        throw InputError(path, "malformed " + what + ": byte " + std::to_string(next) +
+                                   " is no protobuf field tag (field " + std::to_string(tag >> 3) +
+                                   ", wire type " + std::to_string(wire) + ")");
+      }
+      if (wire == 0) {
+        if (!ReadVarint(bytes, &at, &n)) return;
+      } else if (wire == 1 || wire == 5) {
+        at += wire == 1 ? 8 : 4;
+      } else {
+        if (!ReadVarint(bytes, &at, &n)) return;
+        if (n > static_cast<uint64_t>(max_bytes)) {
+          throw InputError(path, "malformed " + what + ": the field at byte " +
+                                     std::to_string(next) + " claims " + std::to_string(n) +
+                                     " bytes, more than the file may hold");
+        }
+        at += static_cast<size_t>(n);
+      }
+      next = at;
+    }
   };
   return ReadRegularFile(path, o);
 }

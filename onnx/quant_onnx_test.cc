@@ -292,5 +292,77 @@ TEST(QuantOnnx, CutNeverDropsAQuantizeLinearSilently) {
       << part.dropped[0];
 }
 
+// An ONNX QLinearConv (as ONNX Runtime's quantizer writes one) of bias `bias`, between a
+// QuantizeLinear and a DequantizeLinear.
+std::string QLinearConvModel(int32_t bias) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("qlinearconv");
+  auto value = [](onnx::ValueInfoProto* v, const std::string& name) {
+    v->set_name(name);
+    onnx::TypeProto::Tensor* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int d : {1, 1, 2, 2}) t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  value(g->add_input(), "x");
+  value(g->add_output(), "y");
+  auto init = [&](const std::string& name, int type, const std::vector<int64_t>& dims,
+                  const std::string& raw) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(raw);
+  };
+  const float half = 0.5f;
+  const std::string half_raw(reinterpret_cast<const char*>(&half), 4);
+  init("s", onnx::TensorProto::FLOAT, {}, half_raw);
+  init("z", onnx::TensorProto::UINT8, {}, std::string(1, '\0'));
+  init("w", onnx::TensorProto::INT8, {1, 1, 1, 1}, std::string(1, '\1'));
+  init("wz", onnx::TensorProto::INT8, {}, std::string(1, '\0'));
+  init("b", onnx::TensorProto::INT32, {1}, std::string(reinterpret_cast<const char*>(&bias), 4));
+  auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out + "_node");
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("QuantizeLinear", {"x", "s", "z"}, "xq");
+  node("QLinearConv", {"xq", "s", "z", "w", "s", "wz", "s", "z", "b"}, "yq");
+  node("DequantizeLinear", {"yq", "s", "z"}, "y");
+  return m.SerializeAsString();
+}
+
+// Issue 44 item 10: an int32 QLinearConv bias of 2^24 + 1 was rounded to 2^24 on import (fusefuzz
+// holds its integers as float32): another model, silently.
+TEST(QuantOnnx, QLinearConvBiasBeyondFloat32IsRefusedNotRounded) {
+  const Graph ok = ImportOnnx(QLinearConvModel(1 << 24), "m.onnx");
+  for (int32_t bias : {(1 << 24) + 1, -(1 << 24) - 1}) {
+    const std::string e = ErrorOf([&] { ImportOnnx(QLinearConvModel(bias), "m.onnx"); });
+    EXPECT_NE(e.find("m.onnx"), std::string::npos) << e;
+    EXPECT_NE(e.find("yq_node"), std::string::npos) << e;
+    EXPECT_NE(e.find(std::to_string(bias) + " is beyond 2^24"), std::string::npos) << e;
+  }
+}
+
+// Issue 44 item 8: a model fusefuzz exported with negative scales (the graph option
+// allow_negative_scale, which ONNX has no field for) was refused on import.
+TEST(QuantOnnx, NegativeScalesOfItsOwnExportReadBack) {
+  const Graph g = ParseGraph(R"({"format": "fusefuzz-graph", "version": 2,
+    "options": {"allow_negative_scale": true},
+    "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}], "nodes": [
+    {"name": "q", "op": "QuantizeLinear", "inputs": ["x"], "outputs": ["xq"],
+     "quant": {"y": {"type": "int8", "scale": [-0.0625], "zero_point": [0]}}},
+    {"name": "d", "op": "DequantizeLinear", "inputs": ["xq"], "outputs": ["y"],
+     "quant": {"x": {"type": "int8", "scale": [-0.0625], "zero_point": [0]}}}],
+    "outputs": ["y"]})");
+  const Graph back = ImportOnnx(ExportOnnx(g).bytes, "m.onnx");
+  EXPECT_TRUE(back.options.allow_negative_scale);
+  EXPECT_EQ(WriteGraph(back), WriteGraph(g));
+}
+
 }  // namespace
 }  // namespace fusefuzz

@@ -31,11 +31,13 @@ struct Flags {
   std::vector<std::string> crash_on, hang_on, garbage_on, unsupported;
   bool no_capabilities = false;
   bool bad_hello = false;
-  bool rules_only = false;       // report rewrites without their nodes, as ONNX Runtime does
-  std::string rule_name;         // reported for every rewrite instead of the rule's own name
-  std::string error_after_rule;  // answer an error when the optimized run applied this rule
-  int decline_over = 0;          // > 0: answer unsupported for graphs with more nodes
-  std::string bad_timings;       // a lie told in the timings of graphs with bad_timings_on
+  bool rules_only = false;             // report rewrites without their nodes, as ONNX Runtime does
+  std::string rule_name;               // reported for every rewrite instead of the rule's own name
+  bool rule_name_unannounced = false;  // ... but not listed among the hello's rules
+  bool onnx = false;                   // announce the onnx capability (the request has a model)
+  std::string error_after_rule;        // answer an error when the optimized run applied this rule
+  int decline_over = 0;                // > 0: answer unsupported for graphs with more nodes
+  std::string bad_timings;             // a lie told in the timings of graphs with bad_timings_on
   std::vector<std::string> bad_timings_on;
 };
 
@@ -73,6 +75,7 @@ class Server {
     }
     json caps = json::array();
     if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites", "bench"};
+    if (f_.onnx) caps.push_back("onnx");
     nlohmann::ordered_json hello = {{"protocol", "fusefuzz-target"},
                                     {"version", f_.bad_hello ? 99 : 1},
                                     {"name", f_.name},
@@ -83,7 +86,7 @@ class Server {
       json rules = json::array();
       for (const Rule* r : AllRules()) rules.push_back(std::string(r->name()));
       for (const FaultInfo& fi : AllFaults()) rules.push_back(std::string(fi.rule->name()));
-      if (!f_.rule_name.empty()) rules.push_back(f_.rule_name);
+      if (!f_.rule_name.empty() && !f_.rule_name_unannounced) rules.push_back(f_.rule_name);
       hello["rules"] = rules;
     }
     return hello;
@@ -239,6 +242,10 @@ int Main(int argc, char** argv) {
                "report each rewrite's rule but not its nodes (as ONNX Runtime's log does)");
   // Rule names are the target's to choose: paths, spaces, newlines must not hurt fusefuzz.
   app.add_option("--rule-name", f.rule_name, "report every rewrite under this rule name");
+  app.add_flag("--rule-name-unannounced", f.rule_name_unannounced,
+               "leave --rule-name out of the hello's rules (only the rewrites name it)");
+  app.add_flag("--onnx", f.onnx,
+               "announce the onnx capability: requests then carry the graph as an ONNX model too");
   app.add_option("--bad-timings", f.bad_timings, "lie in the timings of --bad-timings-on graphs")
       ->check(CLI::IsMember({"negative", "missing", "runs", "nan"}));
   app.add_option("--bad-timings-on", f.bad_timings_on, "graphs with this op get lying timings")

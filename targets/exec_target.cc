@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "ir/error.h"
@@ -55,6 +57,12 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
   json j = json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return "hello line is not a JSON object: " + Excerpt(line);
+  try {
+    // Again with fusefuzz's own rules: a repeated key ("name" twice) is refused, not last-wins.
+    ParseJson(line, "hello");
+  } catch (const InputError& e) {
+    return std::string(e.what()) + ", in " + Excerpt(line);
+  }
   auto str = [&](const char* key) -> const json* {
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? &*it : nullptr;
@@ -157,7 +165,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
 json StringArray(const std::vector<std::string>& v) { return json(v); }
 
 std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, const RunRequest& req,
-                        bool with_onnx, bool onnx_only) {
+                        const OnnxModel* onnx, bool onnx_only) {
   json in = json::object();
   for (const auto& [name, t] : inputs) in[name] = TensorToJson(t);
   json options = {{"optimize", req.optimize},
@@ -169,14 +177,11 @@ std::string RequestLine(int64_t id, const Graph& g, const TensorMap& inputs, con
                   {"threads", req.threads}};
   json j = {{"id", id}, {"inputs", std::move(in)}, {"options", std::move(options)}};
   if (!onnx_only) j["graph"] = GraphToJson(g);
-  if (with_onnx) {
-    // The same graph as an ONNX model, so that every ONNX-speaking engine gets one exact
-    // translation (docs/onnx.md); value names are kept, so inputs and outputs match by name.
-    OnnxModel m = ExportOnnx(g);
-    j["onnx"] = {{"model", Base64Bytes(m.bytes)},
-                 {"opset", m.opset},
-                 {"inputs", m.input_names},
-                 {"outputs", m.output_names}};
+  if (onnx) {
+    j["onnx"] = {{"model", Base64Bytes(onnx->bytes)},
+                 {"opset", onnx->opset},
+                 {"inputs", onnx->input_names},
+                 {"outputs", onnx->output_names}};
   }
   if (req.bench_runs > 0) j["bench"] = {{"warmup", req.bench_warmup}, {"runs", req.bench_runs}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -257,9 +262,36 @@ std::string ParseNodeForms(const json& j, const Graph& g, TargetResult* r) {
   return "";
 }
 
-// Rewrites of a response; returns what is wrong, or "".
-std::string ParseRewrites(const json& j, std::vector<Rewrite>* out) {
+// A name a target reports (a rule, a node): what is wrong with it, or "". Rule names go into
+// report commands (--disable NAME) and every finding's files: bounded as the hello's rules are,
+// and no control character (a NUL would cut `--disable a\0b` to `--disable a`, a newline forge
+// a report line).
+constexpr size_t kMaxReportedName = 256;
+std::string BadName(const std::string& name, const std::string& at) {
+  if (name.empty()) return at + ": must be a non-empty string";
+  if (name.size() > kMaxReportedName) {
+    return at + ": a name of " + std::to_string(name.size()) + " bytes, longer than " +
+           std::to_string(kMaxReportedName) + " (starting " + Excerpt(name.substr(0, 40)) + ")";
+  }
+  for (char c : name) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      return at + ": " + Excerpt(name) + " holds a control character";
+    }
+  }
+  return "";
+}
+
+// Rewrites of a response; returns what is wrong, or "". A node a rewrite names need not be in
+// the graph sent (an engine's own node, made by an earlier rewrite: the embedded optimizer's
+// fused nodes are named so too); the signature then uses the name itself.
+constexpr size_t kMaxRewrites = 100000;
+std::string ParseRewrites(const json& j, const Graph& g, std::vector<Rewrite>* out) {
   if (!j.is_array()) return "/rewrites: must be an array";
+  if (j.size() > kMaxRewrites) {
+    return "/rewrites: " + std::to_string(j.size()) + " rewrites, more than " +
+           std::to_string(kMaxRewrites);
+  }
   for (size_t i = 0; i < j.size(); ++i) {
     const json& r = j[i];
     std::string at = "/rewrites/" + std::to_string(i);
@@ -271,15 +303,22 @@ std::string ParseRewrites(const json& j, std::vector<Rewrite>* out) {
     }
     rw.index = index->get<int>();
     auto rule = r.find("rule");
-    if (rule == r.end() || !rule->is_string() || rule->get_ref<const std::string&>().empty()) {
-      return at + "/rule: must be a non-empty string";
-    }
+    if (rule == r.end() || !rule->is_string()) return at + "/rule: must be a non-empty string";
+    if (std::string why = BadName(rule->get<std::string>(), at + "/rule"); !why.empty()) return why;
     rw.rule = rule->get<std::string>();
     if (auto nodes = r.find("nodes"); nodes != r.end()) {
       if (!nodes->is_array()) return at + "/nodes: must be an array of node names";
-      for (const json& n : *nodes) {
+      if (nodes->size() > g.nodes.size() + 64) {  // a pattern matches nodes of the graph
+        return at + "/nodes: " + std::to_string(nodes->size()) +
+               " names, more than the graph has nodes";
+      }
+      for (size_t k = 0; k < nodes->size(); ++k) {
+        const json& n = (*nodes)[k];
         if (!n.is_string()) return at + "/nodes: must be an array of node names";
-        rw.nodes.push_back(n.get<std::string>());
+        const std::string& name = n.get_ref<const std::string&>();
+        if (std::string why = BadName(name, at + "/nodes/" + std::to_string(k)); !why.empty())
+          return why;
+        rw.nodes.push_back(name);
       }
     }
     out->push_back(std::move(rw));
@@ -308,6 +347,19 @@ class ExecTarget : public Target {
       return r;
     }
     VerifyGraph(g);  // fusefuzz's own graph: InputError is ours to throw
+    // The same graph as an ONNX model, so that every ONNX-speaking engine gets one exact
+    // translation (docs/onnx.md); value names are kept, so inputs and outputs match by name. A
+    // graph the export cannot express is not this target's to judge: UNSUPPORTED, with the
+    // reason, and a batch goes on with its next case.
+    std::optional<OnnxModel> onnx;
+    if (caps_.onnx) {
+      try {
+        onnx = ExportOnnx(g);
+      } catch (const InputError& e) {
+        return Status(RunStatus::kUnsupported,
+                      std::string("the ONNX export cannot express this graph: ") + e.what());
+      }
+    }
     if (!proc_) {
       TargetCaps again;
       if (std::string error = Start(&again); !error.empty()) {
@@ -319,8 +371,8 @@ class ExecTarget : public Target {
     }
     const int64_t id = next_id_++;
     Deadline deadline = Now() + Timeout();
-    Subprocess::Io io =
-        proc_->Write(RequestLine(id, g, inputs, req, caps_.onnx, caps_.onnx_only), deadline);
+    Subprocess::Io io = proc_->Write(
+        RequestLine(id, g, inputs, req, onnx ? &*onnx : nullptr, caps_.onnx_only), deadline);
     std::string line;
     if (io == Subprocess::Io::kOk) io = proc_->ReadLine(&line, deadline, max_line_);
     switch (io) {
@@ -369,7 +421,7 @@ class ExecTarget : public Target {
       // optimized-run-only error. Malformed ones are dropped; the error stands as said.
       if (auto rw = j.find("rewrites"); rw != j.end()) {
         std::vector<Rewrite> applied;
-        if (ParseRewrites(*rw, &applied).empty()) e.rewrites = std::move(applied);
+        if (ParseRewrites(*rw, g, &applied).empty()) e.rewrites = std::move(applied);
       }
       return e;
     }
@@ -385,7 +437,7 @@ class ExecTarget : public Target {
       return Bad("target wrote a bad response: " + why);
     }
     if (auto rw = j.find("rewrites"); rw != j.end()) {
-      if (std::string why = ParseRewrites(*rw, &r.rewrites); !why.empty()) {
+      if (std::string why = ParseRewrites(*rw, g, &r.rewrites); !why.empty()) {
         return Bad("target wrote a bad response: " + why);
       }
     }

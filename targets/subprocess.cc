@@ -94,11 +94,52 @@ std::unique_ptr<Subprocess> Subprocess::Start(const std::string& command, std::s
   setpgid(pid, pid);
   std::unique_ptr<Subprocess> p(new Subprocess());
   p->pid_ = pid;
+  p->StartGuard();
   p->in_fd_ = in[1];
   p->out_fd_ = out[0];
   p->err_fd_ = err[0];
   for (int fd : {p->in_fd_, p->out_fd_, p->err_fd_}) SetNonBlocking(fd);
   return p;
+}
+
+void Subprocess::StartGuard() {
+  int life[2];
+  if (pipe2(life, O_CLOEXEC) != 0) return;  // the shell's PR_SET_PDEATHSIG still holds
+  const pid_t group = pid_;
+  pid_t guard = fork();
+  if (guard == 0) {
+    // Async-signal-safe calls only (see Start). A Ctrl-C reaches our whole process group: the
+    // guard must outlive fusefuzz, so it ignores the stop signals; only the lifeline ends it.
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &ign, nullptr);
+    if (life[0] > 0) close_range(0, static_cast<unsigned>(life[0]) - 1, 0);
+    close_range(static_cast<unsigned>(life[0]) + 1, ~0U, 0);
+    char c = 0;
+    ssize_t n;
+    while ((n = read(life[0], &c, 1)) < 0 && errno == EINTR) {
+    }
+    // EOF without the all-clear: fusefuzz is gone, whatever ended it (even SIGKILL).
+    if (n != 1) kill(-group, SIGKILL);
+    _exit(0);
+  }
+  CloseFd(&life[0]);
+  if (guard < 0) {
+    CloseFd(&life[1]);
+    return;
+  }
+  guard_pid_ = guard;
+  guard_fd_ = life[1];
+}
+
+void Subprocess::StopGuard() {
+  if (guard_pid_ < 0) return;
+  // The group is reaped (Kill): its id may be reused, so the guard must not kill it now.
+  [[maybe_unused]] ssize_t w = write(guard_fd_, "x", 1);
+  CloseFd(&guard_fd_);
+  while (waitpid(guard_pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  guard_pid_ = -1;
 }
 
 Subprocess::~Subprocess() {
@@ -107,6 +148,7 @@ Subprocess::~Subprocess() {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   Kill();  // also stops anything the target left running in its group
+  StopGuard();
   CloseFd(&out_fd_);
   CloseFd(&err_fd_);
 }

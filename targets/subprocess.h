@@ -1,8 +1,10 @@
 // A child process behind three pipes, for external targets (targets/exec_target.cc).
 //
 // `/bin/sh -c COMMAND` runs in its own process group, so a hung program is killed together with
-// anything it started, and dies with the thread that started it (PR_SET_PDEATHSIG), so a
-// campaign worker killed with its parent takes its target along. A program that exits while
+// anything it started. That group dies with fusefuzz whatever ends it, SIGKILL included: the
+// shell gets PR_SET_PDEATHSIG, and since the program it starts (or a wrapper script's children)
+// does not, a guard process per target holds a lifeline pipe from us and kills the whole group
+// when the pipe closes without an all-clear. A program that exits while
 // something it started keeps its stdout open is seen to exit (its status is polled while we
 // wait), not taken for a hang. All I/O is non-blocking and multiplexed with poll(): while a request
 // is written, stdout is buffered and stderr drained, so a chatty child can never deadlock us, and
@@ -66,6 +68,9 @@ class Subprocess {
   // Reads what stdout holds now without blocking; true when anything arrived.
   bool DrainStdout();
   void AppendStderr(const char* data, size_t n);
+  // The guard process (see the top of this file); StopGuard gives it the all-clear and reaps it.
+  void StartGuard();
+  void StopGuard();
   // Non-blocking check whether the child has exited, leaving it unreaped (a zombie keeps its
   // process group alive, so a later kill(-pgid) cannot hit a recycled id).
   bool HasExited();
@@ -76,6 +81,8 @@ class Subprocess {
   bool reaped_ = false;
   int wait_status_ = 0;
   int in_fd_ = -1, out_fd_ = -1, err_fd_ = -1;
+  pid_t guard_pid_ = -1;
+  int guard_fd_ = -1;                   // the lifeline's write end
   std::string out_buf_;                 // bytes read from stdout, not yet returned as lines
   size_t out_scanned_ = 0;              // prefix of out_buf_ known to contain no '\n'
   size_t out_cap_ = size_t{256} << 20;  // stdout is not read beyond this (the line cap)

@@ -142,8 +142,27 @@ TEST(Robustness, RuleNameWithSlashKeepsItsFindings) { ExpectFindingsKept("evil/.
 TEST(Robustness, RuleNameWithSpaceKeepsItsSignature) { ExpectFindingsKept("a b c", "space"); }
 
 // §2.3: a newline let the target forge worker->parent lines (400 graphs reported as 424).
+// Since issue 44 item 7 a rewrite's rule name with a control character is a bad response (a
+// target error): nothing forged, and the name never reaches a report's command line.
 TEST(Robustness, RuleNameWithNewlineCannotForgeWorkerLines) {
-  ExpectFindingsKept("x 0 0\nE 7 PASS - - 0\nE 8 MISMATCH fusion forged 0", "newline");
+  fs::path dir = TempDir("newline");
+  Outcome r =
+      Fusefuzz({"fuzz", "--graphs", "40", "--seed", "3", "-q", "--no-minimize", "--target",
+                Example("--inject bias-not-scaled --rule-name 'x 0 0\nE 7 PASS - - 0\nE 8 MISMATCH "
+                        "fusion forged 0'"),
+                "--out", dir.string()});
+  ASSERT_EQ(r.status, 1) << r.out;
+  json s = ReadJson(dir / "summary.json");
+  EXPECT_EQ(s["graphs"], 40) << "a forged worker line would change the count";
+  ASSERT_GE(s["unique_findings"].size(), 1u);
+  for (const auto& u : s["unique_findings"]) {
+    EXPECT_EQ(u["kind"], "target_error") << u.dump();
+    json repro = ReadJson(dir / "findings" / u["signature"].get<std::string>() / "repro.json");
+    EXPECT_NE(repro["finding"]["detail"].get<std::string>().find("holds a control character"),
+              std::string::npos)
+        << repro["finding"].dump();
+  }
+  fs::remove_all(dir);
 }
 
 // §2.3 (rule_fires): the optimized runs' rewrites are counted into summary.json.

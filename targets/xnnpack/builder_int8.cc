@@ -5,6 +5,7 @@
 // with the reason.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -137,6 +138,14 @@ void Builder::FindChains() {
   }
 }
 
+// XNNPACK's requantization scale s_x s_w / s_y (in float, as XNNPACK computes it) must lie in
+// [2^-32, 256): at or above 256 the operator is refused at creation, below 2^-32 the
+// requantization parameters' initializer asserts (src/microparams-init.c at ae108ef), which
+// aborts the process: the pack declines what the API forbids, and a real crash stays a finding.
+namespace {
+bool RequantizationScaleOk(float scale) { return scale >= 0x1p-32f && scale < 256.0f; }
+}  // namespace
+
 // What XNNPACK's quantized convolution operators refuse at creation (src/operators/
 // convolution-nhwc.c at ae108ef) leaves a chain on its float path: no per-channel qu8, a
 // requantization scale s_x s_w / s_y below 256, and integer bounds output_min < output_max as
@@ -148,7 +157,7 @@ bool Builder::ChainExpressible(const QdqConv& c, const QuantValue& qx, const Qua
       std::any_of(qw.scale.begin(), qw.scale.end(), [&](double v) { return v != qw.scale[0]; });
   if (per_channel && qx.type == QuantType::kUint8) return false;
   for (double sw : qw.scale) {
-    if (!(qx.scale * static_cast<float>(sw) / qy.scale < 256.0f)) return false;
+    if (!RequantizationScaleOk(qx.scale * static_cast<float>(sw) / qy.scale)) return false;
   }
   float lo = -kInf, hi = kInf;
   if (c.act) {
@@ -221,6 +230,15 @@ void Builder::QuantizedConv(const Node& n, const std::string& x, const QuantValu
         "per-channel weight scales with uint8 activations: XNNPACK (2022-02) has per-channel "
         "convolutions for int8 only (qc8)" +
         where);
+  }
+  for (double s : sw) {
+    const float scale = qx.scale * static_cast<float>(s) / qy.scale;
+    if (!RequantizationScaleOk(scale)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", static_cast<double>(scale));
+      throw Unsupported(std::string("requantization scale s_x s_w / s_y = ") + buf +
+                        ": XNNPACK's quantized convolution takes [2^-32, 256)" + where);
+    }
   }
   // Filter in XNNPACK's layout ([1, kH, kW, C*mult] depthwise, else [M, kH, kW, C/group]);
   // uint8 activations take uint8 weights: w + 128 with zero point 128, exact.
