@@ -200,6 +200,8 @@ constexpr QuantField kQuantProbFields[] = {
     {"share_dq", &GenQuant::share_dq},
     {"reuse_value", &GenQuant::reuse_value},
     {"intermediate_output", &GenQuant::intermediate_output},
+    {"negative_scale", &GenQuant::negative_scale},
+    {"add_fan_out", &GenQuant::add_fan_out},
     {"float_output", &GenQuant::float_output},
 };
 constexpr QuantField kQuantWeightFields[] = {

@@ -287,6 +287,11 @@ QValue QuantGen::AddBlock(const QValue& in) {
   std::string c = Dq(other);
   std::string sum = src().Bool(0.5) ? b_.AddNode(Op::Add, {a, c}) : b_.AddNode(Op::Add, {c, a});
   QuantParams y = Calibrate(sum, relu ? Op::Relu : Op::Identity, type);
+  if (relu && src().Bool(p_.add_fan_out)) {
+    // The sum also quantized before the Relu: the Add has a second user, so Add + Relu must not
+    // be fused into one quantized op (the founding class of quantized add-relu bugs).
+    Q(sum, Calibrate(sum, Op::Identity, type));
+  }
   if (relu) sum = b_.AddNode(Op::Relu, {sum});
   return Q(sum, y);
 }
@@ -295,7 +300,7 @@ QValue QuantGen::MaxPoolBlock(const QValue& in) {
   QuantParams dqp = in.q;
   // ONNX Runtime #21176: DQ -> MaxPool -> Q with a negative scale. The integers are the same;
   // the DQ reads them reversed.
-  if (p_.allow_negative_scale && dqp.axis < 0 && src().Bool(0.4)) {
+  if (p_.allow_negative_scale && dqp.axis < 0 && src().Bool(p_.negative_scale)) {
     dqp.scale[0] = -dqp.scale[0];
     b_.graph().options.allow_negative_scale = true;  // also for the calibration runs
   }

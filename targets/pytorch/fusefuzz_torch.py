@@ -37,6 +37,22 @@ NOT_TRANSLATED = {
 QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", "Conv",
              "BatchNorm", "Relu", "Relu6", "Clip", "HardSwish", "Add", "MaxPool", "AvgPool",
              "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm"]
+# Hello "constraints" of the quantization modes (docs/target-protocol.md): what quant_graph.py
+# and quant_modes.py refuse in every graph, so that fusefuzz never builds it: PyTorch's
+# activations are per tensor with a positive scale, and the onednn and qnnpack engines'
+# quantized ops take uint8 activations (check_flow_params).
+QUANT_CONSTRAINTS = {"activation_types": ["uint8"], "per_axis_activations": False,
+                     "negative_scales": False}
+# Hello "fusions" (engine coverage, docs/campaign.md "Engine fusions"): each mode's fusions,
+# named as its rewrites report them (diff_rewrites here, quant_fx.py, quant_eager.py).
+FUSIONS = {
+    "fx": ["fx:Conv2d-BatchNorm2d"],
+    "fuse_fx": ["fuse_fx:Conv2d-BatchNorm2d", "fuse_fx:Conv2d-BatchNorm2d-ReLU=ConvReLU2d",
+                "fuse_fx:Conv2d-ReLU=ConvReLU2d", "fuse_fx:BatchNorm2d-ReLU=BNReLU2d",
+                "fuse_fx:Linear-ReLU=LinearReLU"],
+    "fuse_modules": ["fuse_modules:Conv2d-BatchNorm2d-ReLU", "fuse_modules:Conv2d-BatchNorm2d",
+                     "fuse_modules:Conv2d-ReLU", "fuse_modules:BatchNorm2d-ReLU"],
+}
 FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 MODES = FLOAT_MODES + QUANT_MODES
@@ -248,6 +264,10 @@ def main():
              "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
              "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
              "capabilities": capabilities(args.mode)}
+    if args.mode in QUANT_MODES:
+        hello["constraints"] = QUANT_CONSTRAINTS
+    if FUSIONS.get(args.mode):
+        hello["fusions"] = FUSIONS[args.mode]
     if args.mode in QUANT_MODES:
         # quantize_per_tensor (ATen's quantize_val and its vectorized form) multiplies by the
         # float32 reciprocal of the scale and rounds half to even, where ONNX divides.
