@@ -53,6 +53,18 @@ FUSIONS = {
     "fuse_modules": ["fuse_modules:Conv2d-BatchNorm2d-ReLU", "fuse_modules:Conv2d-BatchNorm2d",
                      "fuse_modules:Conv2d-ReLU", "fuse_modules:BatchNorm2d-ReLU"],
 }
+# Eager quantization fuses the declaration-order groups (fuse_modules' four patterns); the FX
+# flows report chain=fused type: eval-mode PTQ folds BN into the Conv2d, QAT keeps ConvBn*.
+for _m in ("ptq_eager", "ptq_eager_dataflow"):
+    FUSIONS[_m] = ["ptq_eager:Conv2d-BatchNorm2d-ReLU", "ptq_eager:Conv2d-BatchNorm2d",
+                   "ptq_eager:Conv2d-ReLU", "ptq_eager:BatchNorm2d-ReLU"]
+for _m in ("ptq_fx", "ptq_fx_qnnpack"):
+    FUSIONS[_m] = [_m + ":Conv2d-BatchNorm2d=Conv2d", _m + ":Conv2d-BatchNorm2d-ReLU=ConvReLU2d",
+                   _m + ":Conv2d-ReLU=ConvReLU2d", _m + ":BatchNorm2d-ReLU=BNReLU2d",
+                   _m + ":Linear-ReLU=LinearReLU"]
+FUSIONS["qat_fx"] = ["qat_fx:Conv2d-BatchNorm2d=ConvBn2d",
+                     "qat_fx:Conv2d-BatchNorm2d-ReLU=ConvBnReLU2d", "qat_fx:Conv2d-ReLU=ConvReLU2d",
+                     "qat_fx:BatchNorm2d-ReLU=BNReLU2d", "qat_fx:Linear-ReLU=LinearReLU"]
 FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 MODES = FLOAT_MODES + QUANT_MODES
