@@ -57,5 +57,12 @@ TEST(CampaignConstraints, GeneratedGraphsKeepThem) {
   }
 }
 
+TEST(CampaignConstraints, UnsupportedReasonsKeepTypeNames) {
+  EXPECT_EQ(UnsupportedReasonClass("target error: node 'q3': int8 activations, scale 0.25"),
+            "target error: node *: int8 activations, scale #");
+  EXPECT_EQ(UnsupportedReasonClass("uint8 and torch.quint8, not xint8"),
+            "uint8 and torch.quint8, not xint#");
+}
+
 }  // namespace
 }  // namespace fusefuzz
