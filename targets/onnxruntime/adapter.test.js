@@ -187,6 +187,10 @@ test('diffRules names the rule behind each node a container removed', () => {
   assert.strictEqual(ruleOf(g([conv, add], [float('k', 0)]), add), 'NoopElimination');
   const bn = node('b', 'BatchNormalization', ['y', 's', 'b', 'm', 'v'], ['z']);
   assert.strictEqual(ruleOf(g([conv, bn]), bn), 'ConvBNFusion');
+  // Through an Identity that EliminateIdentity removes first.
+  const id = node('i', 'Identity', ['y'], ['yi']);
+  const bn2 = node('b2', 'BatchNormalization', ['yi', 's', 'b', 'm', 'v'], ['z']);
+  assert.strictEqual(ruleOf(g([conv, id, bn2]), bn2), 'ConvBNFusion');
   assert.strictEqual(ruleOf(g([node('p', 'Pad', ['x'], ['q'])]), node('p', 'Pad', ['x'], ['q'])),
       'Pad_Fusion');
 });

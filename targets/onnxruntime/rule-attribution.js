@@ -43,7 +43,14 @@ function allEqual(t, v) {
 
 // The rule that removes node n (of graph g) where it stands; '' when no rule explains it.
 function ruleOf(g, n) {
-  const prod = (i) => (n.input[i] !== undefined && g.producer.get(n.input[i])) || null;
+  // The producer past Identity nodes: EliminateIdentity removes them first, in the same replay.
+  const prod = (i) => {
+    let p = (n.input[i] !== undefined && g.producer.get(n.input[i])) || null;
+    for (let hops = 0; p && p.opType === 'Identity' && hops < 100; hops++) {
+      p = g.producer.get(p.input[0]) || null;
+    }
+    return p;
+  };
   const prodType = (i) => (prod(i) ? prod(i).opType : '');
   const users = [].concat(...n.output.map((o) => g.consumers.get(o) || []));
   const userTypes = new Set(users.map((u) => u.opType));
