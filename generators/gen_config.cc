@@ -197,6 +197,8 @@ constexpr QuantField kQuantProbFields[] = {
     {"pad_zero", &GenQuant::pad_zero},
     {"pad_off_grid", &GenQuant::pad_off_grid},
     {"qlinear", &GenQuant::qlinear},
+    {"requant_new_params", &GenQuant::requant_new_params},
+    {"maxpool_new_params", &GenQuant::maxpool_new_params},
     {"share_dq", &GenQuant::share_dq},
     {"reuse_value", &GenQuant::reuse_value},
     {"intermediate_output", &GenQuant::intermediate_output},

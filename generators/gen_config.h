@@ -188,6 +188,9 @@ struct GenQuant {
   double pad_zero = 0.3;
   double pad_off_grid = 0.1;  // else a float Pad after the DQ: 0, on the grid or off it
   double qlinear = 0.15;      // the block is written as QLinearConv / QLinearAdd directly
+  // Requantization with other parameters: a requant block's Q, a MaxPool block's Q.
+  double requant_new_params = 0.4;
+  double maxpool_new_params = 0.25;
   // Structure.
   double share_dq = 0.2;              // a block reads an existing DQ (its output fans out)
   double reuse_value = 0.25;          // a block reads an older quantized value (fan-out of a Q)

@@ -308,7 +308,10 @@ QValue QuantGen::MaxPoolBlock(const QValue& in) {
   SetQuant("x", dqp);
   std::string m = b_.EmitPool(Op::MaxPool, d);
   QuantParams y = dqp;
-  if (dqp.scale[0] > 0 && !src().Bool(0.75)) y = Calibrate(m, Op::Identity, in.q.type);
+  // Bool(1 - p): the choice stream of the hard-coded 0.75 it replaced.
+  if (dqp.scale[0] > 0 && !src().Bool(1 - p_.maxpool_new_params)) {
+    y = Calibrate(m, Op::Identity, in.q.type);
+  }
   return Q(m, y);
 }
 
@@ -328,7 +331,7 @@ QValue QuantGen::ActBlock(const QValue& in) {
 QValue QuantGen::RequantBlock(const QValue& in) {
   std::string d = Dq(in);
   QuantParams y = in.q;
-  if (in.q.scale[0] < 0 || src().Bool(0.4)) {
+  if (in.q.scale[0] < 0 || src().Bool(p_.requant_new_params)) {
     y = Calibrate(d, Op::Identity, PickType());
     const Shape& s = b_.ShapeOf(d);
     if (s.size() == 4 && s[1] > 1 && src().Bool(p_.per_axis_activation)) {

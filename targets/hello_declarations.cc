@@ -76,6 +76,8 @@ std::string ParseHelloDeclarations(const json& hello, TargetCaps* caps) {
                                    {"shared_quantized_values", &k.shared_quantized_values},
                                    {"quantized_graph_outputs", &k.quantized_graph_outputs},
                                    {"fan_out_before_activation", &k.fan_out_before_activation},
+                                   {"requantize", &k.requantize},
+                                   {"weight_zero_points", &k.weight_zero_points},
                                    {"negative_scales", &k.negative_scales}}) {
     if (std::string e = Flag(*c, key, field); !e.empty()) return e;
   }
@@ -95,6 +97,9 @@ json ConstraintsToJson(const TargetConstraints& c) {
   if (c.fan_out_before_activation != none.fan_out_before_activation)
     j["fan_out_before_activation"] = c.fan_out_before_activation;
   if (c.negative_scales != none.negative_scales) j["negative_scales"] = c.negative_scales;
+  if (c.requantize != none.requantize) j["requantize"] = c.requantize;
+  if (c.weight_zero_points != none.weight_zero_points)
+    j["weight_zero_points"] = c.weight_zero_points;
   return j;
 }
 

@@ -47,6 +47,10 @@ struct TargetConstraints {
   // Relu too): the activation cannot be fused into its producer.
   bool fan_out_before_activation = true;
   bool negative_scales = true;  // a quantization scale below 0
+  // A quantized value requantized with other parameters (DQ -> Q with new ones, a MaxPool whose
+  // Q has its own): flows that run such ops on the integers with one observer refuse it.
+  bool requantize = true;
+  bool weight_zero_points = true;  // a weight grid with a zero point (weights not symmetric)
   bool operator==(const TargetConstraints&) const = default;
 };
 
