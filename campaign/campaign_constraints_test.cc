@@ -23,12 +23,15 @@ TEST(CampaignConstraints, EachConstraintTurnsItsClassOff) {
   c.negative_scales = false;
   c.requantize = false;
   c.weight_zero_points = false;
+  c.integer_pads = false;
   GenConfig cfg;
   ApplyTargetConstraints(c, &cfg);
   const GenQuant& q = cfg.quant;
   EXPECT_EQ(q.requant_new_params, 0);
   EXPECT_EQ(q.maxpool_new_params, 0);
   EXPECT_EQ(q.weight_zero_point, 0);
+  EXPECT_EQ(q.act_new_params, 0);
+  EXPECT_EQ(q.pad, 0);
   EXPECT_EQ(q.int8_activations, 0);
   EXPECT_EQ(q.per_axis_activation, 0);
   EXPECT_EQ(q.share_dq, 0);

@@ -199,6 +199,7 @@ constexpr QuantField kQuantProbFields[] = {
     {"qlinear", &GenQuant::qlinear},
     {"requant_new_params", &GenQuant::requant_new_params},
     {"maxpool_new_params", &GenQuant::maxpool_new_params},
+    {"act_new_params", &GenQuant::act_new_params},
     {"share_dq", &GenQuant::share_dq},
     {"reuse_value", &GenQuant::reuse_value},
     {"intermediate_output", &GenQuant::intermediate_output},

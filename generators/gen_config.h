@@ -191,6 +191,7 @@ struct GenQuant {
   // Requantization with other parameters: a requant block's Q, a MaxPool block's Q.
   double requant_new_params = 0.4;
   double maxpool_new_params = 0.25;
+  double act_new_params = 1;  // an act block's Q recalibrated (else its input's parameters)
   // Structure.
   double share_dq = 0.2;              // a block reads an existing DQ (its output fans out)
   double reuse_value = 0.25;          // a block reads an older quantized value (fan-out of a Q)

@@ -320,8 +320,12 @@ QValue QuantGen::ActBlock(const QValue& in) {
   for (int i = 0; i < 4 && act == Op::Identity; ++i) act = PickAct();
   if (act == Op::Identity) return RequantBlock(in);
   std::string d = Dq(in);
-  const QuantType type = PickType();
-  QuantParams y = Calibrate(d, act, type);
+  QuantParams y = in.q;
+  // No choice drawn at the default 1: the choice stream of before the key existed.
+  if (p_.act_new_params >= 1 || src().Bool(p_.act_new_params)) {
+    const QuantType type = PickType();
+    y = Calibrate(d, act, type);
+  }
   AttrMap at;
   if (act == Op::Clip) at = ClipAttrs(y);
   std::string a = b_.AddNode(act, {d}, std::move(at));

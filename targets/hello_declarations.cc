@@ -78,6 +78,7 @@ std::string ParseHelloDeclarations(const json& hello, TargetCaps* caps) {
                                    {"fan_out_before_activation", &k.fan_out_before_activation},
                                    {"requantize", &k.requantize},
                                    {"weight_zero_points", &k.weight_zero_points},
+                                   {"integer_pads", &k.integer_pads},
                                    {"negative_scales", &k.negative_scales}}) {
     if (std::string e = Flag(*c, key, field); !e.empty()) return e;
   }
@@ -100,6 +101,7 @@ json ConstraintsToJson(const TargetConstraints& c) {
   if (c.requantize != none.requantize) j["requantize"] = c.requantize;
   if (c.weight_zero_points != none.weight_zero_points)
     j["weight_zero_points"] = c.weight_zero_points;
+  if (c.integer_pads != none.integer_pads) j["integer_pads"] = c.integer_pads;
   return j;
 }
 

@@ -51,6 +51,7 @@ struct TargetConstraints {
   // Q has its own): flows that run such ops on the integers with one observer refuse it.
   bool requantize = true;
   bool weight_zero_points = true;  // a weight grid with a zero point (weights not symmetric)
+  bool integer_pads = true;        // a Pad on the integers before a DequantizeLinear
   bool operator==(const TargetConstraints&) const = default;
 };
 
