@@ -26,7 +26,7 @@ void ApplyTargetConstraints(const TargetConstraints& c, GenConfig* cfg) {
   if (!c.fan_out_before_activation) q.add_fan_out = 0;
   if (!c.negative_scales) q.allow_negative_scale = false;
   if (!c.requantize) q.requant_new_params = q.maxpool_new_params = q.act_new_params = 0;
-  if (!c.integer_pads) q.pad = 0;
+  if (!c.integer_pads) q.pad = q.pad_off_grid = 0;
   if (!c.weight_zero_points) q.weight_zero_point = 0;
 }
 

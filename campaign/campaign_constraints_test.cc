@@ -32,6 +32,7 @@ TEST(CampaignConstraints, EachConstraintTurnsItsClassOff) {
   EXPECT_EQ(q.weight_zero_point, 0);
   EXPECT_EQ(q.act_new_params, 0);
   EXPECT_EQ(q.pad, 0);
+  EXPECT_EQ(q.pad_off_grid, 0);
   EXPECT_EQ(q.int8_activations, 0);
   EXPECT_EQ(q.per_axis_activation, 0);
   EXPECT_EQ(q.share_dq, 0);
