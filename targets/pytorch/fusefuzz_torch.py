@@ -43,11 +43,13 @@ QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", 
 # quantized ops take uint8 activations (check_flow_params); a value is quantized once (its
 # observer), and ops on the integers (MaxPool) keep their input's parameters (quant_graph.py:
 # "quantized twice", quant_modes.py: "shares one observer": MaxPool, Relu, Clip run on the
-# integers); weights are symmetric int8; a Pad in a conv block is no node of the float model;
-# a quantized intermediate that is also an output would be two outputs of one float value.
+# integers); weights are symmetric int8; a quantized intermediate that is also an output would
+# be two outputs of one float value. (The pads PyTorch refuses, "prepare_fx observes pad", are
+# the explicit pads of asymmetric pools and convs, not the conv blocks' Pads: integer_pads false
+# changed nothing, measured.)
 QUANT_CONSTRAINTS = {"activation_types": ["uint8"], "per_axis_activations": False,
                      "negative_scales": False, "requantize": False, "weight_zero_points": False,
-                     "integer_pads": False, "quantized_graph_outputs": False}
+                     "quantized_graph_outputs": False}
 # Hello "fusions" (engine coverage, docs/campaign.md "Engine fusions"): each mode's fusions,
 # named as its rewrites report them (diff_rewrites here, quant_fx.py, quant_eager.py).
 FUSIONS = {
