@@ -51,7 +51,8 @@ struct TargetConstraints {
   // Q has its own): flows that run such ops on the integers with one observer refuse it.
   bool requantize = true;
   bool weight_zero_points = true;  // a weight grid with a zero point (weights not symmetric)
-  bool integer_pads = true;        // a Pad on the integers before a DequantizeLinear
+  // A Pad in a quantized conv block: on the integers before its DQ, or in float after it.
+  bool integer_pads = true;
   bool operator==(const TargetConstraints&) const = default;
 };
 
