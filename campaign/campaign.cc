@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "campaign/campaign_constraints.h"
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
 #include "ir/closest_name.h"
@@ -23,6 +25,7 @@
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
 #include "report/campaign_summary.h"
+#include "report/engine_coverage.h"
 #include "report/finding_writer.h"
 #include "targets/rule_names.h"
 
@@ -83,6 +86,9 @@ int RunCampaign(const CampaignOptions& in) {
   }
   ValidateConfig(o.gen);
   if (!o.junit.empty()) CheckWritable(o.junit);
+  std::vector<std::string> engine_fusions;
+  std::string engine;
+  std::map<std::string, std::string> engine_unreachable;
   {
     // Validate the target once (an external program must start and say hello) and restrict the
     // generator to the ops it supports.
@@ -93,10 +99,21 @@ int RunCampaign(const CampaignOptions& in) {
       if (t->caps().ops.count(op)) allowed.insert(op);
     if (allowed.empty()) throw InputError("--target", "the target supports none of the ops");
     o.gen.allowed_ops = allowed;
+    // What the target says it cannot run is never generated (its hello's "constraints").
+    ApplyTargetConstraints(t->caps().constraints, &o.gen);
+    engine_fusions = DeclaredFusions(t->caps());
+    engine = t->caps().engine;
+    for (const auto& [name, why] : t->caps().unreachable_fusions)
+      if (std::find(engine_fusions.begin(), engine_fusions.end(), name) != engine_fusions.end())
+        engine_unreachable[name] = why;
   }
   CampaignStats stats;
   Progress done;
   const int lock_fd = PrepareOut(o, &stats, &done);
+  // The target's hello, not a resumed summary's, says what it has now.
+  stats.engine_fusions = engine_fusions;
+  stats.engine = engine;
+  stats.engine_unreachable = engine_unreachable;
   const OutLayout layout(o.out_dir);
   const double previous_seconds = stats.seconds;
 
@@ -381,6 +398,7 @@ int RunCampaign(const CampaignOptions& in) {
     std::fprintf(stderr, "fusefuzz: error: could not write the summary: %s\n", e.what());
   }
   std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir, summary_written).c_str());
+  std::fprintf(stderr, "%s", EngineFusionsConsole(stats).c_str());
   // The lock file goes before the lock: a campaign starting now makes a new one (PrepareOut).
   fs::remove(layout.out + "/.lock", ec);
   ::close(lock_fd);

@@ -19,6 +19,7 @@
 #include "ir/error.h"
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
+#include "report/engine_coverage.h"
 #include "report/finding_writer.h"
 
 namespace fusefuzz::campaign_internal {
@@ -150,6 +151,7 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     stats->seconds = j.at("seconds").get<double>();
     stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
     stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});
+    if (auto e = j.find("engine_fusions"); e != j.end()) EngineFusionsFromJson(*e, stats);
     if (auto cp = j.find("closest_pass"); cp != j.end() && cp->is_object()) {
       for (auto [key, p] :
            {std::pair{"float", &stats->closest_float}, std::pair{"grid", &stats->closest_grid}}) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "campaign/campaign_constraints.h"
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
 #include "generators/coverage.h"
@@ -130,7 +131,8 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
                   {"kind", nullptr},   {"signature", nullptr},
                   {"bucket", nullptr}, {"known", false},
                   {"duplicate", false}};
-      if (out.verdict == Verdict::kUnsupported) end["reason"] = ErrorClass(out.run.message);
+      if (out.verdict == Verdict::kUnsupported)
+        end["reason"] = UnsupportedReasonClass(out.run.message);
       if (out.verdict == Verdict::kPass) {
         // Float: the worst element's ratio over the bound factor k (fails above 1).
         const WorstElement& w = out.oracle.worst;

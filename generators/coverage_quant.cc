@@ -1,5 +1,6 @@
 // The quantized coverage classes ("quant/..." in coverage.def): the preconditions of the real
 // int8 fusion bugs, recognized in any graph (docs/generator.md "Quantized graphs").
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -176,6 +177,12 @@ void ClassifyQuantGraph(const Graph& g, std::map<std::string, int64_t>* counts) 
       if (c && c->op == Op::Relu) {
         const Node* q = single_consumer(c->output);
         if (q && q->op == Op::QuantizeLinear) ++raw["quant/residual_add_relu"];
+      }
+      const std::vector<int> users = g.Consumers(n.output);
+      if (users.size() > 1 && std::any_of(users.begin(), users.end(), [&](int u) {
+            return g.nodes[size_t(u)].op == Op::Relu;
+          })) {
+        ++raw["quant/add_fan_out_before_relu"];
       }
     } else if (n.op == Op::MaxPool && g.Producer(n.inputs[0]) &&
                g.Producer(n.inputs[0])->op == Op::DequantizeLinear && single_consumer(n.output) &&

@@ -205,9 +205,14 @@ constexpr QuantField kQuantProbFields[] = {
     {"pad_zero", &GenQuant::pad_zero},
     {"pad_off_grid", &GenQuant::pad_off_grid},
     {"qlinear", &GenQuant::qlinear},
+    {"requant_new_params", &GenQuant::requant_new_params},
+    {"maxpool_new_params", &GenQuant::maxpool_new_params},
+    {"act_new_params", &GenQuant::act_new_params},
     {"share_dq", &GenQuant::share_dq},
     {"reuse_value", &GenQuant::reuse_value},
     {"intermediate_output", &GenQuant::intermediate_output},
+    {"negative_scale", &GenQuant::negative_scale},
+    {"add_fan_out", &GenQuant::add_fan_out},
     {"float_output", &GenQuant::float_output},
 };
 constexpr QuantField kQuantWeightFields[] = {

@@ -164,7 +164,8 @@ struct GenValues {
 // weights >= 0.
 struct GenQuant {
   bool enabled = false;
-  bool allow_negative_scale = false;  // DQ -> MaxPool -> Q with a negative scale may appear
+  // DQ -> MaxPool -> Q with a negative scale may appear (a target's hello can forbid it).
+  bool allow_negative_scale = true;
   // Tensor parameters.
   double int8_activations = 0.4;     // a quantized activation tensor is int8 (else uint8)
   double per_axis_activation = 0.1;  // a requantize / MaxPool Q is per channel (axis 1)
@@ -187,11 +188,18 @@ struct GenQuant {
   double pad_zero = 0.3;
   double pad_off_grid = 0.1;  // else a float Pad after the DQ: 0, on the grid or off it
   double qlinear = 0.15;      // the block is written as QLinearConv / QLinearAdd directly
+  // Requantization with other parameters: a requant block's Q, a MaxPool block's Q.
+  double requant_new_params = 0.4;
+  double maxpool_new_params = 0.25;
+  double act_new_params = 1;  // an act block's Q recalibrated (else its input's parameters)
   // Structure.
   double share_dq = 0.2;              // a block reads an existing DQ (its output fans out)
   double reuse_value = 0.25;          // a block reads an older quantized value (fan-out of a Q)
   double intermediate_output = 0.15;  // a quantized intermediate is also a graph output
-  double float_output = 0.4;          // the last value is dequantized to a float output
+  // Defaults that reach classes no other setting reaches (issue 41), each at a small rate:
+  double negative_scale = 0.08;  // a per-tensor MaxPool block reads its DQ with scale < 0
+  double add_fan_out = 0.06;     // an Add's sum is also quantized before its Relu (two users)
+  double float_output = 0.4;     // the last value is dequantized to a float output
   // Block weights.
   double conv_weight = 4, add_weight = 2, maxpool_weight = 1, act_weight = 1.5, requant_weight = 1,
          twin_weight = 0.7;

@@ -287,6 +287,11 @@ QValue QuantGen::AddBlock(const QValue& in) {
   std::string c = Dq(other);
   std::string sum = src().Bool(0.5) ? b_.AddNode(Op::Add, {a, c}) : b_.AddNode(Op::Add, {c, a});
   QuantParams y = Calibrate(sum, relu ? Op::Relu : Op::Identity, type);
+  if (relu && src().Bool(p_.add_fan_out)) {
+    // The sum also quantized before the Relu: the Add has a second user, so Add + Relu must not
+    // be fused into one quantized op (the founding class of quantized add-relu bugs).
+    Q(sum, Calibrate(sum, Op::Identity, type));
+  }
   if (relu) sum = b_.AddNode(Op::Relu, {sum});
   return Q(sum, y);
 }
@@ -295,7 +300,7 @@ QValue QuantGen::MaxPoolBlock(const QValue& in) {
   QuantParams dqp = in.q;
   // ONNX Runtime #21176: DQ -> MaxPool -> Q with a negative scale. The integers are the same;
   // the DQ reads them reversed.
-  if (p_.allow_negative_scale && dqp.axis < 0 && src().Bool(0.4)) {
+  if (p_.allow_negative_scale && dqp.axis < 0 && src().Bool(p_.negative_scale)) {
     dqp.scale[0] = -dqp.scale[0];
     b_.graph().options.allow_negative_scale = true;  // also for the calibration runs
   }
@@ -303,7 +308,10 @@ QValue QuantGen::MaxPoolBlock(const QValue& in) {
   SetQuant("x", dqp);
   std::string m = b_.EmitPool(Op::MaxPool, d);
   QuantParams y = dqp;
-  if (dqp.scale[0] > 0 && !src().Bool(0.75)) y = Calibrate(m, Op::Identity, in.q.type);
+  // Bool(1 - p): the choice stream of the hard-coded 0.75 it replaced.
+  if (dqp.scale[0] > 0 && !src().Bool(1 - p_.maxpool_new_params)) {
+    y = Calibrate(m, Op::Identity, in.q.type);
+  }
   return Q(m, y);
 }
 
@@ -312,8 +320,12 @@ QValue QuantGen::ActBlock(const QValue& in) {
   for (int i = 0; i < 4 && act == Op::Identity; ++i) act = PickAct();
   if (act == Op::Identity) return RequantBlock(in);
   std::string d = Dq(in);
-  const QuantType type = PickType();
-  QuantParams y = Calibrate(d, act, type);
+  QuantParams y = in.q;
+  // No choice drawn at the default 1: the choice stream of before the key existed.
+  if (p_.act_new_params >= 1 || src().Bool(p_.act_new_params)) {
+    const QuantType type = PickType();
+    y = Calibrate(d, act, type);
+  }
   AttrMap at;
   if (act == Op::Clip) at = ClipAttrs(y);
   std::string a = b_.AddNode(act, {d}, std::move(at));
@@ -323,7 +335,7 @@ QValue QuantGen::ActBlock(const QValue& in) {
 QValue QuantGen::RequantBlock(const QValue& in) {
   std::string d = Dq(in);
   QuantParams y = in.q;
-  if (in.q.scale[0] < 0 || src().Bool(0.4)) {
+  if (in.q.scale[0] < 0 || src().Bool(p_.requant_new_params)) {
     y = Calibrate(d, Op::Identity, PickType());
     const Shape& s = b_.ShapeOf(d);
     if (s.size() == 4 && s[1] > 1 && src().Bool(p_.per_axis_activation)) {

@@ -10,6 +10,7 @@
 #include "ir/folder_write.h"
 #include "ir/json_io.h"
 #include "ir/ops.h"
+#include "report/engine_coverage.h"
 #include "report/finding_report.h"
 #include "report/html_report.h"
 #include "report/markdown.h"
@@ -288,6 +289,7 @@ std::string SummaryMarkdown(const CampaignStats& s) {
       md << "| " << MdCode(rule, true) << " | " << n << " |\n";
     md << "\n";
   }
+  md << EngineFusionsMarkdown(s);
   if (s.coverage.graphs > 0) {
     md << "## Generator coverage\n\nClasses of graphs (docs/generator.md, Coverage) that this "
           "campaign built rarely or never; `summary.json` has every class.\n\n"
@@ -336,6 +338,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
     j["first_finding_by_kind"] = first;
   }
   j["rule_fires"] = s.rule_fires;
+  if (!s.engine_fusions.empty()) j["engine_fusions"] = EngineFusionsJson(s);
   nlohmann::json closest = nlohmann::json::object();
   for (const auto& [key, p] : {std::pair{"float", s.closest_float}, {"grid", s.closest_grid}}) {
     if (p.share >= 0) closest[key] = {{"share", p.share}, {"case", p.case_index}, {"e", p.e}};

@@ -86,6 +86,12 @@ struct CampaignStats {
   // Rewrites applied by the target's optimized runs, per rule (the target's own names): proof
   // that a clean campaign exercised each fusion. Filled from the workers' case reports.
   std::map<std::string, int64_t> rule_fires;
+  // The fusions the target declares (targets/rule_names.h, DeclaredFusions): engine coverage,
+  // which of them fired (rule_fires) and which never did (report/engine_coverage.h).
+  std::vector<std::string> engine_fusions;
+  std::string engine;  // the hello's "engine" (name and version), or ""
+  // Declared fusions this target cannot fire at all, and why (hello "unreachable_fusions").
+  std::map<std::string, std::string> engine_unreachable;
   ClosestPass closest_float, closest_grid;
   // Generator coverage classes of the graphs checked (generators/coverage.h): what the campaign
   // exercised; summary.md lists the classes below the threshold.

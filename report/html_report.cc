@@ -11,6 +11,7 @@
 #include "ir/read_file.h"
 #include "ir/verifier.h"
 #include "report/campaign_summary.h"
+#include "report/engine_coverage.h"
 #include "report/finding_report.h"
 #include "report/markdown_html.h"
 
@@ -211,6 +212,7 @@ std::string HtmlReport(const std::string& out_dir, const CampaignStats& s) {
     h << "</table>\n";
   }
 
+  h << EngineFusionsHtml(s);
   h << "</body>\n</html>\n";
   return h.str();
 }

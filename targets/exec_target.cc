@@ -17,6 +17,7 @@
 #include "ir/json_io.h"
 #include "ir/verifier.h"
 #include "onnx/export.h"
+#include "targets/hello_declarations.h"
 #include "targets/reproducer.h"
 #include "targets/subprocess.h"
 #include "targets/target.h"
@@ -139,6 +140,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     }
     if (caps->rules.size() > 10000) return "hello: \"rules\" lists more than 10000 names";
   }
+  if (std::string e = ParseHelloDeclarations(j, caps); !e.empty()) return e;
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
   caps->onnx_only = false;
   caps->bench = false;

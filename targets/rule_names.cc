@@ -17,6 +17,15 @@ std::vector<std::string> AcceptedRuleNames(const TargetCaps& caps) {
   return names;
 }
 
+std::vector<std::string> DeclaredFusions(const TargetCaps& caps) {
+  if (!caps.fusions.empty()) return caps.fusions;
+  if (!caps.rules.empty()) return caps.rules;
+  std::vector<std::string> names;
+  if (!caps.disable) return names;
+  for (const Rule* r : AllRules()) names.emplace_back(r->name());
+  return names;
+}
+
 void CheckRuleNames(const TargetCaps& caps, const OptimizeOptions& opt, const std::string& what) {
   std::vector<std::string> given;
   for (const auto* list : {&opt.pipeline, &opt.disable, &opt.only})

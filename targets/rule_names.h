@@ -17,6 +17,10 @@ namespace fusefuzz {
 // Empty for a target without `disable`.
 std::vector<std::string> AcceptedRuleNames(const TargetCaps& caps);
 
+// The fusions `caps` declares, for engine coverage (report/engine_coverage.h): its hello's
+// "fusions", else its "rules", else (capability `disable`) fusefuzz's rules without the faults.
+std::vector<std::string> DeclaredFusions(const TargetCaps& caps);
+
 // Throws InputError (exit status 2) for a pipeline/disable/only name the target does not know,
 // with its names and the closest one ("did you mean"), or when the target lacks `disable`.
 // `what` names the option the names came from ("--disable").

@@ -36,6 +36,29 @@ enum class NodeForm {
 std::string_view NodeFormName(NodeForm f);
 std::optional<NodeForm> ParseNodeForm(std::string_view name);
 
+// Optional hello "constraints" (docs/target-protocol.md): what the target cannot run, so that
+// the generator never builds it (campaign/campaign_constraints.cc). Defaults: no constraint.
+struct TargetConstraints {
+  // Storage types of quantized activations it takes ("int8", "uint8"); empty: both.
+  std::vector<std::string> activation_types;
+  bool per_axis_activations = true;  // a per-channel QuantizeLinear on an activation
+  // A quantized value read by more than one consumer (a DQ fanning out, a Q read twice): engines
+  // whose flows attach one observer per value refuse what would need two.
+  bool shared_quantized_values = true;
+  bool quantized_graph_outputs = true;  // a quantized intermediate also a graph output
+  // A float value read by an activation and by another user (an Add's sum quantized before its
+  // Relu too): the activation cannot be fused into its producer.
+  bool fan_out_before_activation = true;
+  bool negative_scales = true;  // a quantization scale below 0
+  // A quantized value requantized with other parameters (DQ -> Q with new ones, a MaxPool whose
+  // Q has its own): flows that run such ops on the integers with one observer refuse it.
+  bool requantize = true;
+  bool weight_zero_points = true;  // a weight grid with a zero point (weights not symmetric)
+  // A Pad in a quantized conv block: on the integers before its DQ, or in float after it.
+  bool integer_pads = true;
+  bool operator==(const TargetConstraints&) const = default;
+};
+
 struct TargetCaps {
   std::string name;
   std::set<Op> ops;           // ops the target accepts; the generator restricts itself to them
@@ -56,6 +79,13 @@ struct TargetCaps {
   // Optional hello "rules": the names the target accepts in pipeline/disable/only (its own, as
   // its rewrites report them). Empty: fusefuzz's catalogue when `disable` (targets/rule_names.h).
   std::vector<std::string> rules;
+  // Optional hello "fusions": the engine's fusions, named as its rewrites report them; a
+  // campaign reports which fired and which never did. Empty: `rules` (report/engine_coverage.h).
+  std::vector<std::string> fusions;
+  // Optional hello "unreachable_fusions": declared fusions that cannot fire on this target
+  // whatever the graph (ONNX Runtime's CUDA-only or training-only ones), and why.
+  std::map<std::string, std::string> unreachable_fusions;
+  TargetConstraints constraints;
 };
 
 struct RunRequest {

@@ -153,6 +153,68 @@ test('hello rules: the names disable takes, as ORT spells them; every logged tra
   assert.deepStrictEqual(missing, []);
 });
 
+test('rules inside the rule-based containers are reported one by one, after the container',
+    async () => {
+      const t = await start(['--level', 'all']);
+      try {
+        // conv-bn-bn: Conv -> BN -> BN; ConvBNFusion folds the first BN (Level1 rules).
+        const r = await t.ask(request('conv-bn-bn', 1, {}));
+        const rules = r.rewrites.map((w) => w.rule);
+        const at = rules.indexOf('Level1_RuleBasedTransformer');
+        assert.ok(at >= 0 && rules[at + 1] === 'ConvBNFusion', rules.join(','));
+        // Disabling the one rule (ORT takes rule names too) leaves the BN in place.
+        const off = await t.ask(request('conv-bn-bn', 2, {disable: ['ConvBNFusion']}));
+        assert.ok(!off.rewrites.map((w) => w.rule).includes('ConvBNFusion'),
+            JSON.stringify(off.rewrites));
+        // --no-rule-attribution: the containers only, as ORT logs them.
+      } finally {
+        await t.close();
+      }
+      const plain = await start(['--level', 'all', '--no-rule-attribution']);
+      try {
+        const r = await plain.ask(request('conv-bn-bn', 1, {}));
+        assert.ok(!r.rewrites.map((w) => w.rule).includes('ConvBNFusion'),
+            JSON.stringify(r.rewrites));
+      } finally {
+        await plain.close();
+      }
+    });
+
+test('hello fusions: every rule and transformer but the containers; unreachable ones say why',
+    async () => {
+      const t = await start([]);
+      await t.close();
+      assert.ok(t.hello.fusions.includes('ConvBNFusion') && t.hello.fusions.includes('Pad_Fusion'));
+      assert.ok(!t.hello.fusions.includes('Level1_RuleBasedTransformer'));
+      for (const name of Object.keys(t.hello.unreachable_fusions)) {
+        assert.ok(t.hello.fusions.includes(name), name);
+        assert.ok(t.hello.unreachable_fusions[name].length > 10, name);
+      }
+    });
+
+test('diffRules names the rule behind each node a container removed', () => {
+  const {ruleOf} = require('./rule-attribution');
+  const g = (nodes, inits = []) => ({
+    nodes, initializers: new Map(inits.map((t) => [t.name, t])),
+    producer: new Map(nodes.flatMap((n) => n.output.map((o) => [o, n]))),
+    consumers: new Map(), key: (n) => n.name,
+  });
+  const node = (name, opType, input, output) => ({name, opType, input, output});
+  const conv = node('c', 'Conv', ['x', 'w'], ['y']);
+  const add = node('a', 'Add', ['y', 'k'], ['z']);
+  const float = (name, v) => ({name, dataType: 1, floatData: [v, v], rawData: null});
+  assert.strictEqual(ruleOf(g([conv, add], [float('k', 0.5)]), add), 'ConvAddFusion');
+  assert.strictEqual(ruleOf(g([conv, add], [float('k', 0)]), add), 'NoopElimination');
+  const bn = node('b', 'BatchNormalization', ['y', 's', 'b', 'm', 'v'], ['z']);
+  assert.strictEqual(ruleOf(g([conv, bn]), bn), 'ConvBNFusion');
+  // Through an Identity that EliminateIdentity removes first.
+  const id = node('i', 'Identity', ['y'], ['yi']);
+  const bn2 = node('b2', 'BatchNormalization', ['yi', 's', 'b', 'm', 'v'], ['z']);
+  assert.strictEqual(ruleOf(g([conv, id, bn2]), bn2), 'ConvBNFusion');
+  assert.strictEqual(ruleOf(g([node('p', 'Pad', ['x'], ['q'])]), node('p', 'Pad', ['x'], ['q'])),
+      'Pad_Fusion');
+});
+
 test('an error of the optimized run carries the transformers applied before it', async () => {
   const t = await start(['--level', 'all']);
   try {

@@ -14,6 +14,7 @@
 const {fork} = require('child_process');
 const path = require('path');
 const readline = require('readline');
+const {CONTAINERS} = require('./rule-attribution');
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
@@ -58,19 +59,31 @@ const REWRITE_RULES = ['EliminateIdentity', 'EliminateSlice', 'UnsqueezeEliminat
   'ConvMulFusion', 'ConvBNFusion', 'Pad_Fusion', 'MatmulBNFusion', 'LabelEncoderFusion',
   'ClipQuantFusion', 'ReluQuantFusion'];
 
+// Declared fusions that no graph this adapter receives can fire (README.md, "Engine
+// coverage" lists the ones fusefuzz's vocabulary does not reach yet).
+const UNREACHABLE = {
+  MemcpyTransformer: 'copies between execution providers; this session has only the CPU EP',
+  FreeDimensionOverrideTransformer: 'needs free dimension overrides in the session options; ' +
+      'the adapter sets none and fusefuzz models have no symbolic dimensions',
+  LabelEncoderFusion: 'fuses ai.onnx.ml LabelEncoder nodes; fusefuzz exports the default ' +
+      'domain only',
+};
+
 // A session config entry (ORT's AddSessionConfigEntry keys, e.g. session.x64quantprecision=1:
 // exact u8s8 kernels on x86 CPUs without VNNI, docs/upstream-bugs.md): given to both runs.
 // Every part starts with a letter (no __proto__).
 const CONFIG_ENTRY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+=[A-Za-z0-9_.:-]{1,64}$/;
 
 function parseArgs(argv) {
-  const o = {level: 'all', skip: [], name: 'onnxruntime', config: {}};
+  const o = {level: 'all', skip: [], name: 'onnxruntime', config: {}, ruleLevel: true};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--level' && LEVELS.includes(argv[i + 1])) {
       o.level = argv[++i];
     } else if (a === '--skip-ops' && i + 1 < argv.length) {
       o.skip.push(...argv[++i].split(',').filter((s) => s));
+    } else if (a === '--no-rule-attribution') {
+      o.ruleLevel = false;
     } else if (a === '--name' && argv[i + 1]) {
       o.name = argv[++i];
     } else if (a === '--config' && CONFIG_ENTRY.test(argv[i + 1] || '')) {
@@ -81,7 +94,7 @@ function parseArgs(argv) {
           (a === '--config' ? ` ${argv[i + 1]} (a session config entry KEY=VALUE, e.g. ` +
               'session.x64quantprecision=1)' : '') + '\n' +
           `usage: fusefuzz-ort.js [--level ${LEVELS.join('|')}] [--skip-ops A,B] [--name N]` +
-          ' [--config KEY=VALUE]...\n');
+          ' [--config KEY=VALUE]... [--no-rule-attribution]\n');
       process.exit(2);
     }
   }
@@ -125,28 +138,61 @@ function write(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 
-// "GraphTransformer ConvActivationFusion modified: 1 with status: OK" -> ConvActivationFusion
-function rewritesFrom(lines) {
+// "GraphTransformer ConvActivationFusion modified: 1 with status: OK" -> ConvActivationFusion.
+// After a rule-based container's first entry come the rules found inside it (`rules`,
+// rule-attribution.js), so that blame can disable the one rule, not the whole container.
+function rewritesFrom(lines, rules) {
   const rewrites = [];
+  const seen = new Set();
   for (const l of lines) {
     const m = /GraphTransformer (\S+) modified: 1\b/.exec(l);
-    if (m) rewrites.push({index: rewrites.length + 1, rule: m[1], nodes: []});
+    if (!m) continue;
+    rewrites.push({index: rewrites.length + 1, rule: m[1], nodes: []});
+    if (rules && rules[m[1]] && !seen.has(m[1])) {
+      seen.add(m[1]);
+      for (const rule of rules[m[1]]) rewrites.push({index: rewrites.length + 1, rule, nodes: []});
+    }
   }
   return rewrites;
 }
 
+// The containers whose "modified: 1" the log of a run shows.
+function containersModified(lines) {
+  return CONTAINERS.filter((c) => lines.some((l) => l.includes(`GraphTransformer ${c} modified: 1`)));
+}
+
 function finish() {
   if (!pending || !pending.reply || !pending.ended) return;
-  const {id, reply} = pending;
+  if (pending.attributing) {
+    // The rule attribution's answer: its log lines are not the run's.
+    const {id, run} = pending;
+    const rules = pending.reply.rules || null;
+    pending = null;
+    logLines = [];
+    answer(id, run.reply, run.lines, rules);
+    return;
+  }
+  const {id, reply, request} = pending;
   const lines = logLines;
-  pending = null;
   logLines = [];
+  const containers = opts.ruleLevel && request.wantLog ? containersModified(lines) : [];
+  if (containers.length) {
+    pending = {id, reply: null, ended: false, attributing: true, run: {reply, lines}};
+    worker.send({id, transformers: TRANSFORMERS, attribute: {
+      id, model: request.model, containers, disable: request.disable, config: request.config}});
+    return;
+  }
+  pending = null;
+  answer(id, reply, lines, null);
+}
+
+function answer(id, reply, lines, rules) {
   if (reply.error !== undefined) {
     // The transformers ORT logged before it failed go with the error, so that fusefuzz can
     // blame the rewrite behind an error only the optimized run hits (pads >= kernel).
-    write({id, error: reply.error, rewrites: rewritesFrom(lines)});
+    write({id, error: reply.error, rewrites: rewritesFrom(lines, rules)});
   } else {
-    const resp = {id, outputs: reply.outputs, rewrites: rewritesFrom(lines)};
+    const resp = {id, outputs: reply.outputs, rewrites: rewritesFrom(lines, rules)};
     if (reply.timings) resp.timings = reply.timings;
     write(resp);
   }
@@ -192,6 +238,12 @@ write({
   ops: OPS.filter((op) => !opts.skip.includes(op)),
   capabilities: ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'],
   rules: TRANSFORMERS.concat(REWRITE_RULES),
+  // Engine coverage (docs/target-protocol.md): every transformer and rule but the two
+  // containers (their rules are reported one by one) and EliminateUnsqueeze (the rule's older
+  // name, kept in "rules" for disable only).
+  fusions: TRANSFORMERS.concat(REWRITE_RULES).filter((n) => !CONTAINERS.includes(n) &&
+      n !== 'EliminateUnsqueeze'),
+  unreachable_fusions: UNREACHABLE,
 });
 
 const rl = readline.createInterface({input: process.stdin});
@@ -210,7 +262,7 @@ rl.on('line', (line) => {
   }
   // One request at a time (the protocol is sequential): hold further lines until answered.
   rl.pause();
-  pending = {id: req.id, reply: null, ended: false};
+  pending = {id: req.id, reply: null, ended: false, request: h.run};
   logLines = [];
   worker.send(h.run);
 });

@@ -5,6 +5,7 @@
 // is complete (pipes are synchronous in Node on Linux, and ORT writes through unbuffered cerr).
 'use strict';
 const ort = require('onnxruntime-node');
+const {attributeRules} = require('./rule-attribution');
 
 function fromB64(t) {
   const buf = Buffer.from(t.b64, 'base64');
@@ -80,7 +81,10 @@ async function run(msg) {
 process.on('message', async (msg) => {
   let reply;
   try {
-    reply = await run(msg);
+    // A second message for the same case: which rules inside the rule-based containers fired
+    // (rule-attribution.js); a failure there leaves the containers' names alone.
+    reply = msg.attribute ? {rules: await attributeRules(ort, msg.attribute, msg.transformers)} :
+      await run(msg);
   } catch (e) {
     reply = {error: String(e && e.message ? e.message : e)};
   }

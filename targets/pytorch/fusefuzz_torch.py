@@ -38,6 +38,41 @@ NOT_TRANSLATED = {
 QUANT_OPS = ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearAdd", "Conv",
              "BatchNorm", "Relu", "Relu6", "Clip", "HardSwish", "Add", "MaxPool", "AvgPool",
              "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm"]
+# Hello "constraints" of the quantization modes (docs/target-protocol.md): what quant_graph.py
+# and quant_modes.py refuse in every graph, so that fusefuzz never builds it: PyTorch's
+# activations are per tensor with a positive scale, and the onednn and qnnpack engines'
+# quantized ops take uint8 activations (check_flow_params); a value is quantized once (its
+# observer), and ops on the integers (MaxPool) keep their input's parameters (quant_graph.py:
+# "quantized twice", quant_modes.py: "shares one observer": MaxPool, Relu, Clip run on the
+# integers); weights are symmetric int8; a quantized intermediate that is also an output would
+# be two outputs of one float value. (The pads PyTorch refuses, "prepare_fx observes pad", are
+# the explicit pads of asymmetric pools and convs, not the conv blocks' Pads: integer_pads false
+# changed nothing, measured.)
+QUANT_CONSTRAINTS = {"activation_types": ["uint8"], "per_axis_activations": False,
+                     "negative_scales": False, "requantize": False, "weight_zero_points": False,
+                     "quantized_graph_outputs": False}
+# Hello "fusions" (engine coverage, docs/campaign.md "Engine fusions"): each mode's fusions,
+# named as its rewrites report them (diff_rewrites here, quant_fx.py, quant_eager.py).
+FUSIONS = {
+    "fx": ["fx:Conv2d-BatchNorm2d"],
+    "fuse_fx": ["fuse_fx:Conv2d-BatchNorm2d", "fuse_fx:Conv2d-BatchNorm2d-ReLU=ConvReLU2d",
+                "fuse_fx:Conv2d-ReLU=ConvReLU2d", "fuse_fx:BatchNorm2d-ReLU=BNReLU2d",
+                "fuse_fx:Linear-ReLU=LinearReLU"],
+    "fuse_modules": ["fuse_modules:Conv2d-BatchNorm2d-ReLU", "fuse_modules:Conv2d-BatchNorm2d",
+                     "fuse_modules:Conv2d-ReLU", "fuse_modules:BatchNorm2d-ReLU"],
+}
+# Eager quantization fuses the declaration-order groups (fuse_modules' four patterns); the FX
+# flows report chain=fused type: eval-mode PTQ folds BN into the Conv2d, QAT keeps ConvBn*.
+for _m in ("ptq_eager", "ptq_eager_dataflow"):
+    FUSIONS[_m] = ["ptq_eager:Conv2d-BatchNorm2d-ReLU", "ptq_eager:Conv2d-BatchNorm2d",
+                   "ptq_eager:Conv2d-ReLU", "ptq_eager:BatchNorm2d-ReLU"]
+for _m in ("ptq_fx", "ptq_fx_qnnpack"):
+    FUSIONS[_m] = [_m + ":Conv2d-BatchNorm2d=Conv2d", _m + ":Conv2d-BatchNorm2d-ReLU=ConvReLU2d",
+                   _m + ":Conv2d-ReLU=ConvReLU2d", _m + ":BatchNorm2d-ReLU=BNReLU2d",
+                   _m + ":Linear-ReLU=LinearReLU"]
+FUSIONS["qat_fx"] = ["qat_fx:Conv2d-BatchNorm2d=ConvBn2d",
+                     "qat_fx:Conv2d-BatchNorm2d-ReLU=ConvBnReLU2d", "qat_fx:Conv2d-ReLU=ConvReLU2d",
+                     "qat_fx:BatchNorm2d-ReLU=BNReLU2d", "qat_fx:Linear-ReLU=LinearReLU"]
 FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
 QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 MODES = FLOAT_MODES + QUANT_MODES
@@ -249,6 +284,10 @@ def main():
              "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
              "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
              "capabilities": capabilities(args.mode)}
+    if args.mode in QUANT_MODES:
+        hello["constraints"] = QUANT_CONSTRAINTS
+    if FUSIONS.get(args.mode):
+        hello["fusions"] = FUSIONS[args.mode]
     if args.mode in QUANT_MODES:
         # quantize_per_tensor (ATen's quantize_val and its vectorized form) multiplies by the
         # float32 reciprocal of the scale and rounds half to even, where ONNX divides.

@@ -278,6 +278,12 @@ class Protocol(unittest.TestCase):
         self.assertEqual(hello["quantize_rounding"], "reciprocal_multiply")
         self.assertEqual(set(resp["node_forms"]), {"c", "bn", "r"})
         self.assertEqual(resp["outputs"]["y"]["shape"], [1, 6, 8, 8])
+        # Engine coverage: the fusion it reported is one it declares; the constraints keep the
+        # generator to uint8 per-tensor activations with positive scales.
+        rules = [r["rule"] for r in resp["rewrites"]]
+        self.assertTrue(rules, resp["rewrites"])
+        self.assertTrue(set(rules) <= set(hello["fusions"]), (rules, hello["fusions"]))
+        self.assertEqual(hello["constraints"], fusefuzz_torch.QUANT_CONSTRAINTS)
 
     def test_quantize_per_tensor_multiplies_by_the_reciprocal(self):
         # What the hello declares: fl(x * fl(1/s)) rounded half to even, not ONNX's fl(x / s).

@@ -228,6 +228,12 @@ int Main(int argc, char** argv) {
       {"capabilities", {"rewrites", "disable", "bisect_limit", "bench", "repro"}}};
   hello["rules"] = {xnnpack::kClampRule, xnnpack::kPadConvRule, xnnpack::kPadDwRule};
   if (int8) hello["rules"].push_back(xnnpack::kQdqConvRule);
+  if (int8) {
+    // What it refuses in any graph (docs/target-protocol.md, "constraints"): its quantized
+    // values have one scale and zero point (builder_int8.cc), and a scale > 0
+    // (xnn_define_quantized_tensor_value).
+    hello["constraints"] = {{"per_axis_activations", false}, {"negative_scales", false}};
+  }
   // Initialised before the hello: a machine XNNPACK refuses says so at once, on stderr.
   if (xnn_status s = xnn_initialize(nullptr); s != xnn_status_success) {
     std::fprintf(stderr, "fusefuzz-xnnpack-target: xnn_initialize: %s\n", StatusName(s).c_str());

@@ -1,0 +1,20 @@
+// The hello's declarations about what the engine has and what it cannot run ("fusions",
+// "constraints"; docs/target-protocol.md), parsed apart from the protocol client.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "targets/target.h"
+
+namespace fusefuzz {
+
+// Reads "fusions", "unreachable_fusions" and "constraints" of a hello into `caps` (both reset
+// first). Returns "" or what is wrong, with its JSON path ("hello: /constraints/activation_types/0:
+// ...").
+std::string ParseHelloDeclarations(const nlohmann::json& hello, TargetCaps* caps);
+
+// Its form in a hello (for the example target, tests and `list targets`); the defaults give {}.
+nlohmann::json ConstraintsToJson(const TargetConstraints& c);
+
+}  // namespace fusefuzz
