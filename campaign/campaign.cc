@@ -93,6 +93,13 @@ int RunCampaign(const CampaignOptions& in) {
       if (t->caps().ops.count(op)) allowed.insert(op);
     if (allowed.empty()) throw InputError("--target", "the target supports none of the ops");
     o.gen.allowed_ops = allowed;
+    // Spellings: the target's (a config's own list narrows them; spelling_rate 0 turns them off).
+    const std::set<std::string> writes = TargetSpellings(t->caps());
+    std::set<std::string> spellings;
+    for (const std::string& sp : writes) {
+      if (o.gen.spellings.empty() || o.gen.spellings.count(sp)) spellings.insert(sp);
+    }
+    o.gen.spellings = spellings;
   }
   CampaignStats stats;
   Progress done;

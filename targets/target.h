@@ -52,7 +52,14 @@ struct TargetCaps {
   // Optional hello "rules": the names the target accepts in pipeline/disable/only (its own, as
   // its rewrites report them). Empty: fusefuzz's catalogue when `disable` (targets/rule_names.h).
   std::vector<std::string> rules;
+  // Optional hello "spellings": the spellings (ir/spellings.def) it writes when a node carries
+  // one. A target fed ONNX only also gets fusefuzz's ONNX export spellings (TargetSpellings).
+  std::set<std::string> spellings;
 };
+
+// The spellings the generator may use for a target: those it declares, and the ONNX export's
+// when it reads ONNX only (fusefuzz writes those itself).
+std::set<std::string> TargetSpellings(const TargetCaps& caps);
 
 struct RunRequest {
   bool optimize = true;  // false: run the graph as given (kernel check)
