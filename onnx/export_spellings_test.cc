@@ -88,7 +88,9 @@ TEST(OnnxSpellings, EachWritesItsNodesAndImportsBackAsTheNode) {
     EXPECT_EQ(WriteGraph(back), WriteGraph(g));
   }
   for (const SpellingInfo& i : AllSpellings()) {
-    if (i.family == SpellingFamily::kOnnx) EXPECT_TRUE(tested.count(std::string(i.name))) << i.name;
+    if (i.family == SpellingFamily::kOnnx) {
+      EXPECT_TRUE(tested.count(std::string(i.name))) << i.name;
+    }
   }
 }
 
