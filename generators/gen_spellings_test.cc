@@ -39,7 +39,9 @@ TEST(GenSpellings, SameGraphAsWithoutThemAndEverySpellingApplies) {
       EXPECT_EQ(spelled.graph, plain.graph) << seed;
       EXPECT_EQ(spelled.inputs, plain.inputs) << seed;
     }
-    EXPECT_GE(used.size(), 10u) << SpellingFamilyName(family);
+    std::string names;
+    for (const std::string& u : used) names += " " + u;
+    EXPECT_GE(used.size(), 10u) << SpellingFamilyName(family) << ":" << names;
   }
 }
 
