@@ -9,12 +9,6 @@
 namespace fusefuzz {
 namespace {
 
-int64_t Product(const Shape& s, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to; ++i) p *= s[i];
-  return p;
-}
-
 Tensor Transposed(const Tensor& t) {  // a [R, C] matrix as [C, R]
   const int64_t r = t.shape[0], c = t.shape[1];
   Tensor out({c, r}, std::vector<float>(t.data.size()));
