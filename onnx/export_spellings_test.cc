@@ -85,7 +85,11 @@ TEST(OnnxSpellings, EachWritesItsNodesAndImportsBackAsTheNode) {
     EXPECT_EQ(ops, c.onnx_ops);
     OnnxImportInfo info;
     const Graph back = ImportOnnx(bytes, "m.onnx", {}, &info);
-    EXPECT_EQ(WriteGraph(back), WriteGraph(g));
+    // The import drops float-to-float Casts before it reads the records (docs/onnx.md): that
+    // spelling comes back as the plain node, its documented equivalent.
+    Graph want = g;
+    if (c.spelling == "onnx.cast-same-type") want.nodes[0].spelling.clear();
+    EXPECT_EQ(WriteGraph(back), WriteGraph(want));
   }
   for (const SpellingInfo& i : AllSpellings()) {
     if (i.family == SpellingFamily::kOnnx) {
