@@ -106,6 +106,13 @@ int RunCampaign(const CampaignOptions& in) {
     for (const auto& [name, why] : t->caps().unreachable_fusions)
       if (std::find(engine_fusions.begin(), engine_fusions.end(), name) != engine_fusions.end())
         engine_unreachable[name] = why;
+    // Spellings: the target's (a config's own list narrows them; spelling_rate 0 turns them off).
+    const std::set<std::string> writes = TargetSpellings(t->caps());
+    std::set<std::string> spellings;
+    for (const std::string& sp : writes) {
+      if (o.gen.spellings.empty() || o.gen.spellings.count(sp)) spellings.insert(sp);
+    }
+    o.gen.spellings = spellings;
   }
   CampaignStats stats;
   Progress done;
@@ -229,6 +236,9 @@ int RunCampaign(const CampaignOptions& in) {
           stats.rule_fires[rule] += n.get<int64_t>();
         }
         stats.coverage.Add(m.at("coverage").get<std::map<std::string, int64_t>>());
+        if (auto sp = m.find("spellings"); sp != m.end()) {
+          for (const auto& [name, n] : sp->items()) stats.spellings[name] += n.get<int64_t>() > 0;
+        }
       }
     } catch (const std::exception& e) {
       // Workers are ours: this is a fusefuzz bug, not the target's; say so and go on.
@@ -398,6 +408,15 @@ int RunCampaign(const CampaignOptions& in) {
     std::fprintf(stderr, "fusefuzz: error: could not write the summary: %s\n", e.what());
   }
   std::fprintf(stderr, "%s", stats.SummaryText(o.out_dir, summary_written).c_str());
+  if (!o.gen.spellings.empty()) {
+    // Spellings the target writes that no graph of this run used: not tested (issue 51).
+    std::string unused;
+    for (const std::string& sp : o.gen.spellings) {
+      if (!stats.spellings.count(sp)) unused += " " + sp;
+    }
+    std::fprintf(stderr, "spellings: %zu of %zu used%s%s\n", stats.spellings.size(),
+                 o.gen.spellings.size(), unused.empty() ? "" : "; never used:", unused.c_str());
+  }
   std::fprintf(stderr, "%s", EngineFusionsConsole(stats).c_str());
   // The lock file goes before the lock: a campaign starting now makes a new one (PrepareOut).
   fs::remove(layout.out + "/.lock", ec);

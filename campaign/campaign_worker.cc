@@ -176,6 +176,11 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
       std::map<std::string, int64_t> coverage = ClassifyGraph(c.graph);
       for (const auto& [id, n] : ClassifyQuantValues(c.graph, c.inputs)) coverage[id] += n;
       end["coverage"] = std::move(coverage);
+      std::map<std::string, int64_t> spellings;  // spelling -> nodes (issue 51)
+      for (const Node& n : c.graph.nodes) {
+        if (!n.spelling.empty()) ++spellings[n.spelling];
+      }
+      if (!spellings.empty()) end["spellings"] = std::move(spellings);
       g_in_case = 0;
       if (!Send(fd, end)) break;
     }

@@ -1,13 +1,15 @@
-// `fusefuzz list ops|rules|faults|targets|isa`
+// `fusefuzz list ops|rules|faults|targets|isa|spellings [--target T]`
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/cli.h"
 #include "ir/ops.h"
+#include "ir/spelling.h"
 #include "kernels/fast/executor.h"
 #include "targets/builtin_targets.h"
 #include "targets/target.h"
@@ -58,17 +60,44 @@ void ListTargets() {
             << TargetsDir() << "\n";
 }
 
+// Each spelling a line: name, the ops it writes, who writes it (torch: the PyTorch adapter; onnx:
+// fusefuzz's ONNX export), what it writes. With a target: only the spellings it gets.
+void ListSpellings(const std::string& target) {
+  std::set<std::string> only;
+  if (!target.empty()) {
+    TargetSettings settings;
+    settings.timeout_seconds = 30;
+    only = TargetSpellings(MakeTarget(target, settings)->caps());
+  }
+  size_t count = 0;
+  for (const SpellingInfo& i : AllSpellings()) {
+    if (!target.empty() && !only.count(std::string(i.name))) continue;
+    ++count;
+    std::cout << std::left << std::setw(30) << std::string(i.name) + " " << std::setw(6)
+              << SpellingFamilyName(i.family) << " " << std::setw(20) << std::string(i.ops) + " "
+              << i.doc << "\n";
+  }
+  if (count == 0) std::cout << "(no spellings" << (target.empty() ? "" : " for " + target) << ")\n";
+}
+
 }  // namespace
 
 void RegisterList(Cli& cli) {
   auto* cmd = cli.app.add_subcommand(
-      "list", "List the ops, optimizer rules, faults, targets or the fast kernels' ISA levels");
+      "list",
+      "List the ops, optimizer rules, faults, targets, the fast kernels' ISA levels or spellings");
   // Options live in a shared_ptr owned by the callback, i.e. by the app.
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "ops | rules | faults | targets | isa")
+  auto target = std::make_shared<std::string>();
+  cmd->add_option("what", *what, "ops | rules | faults | targets | isa | spellings")
       ->required()
-      ->check(CLI::IsMember({"ops", "rules", "faults", "targets", "isa"}));
-  cmd->callback([what] {
+      ->check(CLI::IsMember({"ops", "rules", "faults", "targets", "isa", "spellings"}));
+  cmd->add_option("--target", *target, "spellings: only those this target gets");
+  cmd->callback([what, target] {
+    if (*what == "spellings") {
+      ListSpellings(*target);
+      return;
+    }
     if (*what == "targets") {
       ListTargets();
       return;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/error.h"
+#include "ir/spelling.h"
 
 namespace fusefuzz {
 namespace {
@@ -282,6 +283,9 @@ GenConfig::GenConfig() {
 
 void ValidateConfig(const GenConfig& c, const std::string& source) {
   const GenLimits& l = c.limits;
+  if (!(c.spelling_rate >= 0 && c.spelling_rate <= 1)) {
+    Bad(source, "/spelling_rate", "must be in [0, 1]");
+  }
   auto range = [&](const char* key, int64_t v, int64_t lo, int64_t hi) {
     if (v < lo || v > hi) {
       Bad(source, std::string("/limits/") + key,
@@ -457,6 +461,18 @@ GenConfig ConfigFromJson(const nlohmann::json& j, const std::string& source) {
     } else if (key == "allow_nan_inf") {
       if (!v.is_boolean()) Bad(source, ptr, "expected true or false");
       c.allow_nan_inf = v.get<bool>();
+    } else if (key == "spellings") {
+      if (!v.is_array()) Bad(source, ptr, "expected an array of spelling names");
+      c.spellings.clear();
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string p = ptr + "/" + std::to_string(i);
+        if (!v[i].is_string() || !SpellingFromName(v[i].get<std::string>())) {
+          Bad(source, p, "unknown spelling " + v[i].dump() + " (fusefuzz list spellings)");
+        }
+        c.spellings.insert(v[i].get<std::string>());
+      }
+    } else if (key == "spelling_rate") {
+      c.spelling_rate = GetNumber(v, source, ptr);
     } else {
       Bad(source, ptr, "unknown key");
     }
@@ -496,6 +512,11 @@ nlohmann::json ConfigToJson(const GenConfig& c) {
     for (const auto& [name, field] : kQuantProbFields) q[name] = c.quant.*field;
     for (const auto& [name, field] : kQuantWeightFields) q[name] = c.quant.*field;
     j["quant"] = q;
+  }
+  // Likewise only with spellings (a target that writes some).
+  if (!c.spellings.empty()) {
+    j["spellings"] = c.spellings;
+    j["spelling_rate"] = c.spelling_rate;
   }
   return j;
 }

@@ -215,6 +215,11 @@ struct GenConfig {
   GenValues values;
   bool allow_nan_inf = false;
   GenQuant quant;
+  // Spellings (ir/spellings.def) the generator may give a node: the target's (campaign/), empty
+  // for the embedded target. A node that can take one of them gets one with spelling_rate, drawn
+  // after the whole graph (generators/gen_spellings.cc): the graph itself is the same.
+  std::set<std::string> spellings;
+  double spelling_rate = 0.15;
 
   GenConfig();  // the defaults documented in docs/generator.md
   bool operator==(const GenConfig&) const = default;

@@ -7,6 +7,7 @@
 #include "generators/gen_builder.h"
 #include "generators/gen_patterns.h"
 #include "generators/gen_quant.h"
+#include "generators/gen_spellings.h"
 
 namespace fusefuzz {
 namespace {
@@ -68,7 +69,11 @@ Shape PickInputShape(ChoiceSource& src, const GenLimits& l, const GenProbabiliti
 
 GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
   ValidateConfig(cfg);
-  if (cfg.quant.enabled) return gen::GenerateQuantized(source, cfg);
+  if (cfg.quant.enabled) {
+    GeneratedCase q = gen::GenerateQuantized(source, cfg);
+    gen::DrawSpellings(source, cfg, q.graph);
+    return q;
+  }
   gen::Builder b(source, cfg);
   const GenLimits& lim = cfg.limits;
   std::string current = b.AddInput(PickInputShape(source, lim, cfg.probabilities));
@@ -152,6 +157,7 @@ GeneratedCase Generate(ChoiceSource& source, const GenConfig& cfg) {
     outs[0] = b.EmitHead(Op::Identity, current, head_budget);
   }
   g.outputs = outs;
+  gen::DrawSpellings(source, cfg, g);
   GeneratedCase c;
   c.graph = std::move(g);
   c.inputs = std::move(b.inputs());

@@ -51,6 +51,7 @@ struct Node {
   std::vector<EpilogueStep> epilogue;  // FusedConv; Gemm: activation and clamp steps only;
                                        // QLinearConv: add (input 1), then one Relu/Relu6/Clip
   QuantMap quant;                      // by role (ir/quant.h); empty for float ops
+  std::string spelling;  // how an engine writes it (ir/spellings.def); "" = the plain way
   bool operator==(const Node&) const = default;
 };
 

@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/graph_migrate.h"
 #include "ir/json_internal.h"
+#include "ir/spelling.h"
 #include "ir/verifier.h"
 
 namespace fusefuzz {
@@ -199,7 +200,8 @@ EpilogueStep ReadStep(const json& j, const Node& n, ReadCtx& c, const std::strin
 
 Node ReadNode(const json& j, ReadCtx& c, const std::string& p) {
   if (!j.is_object()) Fail(c, p, "a node must be an object, got " + TypeName(j));
-  CheckKeys(j, c, p, {"name", "op", "inputs", "outputs", "attrs", "params", "epilogue", "quant"},
+  CheckKeys(j, c, p,
+            {"name", "op", "inputs", "outputs", "attrs", "params", "epilogue", "quant", "spelling"},
             "a node");
   Node n;
   n.name = ReadName(Require(j, c, p, "name"), c, p + "/name");
@@ -237,6 +239,13 @@ Node ReadNode(const json& j, ReadCtx& c, const std::string& p) {
   }
   if (const json* q = Optional(j, "quant")) {
     n.quant = json_detail::ReadQuantMap(*q, n.op, c, p + "/quant");
+  }
+  if (const json* s = Optional(j, "spelling")) {
+    // Known names here; whether the node can take it: VerifyGraph (ir/spelling.h).
+    if (!s->is_string() || !SpellingFromName(s->get_ref<const std::string&>())) {
+      Fail(c, p + "/spelling", "unknown spelling " + s->dump() + " (fusefuzz list spellings)");
+    }
+    n.spelling = s->get_ref<const std::string&>();
   }
   return n;
 }
@@ -572,6 +581,7 @@ OJson GraphToOJson(const Graph& g, const WriteOptions& opts) {
       o["epilogue"] = std::move(e);
     }
     if (!n.quant.empty()) o["quant"] = json_detail::QuantMapToJson(n.quant);
+    if (!n.spelling.empty()) o["spelling"] = n.spelling;
     nodes.push_back(std::move(o));
   }
   j["nodes"] = std::move(nodes);

@@ -8,6 +8,7 @@
 
 #include "ir/ops.h"
 #include "ir/quant.h"
+#include "ir/spelling.h"
 
 namespace fusefuzz {
 namespace {
@@ -74,6 +75,13 @@ TEST(Docs, OpTableMatchesSchema) {
 using OJ = nlohmann::ordered_json;
 
 OJ Ref(const std::string& def) { return {{"$ref", "#/$defs/" + def}}; }
+
+// The names a node's "spelling" may hold (ir/spellings.def).
+OJ SpellingNames() {
+  OJ names = OJ::array();
+  for (const SpellingInfo& i : AllSpellings()) names.push_back(std::string(i.name));
+  return names;
+}
 
 OJ AttrsSchema(Op op) {
   OJ props = OJ::object(), required = OJ::array();
@@ -231,7 +239,8 @@ OJ GraphSchema() {
         {"attrs", {{"type", "object"}}},
         {"params", {{"type", "object"}}},
         {"epilogue", {{"type", "array"}, {"maxItems", 16}, {"items", Ref("epilogue_step")}}},
-        {"quant", {{"type", "object"}}}}},
+        {"quant", {{"type", "object"}}},
+        {"spelling", {{"enum", SpellingNames()}}}}},
       {"additionalProperties", false},
       {"allOf", PerOp(false)}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},

@@ -348,6 +348,8 @@ uint64_t Hash(const Graph& g, bool structural) {
       h.Params(s.params);
     }
     h.Quant(n.quant);
+    // Only when set: fingerprints of graphs without spellings stay what they were.
+    if (!n.spelling.empty()) h.Str("spelling " + n.spelling);
   }
   if (g.options.allow_negative_scale) h.Str("allow_negative_scale");
   h.U64(g.outputs.size());

@@ -8,6 +8,7 @@
 
 #include "ir/broadcast.h"
 #include "ir/error.h"
+#include "ir/spelling.h"
 #include "ir/verifier_internal.h"
 
 namespace fusefuzz {
@@ -813,6 +814,7 @@ ShapeMap VerifyGraph(const Graph& g, const Limits& limits) {
     if (!shapes.count(o)) throw InputError("graph output '" + o + "'", "no such value");
     if (!outs.insert(o).second) throw InputError("graph output '" + o + "'", "listed twice");
   }
+  VerifySpellings(g, shapes);
   return shapes;
 }
 

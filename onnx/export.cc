@@ -12,6 +12,7 @@
 #include "ir/json_io.h"
 #include "ir/verifier.h"
 #include "onnx/export_quant.h"
+#include "onnx/export_spellings.h"
 #include "onnx/node_builder.h"
 #include "onnx/proto_io.h"
 #include "onnx/tensor_proto.h"
@@ -36,8 +37,12 @@ class Exporter {
       // The ONNX names it reads and writes (integer values: onnx/export_quant.h).
       const Node m = quant_.MapNames(n);
       const int first = graph_.node_size();
-      EmitNode(m);
-      if (opts_.record_nodes && IsRecorded(n)) RecordNode(n, m, first);
+      if (HasOnnxSpelling(n)) {
+        EmitSpelled(m);
+      } else {
+        EmitNode(m);
+      }
+      if (opts_.record_nodes && (IsRecorded(n) || !n.spelling.empty())) RecordNode(n, m, first);
       quant_.AfterNode(n);
     }
     OnnxModel m;
@@ -96,7 +101,7 @@ class Exporter {
   std::string Initializer(const std::string& name, const Shape& dims,
                           const std::vector<float>& data) {
     std::string v = Fresh(&used_values_, name);
-    onnx::TensorProto* t = graph_.add_initializer();
+    onnx::TensorProto* t = NewConstant(v);
     for (int64_t d : dims) t->add_dims(d);
     t->set_data_type(onnx::TensorProto::FLOAT);
     t->set_name(v);
@@ -105,13 +110,46 @@ class Exporter {
   }
   std::string Int64Initializer(const std::string& name, const std::vector<int64_t>& data) {
     std::string v = Fresh(&used_values_, name);
-    onnx::TensorProto* t = graph_.add_initializer();
+    onnx::TensorProto* t = NewConstant(v);
     t->add_dims(static_cast<int64_t>(data.size()));
     t->set_data_type(onnx::TensorProto::INT64);
     t->set_name(v);
     t->set_raw_data(data.data(), data.size() * sizeof(int64_t));
     return v;
   }
+  // The tensor of constant `v`: an initializer, or (spelling onnx.constant-nodes) the value of a
+  // Constant node written here, before the node that reads it.
+  onnx::TensorProto* NewConstant(const std::string& v) {
+    if (!constants_as_nodes_) return graph_.add_initializer();
+    onnx::NodeProto* c = graph_.add_node();
+    c->set_op_type("Constant");
+    c->set_name(Fresh(&used_nodes_, v + "/constant"));
+    c->add_output(v);
+    onnx::AttributeProto* a = c->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    return a->mutable_t();
+  }
+
+  // A node with an ONNX spelling (onnx/export_spellings.h).
+  void EmitSpelled(const Node& n) {
+    SpellingExportHooks h;
+    h.emit_plain = [&](const Node& m) { EmitNode(m); };
+    h.value = [&](const Node& m, const std::string& what) { return Value(m, what); };
+    h.node_name = [&](const Node& m, const std::string& what) { return NodeName(m, what); };
+    h.floats = [&](const std::string& name, const Shape& dims, const std::vector<float>& data) {
+      return Initializer(name, dims, data);
+    };
+    h.int64s = [&](const std::string& name, const std::vector<int64_t>& data) {
+      return Int64Initializer(name, data);
+    };
+    h.add = [&](const onnx::NodeProto& p) { *graph_.add_node() = p; };
+    constants_as_nodes_ = n.spelling == InfoOf(Spelling::kOnnxConstantNodes).name;
+    const Shape in = n.inputs.empty() ? Shape{} : shapes_.at(n.inputs[0]);
+    EmitOnnxSpelling(n, in, shapes_.at(n.output), h);
+    constants_as_nodes_ = false;
+  }
+
   // A rank-0 float constant (broadcasts against anything).
   std::string Scalar(const Node& n, const std::string& what, double value) {
     return Initializer(n.name + "/" + what, {}, {ToF32(value)});
@@ -155,6 +193,17 @@ class Exporter {
     Graph one;
     one.nodes.push_back(n);
     nlohmann::json node = GraphToJson(one).at("nodes").at(0);
+    // A spelled node's tensors may be written transposed, reshaped or as Constant nodes: its
+    // record keeps them inline (the import reads inline tensors as they are).
+    if (!n.spelling.empty()) {
+      nlohmann::json onnx_nodes = nlohmann::json::array();
+      for (int i = first_onnx_node; i < graph_.node_size(); ++i) {
+        onnx_nodes.push_back(graph_.node(i).name());
+      }
+      nlohmann::json record = {{"node", std::move(node)}, {"onnx_nodes", std::move(onnx_nodes)}};
+      decompositions_.emplace_back(std::string(kOnnxNodeRecordPrefix) + n.name, record.dump());
+      return;
+    }
     auto by_reference = [&](nlohmann::json& params, const ParamMap& tensors, bool grids) {
       for (const auto& [name, t] : tensors) {
         if (grids && n.quant.count(name)) continue;
@@ -631,6 +680,7 @@ class Exporter {
   std::vector<std::pair<std::string, std::string>> decompositions_;
   std::map<const Tensor*, std::string> initializer_of_;  // every param written, by address
   QuantExport quant_;                                    // after the members it points to
+  bool constants_as_nodes_ = false;  // while writing a node spelled onnx.constant-nodes
 };
 
 }  // namespace

@@ -21,6 +21,11 @@ void ResolveTensors(json* params, const std::string& where,
   if (!params->is_object()) throw InputError(where, "params must be an object");
   for (auto& [name, ref] : params->items()) {
     const std::string at = where + "/" + name;
+    // A tensor written inline (a spelled node's record): the graph reader checks it.
+    if (ref.is_object() && !ref.contains("initializer") &&
+        (ref.contains("data") || ref.contains("b64"))) {
+      continue;
+    }
     if (!ref.is_object() || !ref.contains("initializer") || !ref.contains("shape") ||
         !ref["initializer"].is_string() || !ref["shape"].is_array()) {
       throw InputError(at, "expected {\"initializer\": name, \"shape\": [...]}");

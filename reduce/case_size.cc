@@ -98,6 +98,7 @@ CaseSize SizeOf(const ReduceCase& c) {
   s.outputs = static_cast<int64_t>(c.graph.outputs.size());
   for (const Node& n : c.graph.nodes) {
     s.ops += OpCost(n);
+    s.spellings += n.spelling.empty() ? 0 : 1;
     s.geometry += NodeGeometry(n);
     for (const auto& [name, v] : n.attrs) {
       if (const double* d = std::get_if<double>(&v))

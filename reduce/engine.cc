@@ -8,6 +8,7 @@
 
 #include "ir/error.h"
 #include "ir/printers.h"
+#include "ir/spelling.h"
 #include "reduce/reduce.h"
 
 namespace fusefuzz {
@@ -91,6 +92,8 @@ ReduceCase Reduce(ReduceCase start, const std::vector<std::unique_ptr<ReducePass
             bool accepted = false;
             if (cand) {
               RemoveDeadCode(*cand);
+              // A node the pass changed may no longer take its spelling: it goes plain.
+              DropInapplicableSpellings(cand->graph);
               if (IsValidCase(*cand)) {
                 CaseSize size = SizeOf(*cand);
                 if (size < cur_size) {

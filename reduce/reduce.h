@@ -35,6 +35,7 @@ struct CaseSize {
   int64_t nodes = 0;
   int64_t outputs = 0;
   int64_t ops = 0;         // sum of OpCost over nodes
+  int64_t spellings = 0;   // nodes with a spelling (the plain way is plainer)
   int64_t geometry = 0;    // sum of (kernel-1), (stride-1), (dilation-1), pads, (group-1), ...
   int64_t elements = 0;    // graph input + param elements
   int64_t value_cost = 0;  // sum of ValueCost over input + param elements and float attrs

@@ -363,6 +363,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   }
   j["patterns"] = groups;
   if (s.coverage.graphs > 0) j["coverage"] = CoverageToJson(s.coverage, {.min_share = 0.002});
+  if (!s.spellings.empty()) j["spellings"] = s.spellings;
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
   }

@@ -96,6 +96,8 @@ struct CampaignStats {
   // Generator coverage classes of the graphs checked (generators/coverage.h): what the campaign
   // exercised; summary.md lists the classes below the threshold.
   CoverageTally coverage;
+  // Spelling -> graphs that used it (issue 51); summary.json "spellings" when not empty.
+  std::map<std::string, int64_t> spellings;
   // Where a resumed campaign continues (written to summary.json as "progress"): case i has been
   // checked iff i < progress_next[i % progress_jobs]. progress_jobs == 0: unknown.
   int progress_jobs = 0;

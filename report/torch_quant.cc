@@ -151,11 +151,12 @@ class Splitter {
                  {},
                  {},
                  {},
+                 {},
                  {}};
         std::string y = Add(n.name, add);
         if (AttrString(n, "activation") == "relu") {
           y = Add(n.name,
-                  Node{n.name + "__relu", Op::Relu, {y}, n.name + "__relu", {}, {}, {}, {}});
+                  Node{n.name + "__relu", Op::Relu, {y}, n.name + "__relu", {}, {}, {}, {}, {}});
         }
         Quantize(y, n.output, n.quant.at("y"));
         return;
@@ -230,7 +231,8 @@ class Splitter {
   void QLinearConv(const Node& n) {
     const QuantParams& qx = n.quant.at("x");
     const QuantParams& qw = n.quant.at("w");
-    Node conv{n.name, Op::Conv, {ReadInt(n, n.inputs[0])}, n.name + "__conv", n.attrs, {}, {}, {}};
+    Node conv{n.name, Op::Conv, {ReadInt(n, n.inputs[0])}, n.name + "__conv", n.attrs, {}, {},
+              {},     {}};
     Tensor w = n.params.at("W");
     const int64_t m = w.shape[0];
     const int64_t per = m ? w.size() / m : 0;
@@ -251,7 +253,8 @@ class Splitter {
       const EpilogueStep& st = n.epilogue[k];
       if (st.kind == EpilogueKind::kAdd) {
         const std::string r = ReadInt(n, n.inputs[static_cast<size_t>(st.input)]);
-        y = Add(n.name, Node{n.name + "__add", Op::Add, {y, r}, n.name + "__add", {}, {}, {}, {}});
+        y = Add(n.name,
+                Node{n.name + "__add", Op::Add, {y, r}, n.name + "__add", {}, {}, {}, {}, {}});
       } else if (st.kind == EpilogueKind::kActivation) {
         y = Add(n.name, Node{n.name + "__act" + std::to_string(k),
                              st.act,
@@ -260,6 +263,7 @@ class Splitter {
                              st.attrs,
                              st.params,
                              {},
+                             {},
                              {}});
       } else if (st.kind == EpilogueKind::kClamp) {
         y = Add(n.name, Node{n.name + "__clip" + std::to_string(k),
@@ -267,6 +271,7 @@ class Splitter {
                              {y},
                              n.name + "__clip" + std::to_string(k),
                              st.attrs,
+                             {},
                              {},
                              {},
                              {}});

@@ -21,8 +21,8 @@ namespace fusefuzz {
 const std::vector<BuiltinTarget>& BuiltinTargets() {
   static const std::vector<BuiltinTarget> kTargets = {
       {"pytorch",
-       {"eager", "fx", "fuse_fx", "fuse_modules", "torchscript", "ptq_fx", "ptq_fx_qnnpack",
-        "ptq_eager", "ptq_eager_dataflow", "qat_fx"},
+       {"eager", "fx", "fuse_fx", "fuse_modules", "torchscript", "mobile", "trace", "ptq_fx",
+        "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"},
        "PyTorch (Debian python3-torch, /usr/bin/python3): the graph as a torch.fx GraphModule; "
        "modes per targets/pytorch/README.md"},
       {"onnxruntime",

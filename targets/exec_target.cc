@@ -15,6 +15,7 @@
 
 #include "ir/error.h"
 #include "ir/json_io.h"
+#include "ir/spelling.h"
 #include "ir/verifier.h"
 #include "onnx/export.h"
 #include "targets/hello_declarations.h"
@@ -125,6 +126,19 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
              " (see `fusefuzz list ops`)";
     }
     caps->ops.insert(*op);
+  }
+  // Optional "spellings": the ways it writes nodes (ir/spellings.def; docs/target-protocol.md).
+  caps->spellings.clear();
+  if (auto sp = j.find("spellings"); sp != j.end()) {
+    if (!sp->is_array()) return "hello: \"spellings\" must be an array of spelling names";
+    for (size_t i = 0; i < sp->size(); ++i) {
+      const json& s = (*sp)[i];
+      if (!s.is_string() || !SpellingFromName(s.get_ref<const std::string&>())) {
+        return "hello: /spellings/" + std::to_string(i) + ": unknown spelling " +
+               Excerpt(s.dump()) + " (see `fusefuzz list spellings`)";
+      }
+      caps->spellings.insert(s.get<std::string>());
+    }
   }
   caps->rules.clear();
   if (auto rules = j.find("rules"); rules != j.end()) {

@@ -86,7 +86,14 @@ struct TargetCaps {
   // whatever the graph (ONNX Runtime's CUDA-only or training-only ones), and why.
   std::map<std::string, std::string> unreachable_fusions;
   TargetConstraints constraints;
+  // Optional hello "spellings": the spellings (ir/spellings.def) it writes when a node carries
+  // one. A target fed ONNX only also gets fusefuzz's ONNX export spellings (TargetSpellings).
+  std::set<std::string> spellings;
 };
+
+// The spellings the generator may use for a target: those it declares, and the ONNX export's
+// when it reads ONNX only (fusefuzz writes those itself).
+std::set<std::string> TargetSpellings(const TargetCaps& caps);
 
 struct RunRequest {
   bool optimize = true;  // false: run the graph as given (kernel check)

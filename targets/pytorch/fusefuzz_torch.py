@@ -73,7 +73,18 @@ for _m in ("ptq_fx", "ptq_fx_qnnpack"):
 FUSIONS["qat_fx"] = ["qat_fx:Conv2d-BatchNorm2d=ConvBn2d",
                      "qat_fx:Conv2d-BatchNorm2d-ReLU=ConvBnReLU2d", "qat_fx:Conv2d-ReLU=ConvReLU2d",
                      "qat_fx:BatchNorm2d-ReLU=BNReLU2d", "qat_fx:Linear-ReLU=LinearReLU"]
-FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript"]
+# The spellings (ir/spellings.def, family torch) the float modes write (spellings.py; named here
+# too because the hello goes out before torch is imported; test_spellings.py checks they agree).
+SPELLINGS = sorted([
+    "torch.F.relu", "torch.relu_", "torch.ReLU-inplace", "torch.Tensor.relu_", "torch.clamp-min",
+    "torch.F.relu6", "torch.Hardtanh", "torch.functional", "torch.conv-padding-same",
+    "torch.conv-padding-valid", "torch.F.conv2d", "torch.conv-bias-add", "torch.Conv1d",
+    "torch.BatchNorm-affine-false", "torch.F.batch_norm", "torch.Identity", "torch.Dropout-eval",
+    "torch.F.linear", "torch.addmm", "torch.matmul-add", "torch.Linear-bias-add",
+    "torch.shared-module", "torch.forward-hook", "torch.forward-pre-hook", "torch.python-scalar",
+    "torch.inplace-binary", "torch.view", "torch.flatten", "torch.F.max_pool2d",
+    "torch.mean-keepdim"])
+FLOAT_MODES = ["eager", "fx", "fuse_fx", "fuse_modules", "torchscript", "mobile", "trace"]
 QUANT_MODES = ["ptq_fx", "ptq_fx_qnnpack", "ptq_eager", "ptq_eager_dataflow", "qat_fx"]
 MODES = FLOAT_MODES + QUANT_MODES
 
@@ -84,6 +95,11 @@ def engine_version():
         return "torch " + importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:
         return "torch (version unknown)"
+
+
+def spellings_of(mode):
+    """The spellings a mode's hello declares: the float modes write them all."""
+    return [] if mode in QUANT_MODES else list(SPELLINGS)
 
 
 def capabilities(mode):
@@ -174,11 +190,13 @@ def diff_rewrites(tr, after, mode):
                 break
             cur = nxt[0]
             chain.append(cur)
-        changed = type(after_mods[n.target]) is not type(before_mods[n.target])
+        # A module called twice (spelling torch.shared-module) may be gone from the fused tree
+        # while the graph still calls it: then the run says what happened, not this diff.
+        changed = type(after_mods.get(n.target)) is not type(before_mods[n.target])
         if len(chain) > 1 or changed:
             rule = "%s:%s" % (mode, "-".join(type(before_mods[c.target]).__name__ for c in chain))
             if changed:  # e.g. fuse_fx:Conv2d-BatchNorm2d-ReLU=ConvReLU2d
-                rule += "=" + type(after_mods[n.target]).__name__
+                rule += "=" + type(after_mods.get(n.target)).__name__
             out.append(rewrite(len(out) + 1, rule, [tr.node_of_module[c.target] for c in chain]))
     return out
 
@@ -213,6 +231,14 @@ def optimize(tr, mode, limit, state=None):
     if mode == "torchscript":
         frozen = torch.jit.freeze(torch.jit.script(tr.module))
         return torch.jit.optimize_for_inference(frozen), None
+    if mode == "mobile":
+        # optimize_for_mobile freezes the scripted module itself, then its mobile passes
+        # (conv-bn fold, XNNPACK prepacking, dropout removal, ...).
+        from torch.utils.mobile_optimizer import optimize_for_mobile
+        return optimize_for_mobile(torch.jit.script(tr.module)), None
+    if mode == "trace":
+        traced = torch.jit.trace(tr.module, tuple(state["example_inputs"]), check_trace=False)
+        return torch.jit.freeze(traced), None
     raise ValueError("unknown mode " + mode)
 
 
@@ -228,6 +254,7 @@ def handle(req, mode, state=None):
     run_mode = mode if options.get("optimize", True) else "eager"
     limit = options.get("bisect_limit", -1)
     counts = bench_counts(req)
+    state["example_inputs"] = inputs  # the trace mode traces the module on them
     module, rewrites = optimize(tr, run_mode, -1 if limit is None else int(limit), state)
     if rewrites is not None:
         state["rewrites"] = rewrites
@@ -284,6 +311,8 @@ def main():
              "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
              "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
              "capabilities": capabilities(args.mode)}
+    if spellings_of(args.mode):
+        hello["spellings"] = spellings_of(args.mode)
     if args.mode in QUANT_MODES:
         hello["constraints"] = QUANT_CONSTRAINTS
     if FUSIONS.get(args.mode):

@@ -20,6 +20,8 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 
+import spellings
+
 
 class Unsupported(Exception):
     """The graph uses something this adapter does not translate (answered `unsupported`)."""
@@ -235,6 +237,15 @@ class Translation:
     # -- ops --
 
     def emit(self, node):
+        if node.get("spelling") in spellings.WRITERS:
+            # Written the way the spelling says (spellings.py); same math.
+            ins = [self.env[i] for i in node["inputs"]]
+            shapes = [self.shape[i] for i in node["inputs"]]
+            params = {k: tensor_from_json(v) for k, v in node.get("params", {}).items()}
+            return spellings.emit(self, node, ins, shapes, params)
+        return self.emit_plain(node)
+
+    def emit_plain(self, node):
         op = node["op"]
         ins = [self.env[i] for i in node["inputs"]]
         shapes = [self.shape[i] for i in node["inputs"]]
