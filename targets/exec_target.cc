@@ -477,8 +477,16 @@ class ExecTarget : public Target {
                            const ReproducerCase& c) override {
     if (!caps_.repro) return {{}, "", "target '" + caps_.name + "' lacks the capability repro"};
     if (!proc_ || !Refusal(g, req).empty()) return {{}, "", "target not asked (not running)"};
+    std::optional<OnnxModel> onnx;
+    if (caps_.onnx) {
+      try {
+        onnx = ExportOnnx(g);
+      } catch (const InputError& e) {
+        return {{}, "", std::string("the ONNX export cannot express this graph: ") + e.what()};
+      }
+    }
     const int64_t id = next_id_++;
-    json j = json::parse(RequestLine(id, g, inputs, req, caps_.onnx, caps_.onnx_only));
+    json j = json::parse(RequestLine(id, g, inputs, req, onnx ? &*onnx : nullptr, caps_.onnx_only));
     AddReproducerCase(c, &j);
     const Deadline deadline = Now() + Timeout();
     std::string line;
