@@ -9,7 +9,7 @@
 namespace fusefuzz::gen {
 namespace {
 
-Tensor Scalar(double v) { return Tensor({1}, {static_cast<float>(v)}); }
+Tensor Scalar(double v) { return Tensor(Shape{1}, std::vector<float>{static_cast<float>(v)}); }
 
 // x op c with the scalar constant c on the right (`left`: on the left, c op x).
 std::string WithConst(Builder& b, Op op, const std::string& x, double c, bool left = false) {

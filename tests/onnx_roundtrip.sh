@@ -44,12 +44,17 @@ dirs=()
 for c in "${cases[@]}"; do dirs+=("$work/$c"); done
 (cd "$ort_dir" && node run-model.js --level disabled "${dirs[@]}") >"$work/ort.log"
 
-passed=0 failed=0 known=0
+passed=0 failed=0 known=0 not_judged=0
 for c in "${cases[@]}"; do
   set_dir=$work/$c/test_data_set_0
   if out=$("$fusefuzz" compare "$work/$c/graph.json" --inputs-pb "$set_dir" \
              --outputs "$set_dir/ort_disabled" 2>&1); then
     passed=$((passed + 1))
+  elif [[ $out == *": MISTRUSTED ("* ]]; then
+    # The data cannot tell (e.g. a Relu6 that clamps every element): neither a pass nor a
+    # mismatch. Counted apart, and bounded below, so the test cannot pass on nothing judged.
+    not_judged=$((not_judged + 1))
+    echo "not judged: $c: ${out:0:300}"
   elif grep -q "$known_defect_ops" "$work/$c/graph.json"; then
     known=$((known + 1))
     echo "known ORT defect (Elu): $c: ${out:0:300}"
@@ -59,6 +64,11 @@ for c in "${cases[@]}"; do
   fi
 done
 echo "onnx_roundtrip: ${#cases[@]} graphs (seeds + $n generated with seed $seed) through ONNX" \
-  "Runtime at level disabled: $passed pass, $known known ORT defects, $failed unexpected"
+  "Runtime at level disabled: $passed pass, $known known ORT defects, $not_judged not judged," \
+  "$failed unexpected"
+if ((not_judged * 20 > ${#cases[@]})); then
+  echo "onnx_roundtrip: more than 5% of the graphs could not be judged" >&2
+  exit 1
+fi
 echo "$((passed + known)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ir/error.h"
 #include "optimizer/rules/quant/quant_test_util.h"
 
 namespace fusefuzz::testing {
@@ -47,8 +48,13 @@ TEST(QdqPairMerge, RefusesDifferentTypes) {
 }
 
 TEST(QdqPairMerge, RefusesAProducerOfAnotherType) {
-  // The producer's integers reach beyond the DQ's type: Q would saturate them.
-  ExpectNoFire(Pair(U8(0.1, 3), I8(0.05, 0), I8(0.05, 0)), kRule);
+  // The producer's integers reach beyond the DQ's type: Q would saturate them. Such a graph is
+  // now refused by the verifier (issue 44: a DQ reading a value as another type than its
+  // producer wrote), before any rule sees it; the optimizer verifies its input too, so the
+  // rule's own type check stays as a second line only.
+  const Graph g = Pair(U8(0.1, 3), I8(0.05, 0), I8(0.05, 0));
+  EXPECT_THROW(VerifyGraph(g), InputError);
+  EXPECT_THROW(RunOnly(g, kRule), InputError);
 }
 
 TEST(QdqPairMerge, RefusesADequantizeOfAGraphInput) {
