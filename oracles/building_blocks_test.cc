@@ -56,7 +56,7 @@ struct Chain {
     return n.output;
   }
   std::string Const(Op op, const std::string& x, float c, bool left = false) {
-    return Add(op, {x}, {}, {{left ? "A" : "B", Tensor({1}, {c})}});
+    return Add(op, {x}, {}, {{left ? "A" : "B", Tensor(Shape{1}, std::vector<float>{c})}});
   }
   OracleResult Judge(const std::string& out, const Tensor& x, std::vector<float> candidate) {
     g.outputs = {out};
@@ -252,7 +252,8 @@ TEST(BuildingBlocks, ExpOverflowIsNotJudged) {
   Chain c(x.shape);
   const std::string e = c.Add(Op::Exp, {"x"});
   const std::string y = c.Add(
-      Op::Conv, {e}, {}, {{"W", Tensor({1, 1, 2, 2}, {-1, 0, 0, 0})}, {"B", Tensor({1}, {0})}});
+      Op::Conv, {e}, {},
+      {{"W", Tensor({1, 1, 2, 2}, {-1, 0, 0, 0})}, {"B", Tensor(Shape{1}, std::vector<float>{0})}});
   std::vector<float> out;
   for (int64_t h = 0; h < 4; ++h) {
     float s = 0;
