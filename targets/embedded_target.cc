@@ -8,6 +8,7 @@
 #include "ir/error.h"
 #include "ir/verifier.h"
 #include "kernels/fast/executor.h"
+#include "optimizer/registry.h"
 #include "targets/builtin_targets.h"
 #include "targets/rule_names.h"
 #include "targets/target.h"
@@ -24,6 +25,9 @@ class EmbeddedTarget : public Target {
     caps_.bisect_limit = caps_.disable = caps_.inject = caps_.reports_rewrites = true;
     caps_.bench = true;
     caps_.rules = AcceptedRuleNames(caps_);  // fusefuzz's rules and faults
+    // Its fusions are the rules alone: a fault is a planted bug, not a fusion a campaign should
+    // list as "never fired" (an injected one shows among the undeclared that fired).
+    for (const Rule* r : AllRules()) caps_.fusions.emplace_back(r->name());
   }
   const TargetCaps& caps() const override { return caps_; }
   std::string spec() const override { return EmbeddedSpecText(); }
