@@ -18,17 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path Fresh(const std::string& name) {
-  fs::path p =
-      fs::temp_directory_path() / ("fusefuzz-entry-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+fs::path Fresh(const std::string& name) { return FreshDir("entry", name); }
 
 const char* const kKinds[] = {"fifo", "zero", "dir", "sparse"};
 

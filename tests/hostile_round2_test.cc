@@ -22,17 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path Fresh(const std::string& name) {
-  fs::path p =
-      fs::temp_directory_path() / ("fusefuzz-hostile2-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+fs::path Fresh(const std::string& name) { return FreshDir("hostile2", name); }
 
 std::string Fault(const std::string& name) {
   return std::string(FUSEFUZZ_SOURCE_DIR) + "/corpus/faults/" + name + ".repro.json";

@@ -153,4 +153,17 @@ inline std::string Seed(const std::string& name) {
   return std::string(FUSEFUZZ_SOURCE_DIR) + "/corpus/seeds/" + name;
 }
 
+// A new empty folder for one test: temp/fusefuzz-<round>-<name>-<pid>.
+inline std::filesystem::path FreshDir(const std::string& round, const std::string& name) {
+  std::filesystem::path p = std::filesystem::temp_directory_path() /
+                            ("fusefuzz-" + round + "-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+inline bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
 }  // namespace fusefuzz::testing
