@@ -134,22 +134,31 @@ float QuantizeOnnx(float x, float scale, int64_t zero_point, QuantType type) {
   return static_cast<float>(v < lo ? lo : v > hi ? hi : v);
 }
 
+float DequantizeOnnxInt(int64_t q, float scale, int64_t zero_point) {
+  return static_cast<float>(q - zero_point) * scale;
+}
+
 float DequantizeOnnx(float q, float scale, int64_t zero_point) {
-  return (q - static_cast<float>(zero_point)) * scale;
+  // q - z in double is exact for every integer q a float holds and every int32 zero point.
+  return static_cast<float>(static_cast<double>(q) - static_cast<double>(zero_point)) * scale;
 }
 
 bool OnGrid(float v, double scale, int64_t zero_point, QuantType type, int64_t* q_out) {
   if (!std::isfinite(v)) return false;
-  const double r = std::nearbyint(static_cast<double>(v) / scale);
+  const float s32 = static_cast<float>(scale);
+  const double r = std::nearbyint(static_cast<double>(v) / static_cast<double>(s32));
   if (std::fabs(r) > 4.0 * static_cast<double>(kMaxExactInt)) return false;
   const int64_t lo = type == QuantType::kInt32 ? -kMaxExactInt : QMin(type);
   const int64_t hi = type == QuantType::kInt32 ? kMaxExactInt : QMax(type);
-  // s * (q - z) is exact in double (24 + 26 bits); its float32 rounding is what DQ produces.
-  for (int64_t d : {0, -1, 1}) {
+  // r is q - z up to the float32 roundings of q - z and of the product: under 2^-23 of |r| each,
+  // so one step below 2^22 and a few more up to the 2^26 allowed; nearest candidates first.
+  const int64_t span = 1 + (static_cast<int64_t>(std::fabs(r)) >> 22);
+  for (int64_t i = 0; i <= 2 * span; ++i) {
+    const int64_t d = (i % 2 == 0) ? i / 2 : -(i + 1) / 2;
     const int64_t k = static_cast<int64_t>(r) + d;  // k = q - z
     const int64_t q = k + zero_point;
     if (q < lo || q > hi) continue;
-    if (static_cast<float>(scale * static_cast<double>(k)) == v) {
+    if (DequantizeOnnxInt(q, s32, zero_point) == v) {
       if (q_out) *q_out = q;
       return true;
     }

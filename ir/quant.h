@@ -99,11 +99,16 @@ void ForEachQuantElement(const QuantParams& q, const Shape& shape, Fn&& fn) {
 // ONNX QuantizeLinear of one float32 value: x / s in float32, round half to even, + z, saturate.
 // NaN quantizes to the zero point... ONNX leaves it undefined; we saturate NaN to z (documented).
 float QuantizeOnnx(float x, float scale, int64_t zero_point, QuantType type);
-// ONNX DequantizeLinear of one integer: (q - z) * s in float32.
+// ONNX DequantizeLinear of one integer, as ONNX Runtime computes it: q - z in integers, that
+// difference converted to float32, times the float32 scale. (Subtracting in float32 instead
+// rounds q - z when it exceeds 2^24, which an int32 bias with a large zero point reaches.)
+float DequantizeOnnxInt(int64_t q, float scale, int64_t zero_point);
+// The same for an integer held in a float (exact below 2^24, as every 8-bit value is).
 float DequantizeOnnx(float q, float scale, int64_t zero_point);
 
-// True when `v` is a value DequantizeLinear can produce on (s, z, type): v == float32(s * (q - z))
-// for an integer q in [qmin, qmax] (for int32: |q| <= 2^24). Sets *q_out to that q.
+// True when `v` is a value DequantizeLinear can produce on (s, z, type): v ==
+// DequantizeOnnxInt(q, float32(s), z) for an integer q in [qmin, qmax] (for int32: |q| <= 2^24),
+// so that an exported grid param imports back to the same float. Sets *q_out to that q.
 bool OnGrid(float v, double scale, int64_t zero_point, QuantType type, int64_t* q_out = nullptr);
 
 // Roles of an op's QuantMap (see the table above).

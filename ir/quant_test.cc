@@ -41,6 +41,27 @@ TEST(Quant, OnGridIsWhatDequantizeProduces) {
   EXPECT_FALSE(OnGrid(static_cast<float>(kMaxExactInt + 2), 1.0, 0, QuantType::kInt32));
 }
 
+// An int32 bias with a large zero point (a fuzzed QDQ model): q - z = 16,779,177 is beyond 2^24.
+// ONNX Runtime subtracts in integers and rounds once; subtracting in float32 rounds q and z
+// first. OnGrid must find the integer that dequantizes back to the same float, or an exported
+// bias imports one ulp off (found by onnx_import_fuzzer's round-trip invariant).
+TEST(Quant, Int32DequantizeSubtractsInIntegersAndOnGridInvertsIt) {
+  const int64_t z = -16777216, q = 1961;
+  const float s = 0.000125f;
+  EXPECT_EQ(DequantizeOnnxInt(q, s, z), static_cast<float>(int64_t{16779177}) * s);
+  for (int64_t k = 0; k < 64; ++k) {
+    const float v = DequantizeOnnxInt(q + k, s, z);
+    int64_t back = 0;
+    ASSERT_TRUE(OnGrid(v, s, z, QuantType::kInt32, &back)) << k;
+    EXPECT_EQ(DequantizeOnnxInt(back, s, z), v) << k;
+  }
+  // A scale that float32 does not hold: the grid is that of the float32 scale ONNX stores.
+  const double s64 = 0.1;
+  int64_t back = 0;
+  ASSERT_TRUE(OnGrid(DequantizeOnnxInt(7, 0.1f, 0), s64, 0, QuantType::kInt8, &back));
+  EXPECT_EQ(back, 7);
+}
+
 TEST(Quant, ValidateNamesTheField) {
   auto err = [](QuantParams q, int64_t channels, bool neg) -> std::string {
     try {

@@ -113,7 +113,7 @@ std::vector<float> DequantizeConstant(const OTensor& x, const QuantParams& q) {
   }
   std::vector<float> out(x.ints.size());
   ForEachQuantElement(q, shape, [&](size_t i, double s, int64_t z) {
-    out[i] = DequantizeOnnx(static_cast<float>(x.ints[i]), static_cast<float>(s), z);
+    out[i] = DequantizeOnnxInt(x.ints[i], static_cast<float>(s), z);
   });
   return out;
 }

@@ -348,6 +348,17 @@ TEST(QuantOnnx, QLinearConvBiasBeyondFloat32IsRefusedNotRounded) {
   }
 }
 
+// Found by onnx_import_fuzzer: an int32 bias grid with zero point -2^24 (q - z beyond 2^24) came
+// back one float32 ulp off after import -> export -> import; now a fixpoint.
+TEST(QuantOnnx, Int32BiasWithALargeZeroPointRoundTrips) {
+  const std::string path =
+      std::string(FUSEFUZZ_SOURCE_DIR) +
+      "/corpus/fuzz/onnx_import_fuzzer/roundtrip-int32-bias-large-zero-point.onnx";
+  const Graph first = ImportOnnx(ReadModelFile(path), path);
+  const Graph second = ImportOnnx(ExportOnnx(first).bytes, "re-exported");
+  EXPECT_EQ(WriteGraph(first), WriteGraph(second));
+}
+
 // Issue 44 item 8: a model fusefuzz exported with negative scales (the graph option
 // allow_negative_scale, which ONNX has no field for) was refused on import.
 TEST(QuantOnnx, NegativeScalesOfItsOwnExportReadBack) {
