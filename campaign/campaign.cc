@@ -63,11 +63,96 @@ uint64_t CaseSeed(uint64_t seed, int64_t index) {
   return z ^ (z >> 31);
 }
 
+void ParseShard(const std::string& text, int* shard, int* shards) {
+  const size_t slash = text.find('/');
+  auto number = [&](const std::string& part, int64_t* v) {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != part.npos)
+      return false;
+    *v = std::stoll(part);
+    return true;
+  };
+  int64_t i = 0, n = 0;
+  if (slash == text.npos || !number(text.substr(0, slash), &i) ||
+      !number(text.substr(slash + 1), &n)) {
+    throw InputError("--shard",
+                     "must be I/N (this run's shard I of N, counted from 0: 0/4 .. "
+                     "3/4), not '" +
+                         text + "'");
+  }
+  if (n < 1 || n > kMaxShards) {
+    throw InputError("--shard",
+                     "'" + text + "': N must be from 1 to " + std::to_string(kMaxShards));
+  }
+  if (i >= n) {
+    throw InputError("--shard", "'" + text +
+                                    "': I must be less than N (shards are counted from "
+                                    "0: the last of " +
+                                    std::to_string(n) + " is " + std::to_string(n - 1) + "/" +
+                                    std::to_string(n) + ")");
+  }
+  *shard = static_cast<int>(i);
+  *shards = static_cast<int>(n);
+}
+
+int64_t ShardCases(int64_t graphs, int shard, int shards) {
+  return graphs > shard ? (graphs - shard + shards - 1) / shards : 0;
+}
+
+namespace {
+
+// The options besides seed, target and faults (which the summary records anyway) that decide
+// which cases are findings and how they are filed: shards that differ here do not add up to one
+// campaign, and `fusefuzz merge` refuses them, naming the key.
+nlohmann::json ShardOptions(const CampaignOptions& o) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the generator's configuration
+  for (unsigned char c : ConfigToJson(o.gen).dump()) h = (h ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  const OracleOptions& orc = o.check.oracle;
+  return {{"generator_config", hex},
+          {"quant", o.gen.quant.enabled},
+          {"oracle",
+           {{"kind", OracleKindName(orc.kind)},
+            {"k", orc.k},
+            {"rtol", orc.rtol},
+            {"atol", orc.atol},
+            {"max_ulp", orc.max_ulp}}},
+          {"pipeline", o.check.opt.pipeline},
+          {"disable", o.check.opt.disable},
+          {"only", o.check.opt.only},
+          {"bisect_limit", o.check.opt.bisect_limit},
+          {"kernel_check", o.check.kernel_check},
+          {"minimize", o.minimize},
+          {"minimize_budget", o.minimize_budget},
+          {"sensitivity_check", o.sensitivity_check},
+          {"known_signatures", o.known.size()},
+          {"timeout", o.target_settings.timeout_seconds},
+          {"case_timeout", o.case_timeout}};
+}
+
+}  // namespace
+
 int RunCampaign(const CampaignOptions& in) {
   CampaignOptions o = in;
   if (o.seconds <= 0 && o.graphs <= 0) throw InputError("fuzz", "give --seconds or --graphs");
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
   if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
+  if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards) {
+    throw InputError("--shard", std::to_string(o.shard) + "/" + std::to_string(o.shards) +
+                                    ": must be I/N with 0 <= I < N");
+  }
+  // From here on o.graphs counts this shard's cases (its workers and progress count in them);
+  // CaseIndex maps them to the campaign's.
+  const int64_t campaign_graphs = o.graphs;
+  if (o.graphs > 0) {
+    o.graphs = ShardCases(o.graphs, o.shard, o.shards);
+    if (o.graphs == 0) {
+      throw InputError("--shard", std::to_string(o.shard) + "/" + std::to_string(o.shards) +
+                                      " has no cases among --graphs " +
+                                      std::to_string(campaign_graphs) +
+                                      " (give at least as many graphs as shards)");
+    }
+  }
   if (IsEmbeddedSpec(o.target)) {
     CheckRuleNames(MakeEmbeddedTarget()->caps(), o.check.opt);  // with "did you mean"
     BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
@@ -138,6 +223,13 @@ int RunCampaign(const CampaignOptions& in) {
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
   stats.oracle = std::string(OracleKindName(o.check.oracle.kind));
+  if (o.sharded) {
+    stats.shard = {{"index", o.shard},
+                   {"count", o.shards},
+                   {"graphs", campaign_graphs},
+                   {"cases", o.graphs},
+                   {"options", ShardOptions(o)}};
+  }
   std::vector<Worker> workers(static_cast<size_t>(o.jobs));
   const pid_t self = ::getpid();
   std::string fatal;  // fusefuzz could not write its output: stop, exit 2
@@ -193,7 +285,7 @@ int RunCampaign(const CampaignOptions& in) {
         wk.next = skip_done(index + o.jobs);
         CaseReport c;
         c.verdict = m.at("verdict").get<std::string>();
-        c.index = index;
+        c.index = o.CaseIndex(index);
         c.seconds = previous_seconds + Since(start);
         if (const json& kind = m.at("kind"); !kind.is_null()) c.kind = kind.get<std::string>();
         if (auto sig = m.find("signature"); sig != m.end() && !sig->is_null())
@@ -274,7 +366,7 @@ int RunCampaign(const CampaignOptions& in) {
         c.kind = std::string(FindingKindName(r.kind));
         c.signature = c.bucket = sig;
         c.duplicate = !fresh;
-        c.index = i;
+        c.index = o.CaseIndex(i);
         c.seconds = previous_seconds + Since(start);
         stats.AddCase(c);
       } catch (const OutputError& e) {

@@ -137,6 +137,21 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       throw bad("it was made with --inject " + j.at("inject").dump() +
                 " (give the same faults, or --force to start over)");
     }
+    // A shard's progress counts its own cases: another shard (or none) would skip others.
+    auto shard_text = [](const json& sh) {
+      return sh.is_object() ? "--shard " + sh.value("index", json()).dump() + "/" +
+                                  sh.value("count", json()).dump()
+                            : std::string("no --shard");
+    };
+    const json had = j.value("shard", json());
+    const json now = o.sharded ? json{{"index", o.shard}, {"count", o.shards}} : json();
+    const bool same = had.is_object() == now.is_object() &&
+                      (now.is_null() || (had.value("index", json()) == now["index"] &&
+                                         had.value("count", json()) == now["count"]));
+    if (!same) {
+      throw bad("it was made with " + shard_text(had) + ", this run has " + shard_text(now) +
+                " (give the same, or --force to start over)");
+    }
     stats->graphs = j.at("graphs").get<int64_t>();
     stats->findings = j.at("findings").get<int64_t>();
     stats->known = j.value("known", int64_t{0});

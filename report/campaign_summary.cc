@@ -195,6 +195,21 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     for (const auto& f : s.inject) md << " " << MdCode(f);
   }
   md << ".\n\n";
+  if (s.shard.is_object()) {
+    md << "Shard " << s.shard.value("index", 0) << " of " << s.shard.value("count", 0)
+       << " (`--shard`): every " << s.shard.value("count", 0)
+       << "th case of the campaign; `fusefuzz merge` joins the shards (docs/campaign.md, "
+          "Spreading a campaign over machines).\n\n";
+  }
+  if (s.merge.is_object()) {
+    md << "Merged from " << s.merge.value("shards", nlohmann::json::array()).size()
+       << " shards by `fusefuzz merge`"
+       << (s.merge.value("partial", false)
+               ? ": **partial**, the shards did not check every case of the campaign (" +
+                     s.merge.value("why_partial", std::string()) + ")"
+               : ": every case of the campaign")
+       << ".\n\n";
+  }
   if (!s.command_line.empty()) {
     md << "Rerun it (same cases in the same order; with `--graphs` the same findings):\n\n"
        << MdFence("sh", s.command_line) << "\n";
@@ -367,6 +382,8 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
   }
+  if (!s.shard.is_null()) j["shard"] = s.shard;
+  if (!s.merge.is_null()) j["merge"] = s.merge;
   // Inside OUT: replaced, never written through a link someone planted there.
   WriteFileInFolder(out_dir, "summary.json", j.dump(1) + "\n");
   if (!full) return;

@@ -102,6 +102,12 @@ struct CampaignStats {
   // checked iff i < progress_next[i % progress_jobs]. progress_jobs == 0: unknown.
   int progress_jobs = 0;
   std::vector<int64_t> progress_next;
+  // `fuzz --shard I/N`: {"index", "count", "graphs" (the whole campaign's --graphs), "cases"
+  // (this shard's), "options"}; null when not sharded. Progress then counts the shard's cases.
+  nlohmann::json shard;
+  // `fusefuzz merge`: the shards merged and whether they add up to the whole campaign; null
+  // for a campaign's own summary.
+  nlohmann::json merge;
 
   void AddCase(const CaseReport& c);
   std::string StatusLine(double elapsed) const;
