@@ -364,7 +364,9 @@ int MergeShards(const MergeOptions& o) {
              {"uncounted_folders", uncounted}};
   if (!partial.empty()) m.merge["why_partial"] = why;
   WriteCampaignSummary(o.out, m, o.junit);
-  std::fprintf(stderr, "%s", m.SummaryText(o.out).c_str());
+  std::string text = m.SummaryText(o.out);
+  if (text.starts_with("fuzz: ")) text.replace(0, 4, "merge");  // the campaign's "fuzz: done"
+  std::fprintf(stderr, "%s", text.c_str());
   for (const std::string& w : warnings) std::fprintf(stderr, "merge: warning: %s\n", w.c_str());
   for (const std::string& sig : missing_folders) {
     std::fprintf(stderr, "merge: note: no shard has a folder for %s (counted; see summary.json)\n",
