@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ Repro WorkerDeathRepro(const CampaignOptions& o, int64_t local, bool timeout, in
 // Fails now, not after the campaign, when the JUnit file cannot be written (its exit status 2
 // would hide the campaign's 1). A file created only for the check is removed again.
 void CheckWritable(const std::string& path);
+
+// The options besides seed, target and faults that decide which cases are findings and how they
+// are filed: a shard's summary records them, and `fusefuzz merge` refuses shards that differ.
+nlohmann::json ShardOptions(const CampaignOptions& o);
 
 // Creates OUT, locks it, and handles what a previous campaign left there (refuse, --resume or
 // --force). Returns the lock descriptor; fills `stats`/`done` when resuming.

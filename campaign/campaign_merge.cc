@@ -201,6 +201,65 @@ bool HasFolder(const std::string& shard, const std::string& sig) {
              fs::symlink_status(fs::path(shard) / "findings" / sig / "repro.json", ec));
 }
 
+// Counts one finding case (or `n` cases from `index` on) under `sig`, as CampaignStats::AddCase.
+void Attribute(CampaignStats* m, const std::string& sig, const std::string& kind, bool known,
+               int64_t index, const std::string& bucket, const std::string& pattern,
+               int64_t n = 1) {
+  if (known) {
+    m->known += n;
+    m->by_kind[kind].known += n;
+    return;
+  }
+  m->findings += n;
+  m->by_kind[kind].count += n;
+  SignatureStats& u = m->unique[sig];
+  u.kind = kind;
+  if (u.first_case < 0 || index < u.first_case) {
+    u.first_case = index;
+    u.bucket = bucket;
+  }
+  u.count += n;
+  // A campaign keeps the pattern of the first minimized case of the signature.
+  if (!pattern.empty() && (u.pattern.empty() || index <= u.first_case)) u.pattern = pattern;
+}
+
+// The signatures as one campaign (-j 1) gives them: of each bucket, the campaign's first
+// kMinimizedPerBucket cases (the lowest among the shards' own first ones) keep the signature
+// their minimization gave, and every other case takes the first one's, although in its shard
+// it took that shard's first case's (merged shards would otherwise count a case once under
+// Conv.Clip and once under FusedConv.Clip where one campaign counts it under one).
+void SignAsOneCampaign(const std::vector<ShardSummary>& shards, CampaignStats* m) {
+  std::map<std::string, std::vector<const BucketRecord*>> records;
+  for (const ShardSummary& s : shards)
+    for (const auto& [key, b] : s.stats.buckets) records[key].push_back(&b);
+  for (const auto& [key, list] : records) {
+    std::vector<BucketSlot> slots;
+    for (const BucketRecord* b : list) slots.insert(slots.end(), b->slots.begin(), b->slots.end());
+    std::sort(slots.begin(), slots.end(),
+              [](const BucketSlot& x, const BucketSlot& y) { return x.case_index < y.case_index; });
+    const size_t kept = std::min(slots.size(), BucketRecord::kKeptSlots);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const BucketSlot& x = slots[i];
+      if (i < kept) {
+        Attribute(m, x.signature, x.kind, x.known, x.case_index, key, x.pattern);
+      } else {
+        Attribute(m, slots[0].signature, slots[0].kind, slots[0].known, x.case_index, key, "");
+      }
+    }
+    for (const BucketRecord* b : list) {
+      if (b->others == 0) continue;
+      if (slots.empty()) {
+        // No shard signed a case of it (stopped mid-minimization): counted under the bucket
+        // key, as one campaign counts such cases.
+        Attribute(m, key, b->others_kind, false, b->others_first, key, "", b->others);
+      } else {
+        Attribute(m, slots[0].signature, slots[0].kind, slots[0].known, b->others_first, key, "",
+                  b->others);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int MergeShards(const MergeOptions& o) {
@@ -228,8 +287,6 @@ int MergeShards(const MergeOptions& o) {
   for (const ShardSummary& s : shards) {
     const CampaignStats& x = s.stats;
     m.graphs += x.graphs;
-    m.findings += x.findings;
-    m.known += x.known;
     m.worker_errors += x.worker_errors;
     m.seconds = std::max(m.seconds, x.seconds);  // the shards ran side by side
     m.interrupted = m.interrupted || x.interrupted;
@@ -237,10 +294,6 @@ int MergeShards(const MergeOptions& o) {
     for (const auto& [k, n] : x.unsupported_reasons) m.unsupported_reasons[k] += n;
     for (const auto& [k, n] : x.rule_fires) m.rule_fires[k] += n;
     for (const auto& [k, n] : x.spellings) m.spellings[k] += n;
-    for (const auto& [k, v] : x.by_kind) {
-      m.by_kind[k].count += v.count;
-      m.by_kind[k].known += v.known;
-    }
     for (auto [mine, theirs] : {std::pair{&m.closest_float, &x.closest_float},
                                 std::pair{&m.closest_grid, &x.closest_grid}}) {
       // As one campaign keeps it: the largest share, the earliest case among equals.
@@ -252,18 +305,7 @@ int MergeShards(const MergeOptions& o) {
     m.coverage.graphs += x.coverage.graphs;
     for (const auto& [id, n] : x.coverage.occurrences) m.coverage.occurrences[id] += n;
     for (const auto& [id, n] : x.coverage.graphs_with) m.coverage.graphs_with[id] += n;
-    for (const auto& [sig, u] : x.unique) {
-      auto [it, fresh] = m.unique.try_emplace(sig, u);
-      if (!fresh) {
-        it->second.count += u.count;
-        if (u.first_case < it->second.first_case) {
-          it->second.first_case = u.first_case;
-          it->second.bucket = u.bucket;
-          it->second.pattern = u.pattern;
-        }
-      }
-      holders[sig].push_back({u.first_case, &s});
-    }
+    for (const auto& [sig, u] : x.unique) holders[sig].push_back({u.first_case, &s});
     const std::string name = ShardName(s);
     if (x.interrupted) {
       partial.push_back(name + " was interrupted after " + std::to_string(x.graphs) + " of " +
@@ -283,6 +325,7 @@ int MergeShards(const MergeOptions& o) {
                       {"interrupted", x.interrupted},
                       {"command_line", x.command_line}});
   }
+  SignAsOneCampaign(shards, &m);
   // --known of the merge: counted as known, as a campaign with that baseline counts them.
   int64_t known_now = 0;
   for (auto it = m.unique.begin(); it != m.unique.end();) {

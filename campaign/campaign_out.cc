@@ -15,6 +15,7 @@
 
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
+#include "campaign/shard_summary.h"
 #include "generators/gen_config.h"
 #include "ir/error.h"
 #include "ir/folder_write.h"
@@ -200,6 +201,8 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       s.bucket = u.value("bucket", "");
       if (auto pt = u.find("pattern"); pt != u.end() && pt->is_string()) s.pattern = *pt;
     }
+    // A shard's record of how its buckets were signed goes on (`fusefuzz merge` needs it all).
+    if (auto b = j.find("buckets"); b != j.end()) stats->buckets = BucketsFromJson(*b, path);
     if (auto pr = j.find("progress"); pr != j.end()) {
       p.jobs = pr->at("jobs").get<int>();
       p.next = pr->at("next").get<std::vector<int64_t>>();

@@ -164,6 +164,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
         end["bucket"] = f.bucket;
         end["known"] = f.known;
         end["duplicate"] = f.duplicate;
+        if (f.slot) end["slot"] = true;
         if (!f.pattern.empty()) end["pattern"] = f.pattern;
       }
       json fires = json::object();

@@ -73,6 +73,13 @@ class Fields {
   std::string path_;
 };
 
+// `key` as one token of a JSON pointer (RFC 6901: ~ as ~0, / as ~1).
+std::string PointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+
 const std::string kLower = "abcdefghijklmnopqrstuvwxyz_";
 const std::string kUpper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_";
 const std::string kClassId =
@@ -177,6 +184,40 @@ void ReadTallies(const Fields& f, const json& j, CampaignStats* st) {
   }
 }
 
+std::map<std::string, BucketRecord> ReadBuckets(const Fields& f, const json& buckets) {
+  std::map<std::string, BucketRecord> out;
+  for (const auto& [key, v] : f.Object(buckets, "/buckets").items()) {
+    const std::string p = "/buckets/" + PointerToken(key);
+    f.Object(v, p);
+    BucketRecord& b = out[key];
+    const json& slots = f.At(v, p, "slots");
+    if (!slots.is_array() || slots.size() > BucketRecord::kKeptSlots)
+      f.Fail(p + "/slots", "must be an array of at most 3 cases");
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const std::string q = p + "/slots/" + std::to_string(i);
+      const json& x = f.Object(slots[i], q);
+      BucketSlot s;
+      s.case_index = f.Count(f.At(x, q, "case"), q + "/case");
+      s.signature = f.String(f.At(x, q, "signature"), q + "/signature");
+      if (!LooksLikeSignature(s.signature))
+        f.Fail(q + "/signature", json(s.signature).dump() + " is not a signature");
+      s.kind = f.Name(f.At(x, q, "kind"), q + "/kind", kLower);
+      const json& known = f.At(x, q, "known");
+      if (!known.is_boolean()) f.Fail(q + "/known", "must be true or false");
+      s.known = known.get<bool>();
+      s.pattern = f.String(f.At(x, q, "pattern"), q + "/pattern");
+      b.slots.push_back(s);
+    }
+    b.others = f.Count(f.At(v, p, "others"), p + "/others");
+    const json& first = f.At(v, p, "others_first");
+    b.others_first = b.others > 0 ? f.Count(first, p + "/others_first") : -1;
+    const std::string kind = f.String(f.At(v, p, "others_kind"), p + "/others_kind");
+    if (b.others > 0) b.others_kind = f.Name(json(kind), p + "/others_kind", kLower);
+    if (b.slots.empty() && b.others == 0) f.Fail(p, "holds no case");
+  }
+  return out;
+}
+
 void ReadShardRecord(const Fields& f, const json& j, ShardSummary* s) {
   auto it = j.find("shard");
   if (it == j.end()) {
@@ -194,6 +235,13 @@ void ReadShardRecord(const Fields& f, const json& j, ShardSummary* s) {
   s->campaign_graphs = f.Count(f.At(sh, "/shard", "graphs"), "/shard/graphs");
   s->cases = f.Count(f.At(sh, "/shard", "cases"), "/shard/cases");
   s->options = f.Object(f.At(sh, "/shard", "options"), "/shard/options");
+  s->stats.buckets = ReadBuckets(f, f.At(j, "", "buckets"));
+  int64_t cases = 0;
+  for (const auto& [key, b] : s->stats.buckets) cases += b.others + b.slots.size();
+  if (cases != s->stats.findings + s->stats.known) {
+    f.Fail("/buckets", "holds " + std::to_string(cases) + " finding cases, but /findings and " +
+                           "/known count " + std::to_string(s->stats.findings + s->stats.known));
+  }
   if (s->cases > 0 && s->stats.graphs > s->cases) {
     f.Fail("/graphs", std::to_string(s->stats.graphs) + " cases checked, but the shard has only " +
                           std::to_string(s->cases) + " (/shard/cases)");
@@ -201,6 +249,11 @@ void ReadShardRecord(const Fields& f, const json& j, ShardSummary* s) {
 }
 
 }  // namespace
+
+std::map<std::string, BucketRecord> BucketsFromJson(const nlohmann::json& buckets,
+                                                    const std::string& path) {
+  return ReadBuckets(Fields(path), buckets);
+}
 
 ShardSummary ReadShardSummary(const std::string& dir) {
   ShardSummary s;

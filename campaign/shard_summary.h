@@ -31,6 +31,11 @@ struct ShardSummary {
   std::map<std::string, ShardFirst> first_by_kind;  // case and seconds of each kind's first
 };
 
+// A shard summary's "buckets" (CampaignStats::buckets), checked field by field: InputError
+// naming `path` and the JSON pointer. Also read when a shard is resumed.
+std::map<std::string, BucketRecord> BucketsFromJson(const nlohmann::json& buckets,
+                                                    const std::string& path);
+
 // Reads DIR/summary.json of a `fuzz --shard I/N` campaign. Throws InputError naming the file and
 // field: missing, of the wrong type, a signature that could not name a folder (/ or quotes),
 // counts that do not add up, or a summary without a "shard" record.
