@@ -267,6 +267,54 @@ TEST(ShardMerge, PartialShardsAreMergedAndSaySo) {
   fs::remove_all(root);
 }
 
+// Each bucket's cases are signed as one campaign signs them: its first minimized cases over all
+// shards keep their signatures, every other case takes the first one's (in its shard it took
+// that shard's first case's). Two shards edited to hold one bucket signed differently.
+TEST(ShardMerge, BucketsAreSignedAsOneCampaign) {
+  const fs::path root = CleanShards("shard-buckets", 2);
+  const std::string x = "fusion-r-Conv.Clip-11111111", y = "fusion-r-FusedConv.Clip-22222222";
+  auto plant = [&](int shard, const std::string& sig, int64_t slot_case, int64_t others,
+                   int64_t others_first) {
+    const fs::path p = root / ("s" + std::to_string(shard)) / "summary.json";
+    json s = ReadJson(p);
+    const int64_t n = 1 + others;
+    s["verdicts"]["PASS"] = s["verdicts"]["PASS"].get<int64_t>() - n;
+    s["verdicts"]["MISMATCH"] = n;
+    s["findings"] = n;
+    s["findings_by_kind"] = {{"fusion", {{"cases", n}, {"known", 0}}}};
+    s["unique_findings"] = {{{"signature", sig},
+                             {"kind", "fusion"},
+                             {"count", n},
+                             {"first_case", slot_case},
+                             {"bucket", "fusion-r-Clip-0"}}};
+    s["buckets"] = {{"fusion-r-Clip-0",
+                     {{"slots",
+                       {{{"case", slot_case},
+                         {"signature", sig},
+                         {"kind", "fusion"},
+                         {"known", false},
+                         {"pattern", "Conv\u2192Clip"}}}},
+                      {"others", others},
+                      {"others_first", others_first},
+                      {"others_kind", "fusion"}}}};
+    WriteText(p, s.dump());
+  };
+  plant(0, x, 4, 5, 10);  // shard 0: case 4 signed x, its 5 later cases took x
+  plant(1, y, 1, 3, 7);   // shard 1: case 1 signed y, its 3 later cases took y
+  CmdResult r = Fusefuzz("merge " + (root / "m").string() + Shards(root, 2));
+  EXPECT_EQ(r.status, 1) << r.out;
+  const json m = ReadJson(root / "m" / "summary.json");
+  // One campaign: cases 1 and 4 are the bucket's first two (each signs itself), the other 8
+  // take case 1's signature.
+  std::map<std::string, std::pair<int64_t, int64_t>> got;
+  for (const json& u : m["unique_findings"]) got[u["signature"]] = {u["count"], u["first_case"]};
+  EXPECT_EQ(got[y], std::make_pair(int64_t{9}, int64_t{1}));
+  EXPECT_EQ(got[x], std::make_pair(int64_t{1}, int64_t{4}));
+  EXPECT_EQ(m["findings"], 10);
+  EXPECT_EQ(m["first_finding_by_kind"]["fusion"]["case"], 1);
+  fs::remove_all(root);
+}
+
 // An exec target (the example target, a separate program) shards the same way.
 TEST(ShardMerge, ExecTargetShards) {
   const fs::path root = TempDir("shard-exec");
