@@ -359,7 +359,13 @@ int MergeShards(const MergeOptions& o) {
     }
   }
 
-  std::vector<std::string> warnings, missing_folders, uncounted;
+  std::vector<std::string> warnings, missing_folders, uncounted, resigned;
+  // Signatures a shard filed from a case that one campaign would not have minimized (not among
+  // its bucket's first): their cases are counted under the bucket's first signature, and the
+  // folder stays in the shard (a variant of one that is merged), named in the summary.
+  for (const auto& [sig, h] : holders) {
+    if (!m.unique.count(sig) && !o.known.contains(sig)) resigned.push_back(sig);
+  }
   for (const auto& [sig, u] : m.unique) {
     std::vector<std::pair<int64_t, const ShardSummary*>>& h = holders[sig];
     std::sort(h.begin(), h.end(), [](const auto& a, const auto& b) {
@@ -404,13 +410,21 @@ int MergeShards(const MergeOptions& o) {
              {"partial", !partial.empty()},
              {"known_at_merge", known_now},
              {"missing_folders", missing_folders},
-             {"uncounted_folders", uncounted}};
+             {"uncounted_folders", uncounted},
+             {"signed_otherwise", resigned}};
   if (!partial.empty()) m.merge["why_partial"] = why;
   WriteCampaignSummary(o.out, m, o.junit);
   std::string text = m.SummaryText(o.out);
   if (text.starts_with("fuzz: ")) text.replace(0, 4, "merge");  // the campaign's "fuzz: done"
   std::fprintf(stderr, "%s", text.c_str());
   for (const std::string& w : warnings) std::fprintf(stderr, "merge: warning: %s\n", w.c_str());
+  for (const std::string& sig : resigned) {
+    std::fprintf(stderr,
+                 "merge: note: %s: a shard minimized a case that one campaign counts as a "
+                 "duplicate; its cases are counted under their bucket's first signature, its "
+                 "folder left in the shard\n",
+                 sig.c_str());
+  }
   for (const std::string& sig : missing_folders) {
     std::fprintf(stderr, "merge: note: no shard has a folder for %s (counted; see summary.json)\n",
                  sig.c_str());
