@@ -64,7 +64,7 @@ std::map<std::string, std::string> Folders(const fs::path& dir) {
 
 int64_t Graphs() {
   const char* env = std::getenv("FUSEFUZZ_SHARD_GRAPHS");
-  return env ? std::atoll(env) : 800;
+  return env ? std::atoll(env) : 480;
 }
 
 std::string Shards(const fs::path& root, int n) {
