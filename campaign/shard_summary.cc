@@ -188,6 +188,8 @@ std::map<std::string, BucketRecord> ReadBuckets(const Fields& f, const json& buc
   std::map<std::string, BucketRecord> out;
   for (const auto& [key, v] : f.Object(buckets, "/buckets").items()) {
     const std::string p = "/buckets/" + PointerToken(key);
+    // A bucket no shard signed is counted under its key, which then names a folder.
+    if (!LooksLikeSignature(key)) f.Fail(p, "the key is not a bucket key (letters, digits, . _ -)");
     f.Object(v, p);
     BucketRecord& b = out[key];
     const json& slots = f.At(v, p, "slots");

@@ -230,6 +230,9 @@ TEST(ShardMerge, HostileSummaryIsRefusedNamingTheField) {
   j["verdicts"]["PASS"] = j["verdicts"]["PASS"].get<int64_t>() + 1;
   refused(j, "/verdicts: adds up to");
   j = good;
+  j["buckets"]["a/../b"] = j["buckets"].begin().value();
+  refused(j, "/buckets/a~1..~1b: the key is not a bucket key");
+  j = good;
   j["shard"].erase("options");
   refused(j, "/shard/options: missing");
   WriteText(summary, "{\"format\": ");
