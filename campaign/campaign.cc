@@ -68,6 +68,22 @@ int RunCampaign(const CampaignOptions& in) {
   if (o.seconds <= 0 && o.graphs <= 0) throw InputError("fuzz", "give --seconds or --graphs");
   if (o.jobs < 1) throw InputError("--jobs", "must be >= 1");
   if (o.resume && o.force) throw InputError("--resume", "cannot be combined with --force");
+  if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards) {
+    throw InputError("--shard", std::to_string(o.shard) + "/" + std::to_string(o.shards) +
+                                    ": must be I/N with 0 <= I < N");
+  }
+  // From here on o.graphs counts this shard's cases (its workers and progress count in them);
+  // CaseIndex maps them to the campaign's.
+  const int64_t campaign_graphs = o.graphs;
+  if (o.graphs > 0) {
+    o.graphs = ShardCases(o.graphs, o.shard, o.shards);
+    if (o.graphs == 0) {
+      throw InputError("--shard", std::to_string(o.shard) + "/" + std::to_string(o.shards) +
+                                      " has no cases among --graphs " +
+                                      std::to_string(campaign_graphs) +
+                                      " (give at least as many graphs as shards)");
+    }
+  }
   if (IsEmbeddedSpec(o.target)) {
     CheckRuleNames(MakeEmbeddedTarget()->caps(), o.check.opt);  // with "did you mean"
     BuildPipeline(o.check.opt);  // unknown rule/fault names fail here, before any case
@@ -138,6 +154,13 @@ int RunCampaign(const CampaignOptions& in) {
   stats.target = o.target;
   stats.inject = o.check.opt.inject;
   stats.oracle = std::string(OracleKindName(o.check.oracle.kind));
+  if (o.sharded) {
+    stats.shard = {{"index", o.shard},
+                   {"count", o.shards},
+                   {"graphs", campaign_graphs},
+                   {"cases", o.graphs},
+                   {"options", ShardOptions(o)}};
+  }
   std::vector<Worker> workers(static_cast<size_t>(o.jobs));
   const pid_t self = ::getpid();
   std::string fatal;  // fusefuzz could not write its output: stop, exit 2
@@ -193,7 +216,7 @@ int RunCampaign(const CampaignOptions& in) {
         wk.next = skip_done(index + o.jobs);
         CaseReport c;
         c.verdict = m.at("verdict").get<std::string>();
-        c.index = index;
+        c.index = o.CaseIndex(index);
         c.seconds = previous_seconds + Since(start);
         if (const json& kind = m.at("kind"); !kind.is_null()) c.kind = kind.get<std::string>();
         if (auto sig = m.find("signature"); sig != m.end() && !sig->is_null())
@@ -201,6 +224,7 @@ int RunCampaign(const CampaignOptions& in) {
         if (auto b = m.find("bucket"); b != m.end() && !b->is_null())
           c.bucket = b->get<std::string>();
         c.duplicate = m.at("duplicate").get<bool>();
+        c.slot = m.value("slot", false);
         c.known = m.value("known", false);
         c.unsupported_reason = m.value("reason", "");
         c.pattern = m.value("pattern", "");
@@ -274,7 +298,8 @@ int RunCampaign(const CampaignOptions& in) {
         c.kind = std::string(FindingKindName(r.kind));
         c.signature = c.bucket = sig;
         c.duplicate = !fresh;
-        c.index = i;
+        c.slot = true;  // signed on its own, as a bucket's minimized case is
+        c.index = o.CaseIndex(i);
         c.seconds = previous_seconds + Since(start);
         stats.AddCase(c);
       } catch (const OutputError& e) {

@@ -44,7 +44,22 @@ struct CampaignOptions {
   bool resume = false;
   bool force = false;
   std::string command_line;  // how the campaign was started, for summary.md ("" = unknown)
+  // --shard I/N: only the cases k of the campaign with k mod N == I, each with its own
+  // CaseSeed(seed, k), so that N shards of the same --graphs and seed check exactly the cases of
+  // one unsharded campaign (`fusefuzz merge` joins their folders). shards == 1: not sharded.
+  int shard = 0;
+  int shards = 1;
+  bool sharded = false;  // --shard given (also 0/1): summary.json records it for merge
+  // Case k of the campaign for this shard's j-th case.
+  int64_t CaseIndex(int64_t j) const { return shard + static_cast<int64_t>(shards) * j; }
 };
+
+// Parses --shard "I/N" (decimal, 0 <= I < N <= kMaxShards). Throws InputError naming --shard.
+inline constexpr int kMaxShards = 1 << 16;
+void ParseShard(const std::string& text, int* shard, int* shards);
+
+// How many of the first `graphs` cases of the campaign fall to shard `shard` of `shards`.
+int64_t ShardCases(int64_t graphs, int shard, int shards);
 
 // Seed of case `index` of a campaign with base seed `seed` (what `fusefuzz gen --seed` takes).
 uint64_t CaseSeed(uint64_t seed, int64_t index);

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,8 @@ struct Progress {
   bool Checked(int64_t i) const { return jobs > 0 && i < next[static_cast<size_t>(i % jobs)]; }
 };
 
-// Worker: cases index = first, first + stride, ... until a limit or a stop request. Messages to
+// Worker: this shard's cases first, first + stride, ... (CampaignOptions::CaseIndex maps them to
+// the campaign's) until a limit or a stop request. Messages to
 // the parent on `fd`: {"begin": i}; {"end": i, "verdict", "kind", "signature", "bucket",
 // "known", "duplicate", "reason" (of an UNSUPPORTED), "rewrites": {rule: count}}; {"fatal":
 // message} when fusefuzz cannot write its output (the worker then exits with status 2: that is the
@@ -43,13 +45,18 @@ struct Progress {
 [[noreturn]] void WorkerMain(const CampaignOptions& o, int64_t first, int stride, int fd,
                              Clock::time_point start, pid_t parent, const Progress& done);
 
-// The reproducer of case `index`, on which a worker died (`timeout`: killed after
-// --case-timeout) with wait status `status`: regenerated from its seed, kind CRASH or TIMEOUT.
-Repro WorkerDeathRepro(const CampaignOptions& o, int64_t index, bool timeout, int status);
+// The reproducer of this shard's case `local` (the campaign's CaseIndex(local)), on which a
+// worker died (`timeout`: killed after --case-timeout) with wait status `status`: regenerated
+// from its seed, kind CRASH or TIMEOUT.
+Repro WorkerDeathRepro(const CampaignOptions& o, int64_t local, bool timeout, int status);
 
 // Fails now, not after the campaign, when the JUnit file cannot be written (its exit status 2
 // would hide the campaign's 1). A file created only for the check is removed again.
 void CheckWritable(const std::string& path);
+
+// The options besides seed, target and faults that decide which cases are findings and how they
+// are filed: a shard's summary records them, and `fusefuzz merge` refuses shards that differ.
+nlohmann::json ShardOptions(const CampaignOptions& o);
 
 // Creates OUT, locks it, and handles what a previous campaign left there (refuse, --resume or
 // --force). Returns the lock descriptor; fills `stats`/`done` when resuming.

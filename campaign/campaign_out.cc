@@ -15,6 +15,7 @@
 
 #include "campaign/campaign_internal.h"
 #include "campaign/finding_filing.h"
+#include "campaign/shard_summary.h"
 #include "generators/gen_config.h"
 #include "ir/error.h"
 #include "ir/folder_write.h"
@@ -137,6 +138,21 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       throw bad("it was made with --inject " + j.at("inject").dump() +
                 " (give the same faults, or --force to start over)");
     }
+    // A shard's progress counts its own cases: another shard (or none) would skip others.
+    auto shard_text = [](const json& sh) {
+      return sh.is_object() ? "--shard " + sh.value("index", json()).dump() + "/" +
+                                  sh.value("count", json()).dump()
+                            : std::string("no --shard");
+    };
+    const json had = j.value("shard", json());
+    const json now = o.sharded ? json{{"index", o.shard}, {"count", o.shards}} : json();
+    const bool same = had.is_object() == now.is_object() &&
+                      (now.is_null() || (had.value("index", json()) == now["index"] &&
+                                         had.value("count", json()) == now["count"]));
+    if (!same) {
+      throw bad("it was made with " + shard_text(had) + ", this run has " + shard_text(now) +
+                " (give the same, or --force to start over)");
+    }
     stats->graphs = j.at("graphs").get<int64_t>();
     stats->findings = j.at("findings").get<int64_t>();
     stats->known = j.value("known", int64_t{0});
@@ -185,6 +201,8 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
       s.bucket = u.value("bucket", "");
       if (auto pt = u.find("pattern"); pt != u.end() && pt->is_string()) s.pattern = *pt;
     }
+    // A shard's record of how its buckets were signed goes on (`fusefuzz merge` needs it all).
+    if (auto b = j.find("buckets"); b != j.end()) stats->buckets = BucketsFromJson(*b, path);
     if (auto pr = j.find("progress"); pr != j.end()) {
       p.jobs = pr->at("jobs").get<int>();
       p.next = pr->at("next").get<std::vector<int64_t>>();

@@ -123,7 +123,9 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
       if (!Send(fd, {{"begin", i}})) break;
       g_in_case = 1;
       if (g_stop) _exit(0);  // asked to stop while the line went out
-      uint64_t seed = CaseSeed(o.seed, i);
+      // i counts this shard's cases; the seed and the provenance are the campaign's case's.
+      const int64_t k = o.CaseIndex(i);
+      uint64_t seed = CaseSeed(o.seed, k);
       GeneratedCase c = GenerateFromSeed(seed, gen);
       RefTensorMap ref = RunReference(c.graph, c.inputs);
       CaseOutcome out = CheckCase(*target, c.graph, c.inputs, ref, o.check);
@@ -151,7 +153,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
         }
       }
       if (out.finding()) {
-        Repro r = MakeRepro(o, *target, c, ref, out, seed, i);
+        Repro r = MakeRepro(o, *target, c, ref, out, seed, k);
         std::vector<std::string> fired;
         if (out.optimized) {
           for (const Rewrite& rw : out.run.rewrites) fired.push_back(rw.rule);
@@ -162,6 +164,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
         end["bucket"] = f.bucket;
         end["known"] = f.known;
         end["duplicate"] = f.duplicate;
+        if (f.slot) end["slot"] = true;
         if (!f.pattern.empty()) end["pattern"] = f.pattern;
       }
       json fires = json::object();
@@ -196,7 +199,8 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
   _exit(code);
 }
 
-Repro WorkerDeathRepro(const CampaignOptions& o, int64_t index, bool timeout, int status) {
+Repro WorkerDeathRepro(const CampaignOptions& o, int64_t local, bool timeout, int status) {
+  const int64_t index = o.CaseIndex(local);
   const uint64_t seed = CaseSeed(o.seed, index);
   GeneratedCase c = GenerateFromSeed(seed, o.gen);
   Repro r = ReproOfCheck(c.graph, c.inputs, o.target, o.check);

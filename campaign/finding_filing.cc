@@ -280,6 +280,7 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   f.kind = std::string(FindingKindName(r.kind));
   f.bucket = BucketKey(r, fired_rules);
   const int slot = ClaimSlot(l, f.bucket);
+  f.slot = slot >= 0;
   if (slot < 0) {
     // The bucket's first cases are (being) minimized: this one is their duplicate...
     std::optional<Filed> rec = ReadBucket(l, f.bucket);

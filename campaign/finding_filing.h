@@ -53,6 +53,9 @@ struct Filed {
   std::string pattern;  // OpChain of the minimized case, when this case was minimized and filed
   bool duplicate = false;
   bool known = false;
+  // One of the bucket's first kMinimizedPerBucket cases (its own signature); the others take
+  // the first one's. `fusefuzz merge` redoes this choice over all shards (report: buckets).
+  bool slot = false;
 };
 
 // Files the finding `r` (blamed, not minimized) of case seed `seed`; `fired_rules` are the

@@ -49,6 +49,7 @@ void RegisterRun(Cli& cli);
 void RegisterShow(Cli& cli);
 void RegisterList(Cli& cli);
 void RegisterFuzz(Cli& cli);
+void RegisterMerge(Cli& cli);
 void RegisterGen(Cli& cli);
 void RegisterCoverage(Cli& cli);
 void RegisterReplay(Cli& cli);

@@ -26,6 +26,7 @@ struct FuzzOptions {
   bool no_kernel_check = false;
   bool no_sensitivity_check = false;
   std::string known;
+  std::string shard;
 };
 
 // An injected fault that never fires on the chosen generator's graphs turns a campaign into a
@@ -128,6 +129,9 @@ void RegisterFuzz(Cli& cli) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "no status line");
+  cmd->add_option("--shard", o->shard,
+                  "I/N: check only the cases k with k mod N == I (0 <= I < N) of the campaign of "
+                  "this --graphs and --seed; `fusefuzz merge` joins the N shards' folders");
   auto* resume = cmd->add_flag(
       "--resume", o->c.resume,
       "continue the campaign in a non-empty --out: keep its findings, skip its cases, extend its "
@@ -146,6 +150,10 @@ void RegisterFuzz(Cli& cli) {
     if (!o->known.empty()) c.known = ReadKnownSignatures(o->known);
     c.status = !o->quiet;
     c.command_line = cli.command_line;
+    if (!o->shard.empty()) {
+      ParseShard(o->shard, &c.shard, &c.shards);
+      c.sharded = true;
+    }
     if (c.seconds <= 0 && c.graphs <= 0) c.seconds = 60;
     RefuseFaultsThatCannotFire(c);
     if (c.gen.quant.enabled) {

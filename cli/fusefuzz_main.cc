@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   fusefuzz::RegisterGen(cli);
   fusefuzz::RegisterCoverage(cli);
   fusefuzz::RegisterFuzz(cli);
+  fusefuzz::RegisterMerge(cli);
   fusefuzz::RegisterReplay(cli);
   fusefuzz::RegisterMinimize(cli);
   fusefuzz::RegisterBench(cli);

@@ -27,6 +27,26 @@ void CampaignStats::AddCase(const CaseReport& c) {
     if (c.grid_margin > closest_grid.share) closest_grid = {c.grid_margin, c.index, c.grid_e};
   }
   if (c.kind.empty()) return;
+  if (!c.bucket.empty()) {
+    BucketRecord& b = buckets[c.bucket];
+    auto other = [&](int64_t index, const std::string& kind) {
+      ++b.others;
+      if (b.others_first < 0 || index < b.others_first) b.others_first = index;
+      if (b.others_kind.empty()) b.others_kind = kind;
+    };
+    if (c.slot) {
+      b.slots.push_back({c.index, c.signature, c.kind, c.pattern, c.known});
+      std::sort(b.slots.begin(), b.slots.end(), [](const BucketSlot& x, const BucketSlot& y) {
+        return x.case_index < y.case_index;
+      });
+      if (b.slots.size() > BucketRecord::kKeptSlots) {
+        other(b.slots.back().case_index, b.slots.back().kind);
+        b.slots.pop_back();
+      }
+    } else {
+      other(c.index, c.kind);
+    }
+  }
   if (c.known) {
     ++known;
     ++by_kind[c.kind].known;
@@ -195,6 +215,21 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     for (const auto& f : s.inject) md << " " << MdCode(f);
   }
   md << ".\n\n";
+  if (s.shard.is_object()) {
+    md << "Shard " << s.shard.value("index", 0) << " of " << s.shard.value("count", 0)
+       << " (`--shard`): every " << s.shard.value("count", 0)
+       << "th case of the campaign; `fusefuzz merge` joins the shards (docs/campaign.md, "
+          "Spreading a campaign over machines).\n\n";
+  }
+  if (s.merge.is_object()) {
+    md << "Merged from " << s.merge.value("shards", nlohmann::json::array()).size()
+       << " shards by `fusefuzz merge`"
+       << (s.merge.value("partial", false)
+               ? ": **partial**, the shards did not check every case of the campaign (" +
+                     s.merge.value("why_partial", std::string()) + ")"
+               : ": every case of the campaign")
+       << ".\n\n";
+  }
   if (!s.command_line.empty()) {
     md << "Rerun it (same cases in the same order; with `--graphs` the same findings):\n\n"
        << MdFence("sh", s.command_line) << "\n";
@@ -367,6 +402,26 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   if (s.progress_jobs > 0) {
     j["progress"] = {{"jobs", s.progress_jobs}, {"next", s.progress_next}};
   }
+  if (!s.shard.is_null()) {
+    j["shard"] = s.shard;
+    nlohmann::json buckets = nlohmann::json::object();
+    for (const auto& [key, b] : s.buckets) {
+      nlohmann::json slots = nlohmann::json::array();
+      for (const BucketSlot& x : b.slots) {
+        slots.push_back({{"case", x.case_index},
+                         {"signature", x.signature},
+                         {"kind", x.kind},
+                         {"known", x.known},
+                         {"pattern", x.pattern}});
+      }
+      buckets[key] = {{"slots", slots},
+                      {"others", b.others},
+                      {"others_first", b.others_first},
+                      {"others_kind", b.others_kind}};
+    }
+    j["buckets"] = buckets;
+  }
+  if (!s.merge.is_null()) j["merge"] = s.merge;
   // Inside OUT: replaced, never written through a link someone planted there.
   WriteFileInFolder(out_dir, "summary.json", j.dump(1) + "\n");
   if (!full) return;

@@ -30,6 +30,7 @@ struct CaseReport {
   std::string bucket;     // BucketKey of the finding
   bool duplicate = false;
   bool known = false;   // matches --known: counted apart, not a new finding
+  bool slot = false;    // one of its bucket's minimized cases (campaign/finding_filing.h)
   std::string pattern;  // OpChain of the minimized case, for the case that was filed
   // UNSUPPORTED: the target's reason, as its ErrorClass (particulars removed).
   std::string unsupported_reason;
@@ -40,6 +41,25 @@ struct CaseReport {
   // E); -1 when not judged.
   double margin = -1, grid_margin = -1;
   double grid_e = 0;  // that integer element's E, in steps
+};
+
+// How a shard's finding cases of one bucket were signed, for `fusefuzz merge`: the bucket's
+// first minimized cases sign themselves, every later case takes the first one's signature. One
+// campaign minimizes the first cases of the whole campaign, each shard its own first: the merge
+// redoes the choice from these records (campaign/campaign_merge.h).
+struct BucketSlot {
+  int64_t case_index = -1;
+  std::string signature, kind, pattern;
+  bool known = false;
+};
+struct BucketRecord {
+  // The lowest-index minimized cases, at most kKeptSlots (kMinimizedPerBucket of the campaign):
+  // only these can be among the campaign's first.
+  static constexpr size_t kKeptSlots = 3;
+  std::vector<BucketSlot> slots;
+  int64_t others = 0;         // the bucket's other cases
+  int64_t others_first = -1;  // the lowest of their case indexes
+  std::string others_kind;    // their kind (for a bucket none of whose cases was signed)
 };
 
 // The passing case that came closest to its admitted error: how much room the oracle's bound
@@ -102,6 +122,15 @@ struct CampaignStats {
   // checked iff i < progress_next[i % progress_jobs]. progress_jobs == 0: unknown.
   int progress_jobs = 0;
   std::vector<int64_t> progress_next;
+  // `fuzz --shard I/N`: {"index", "count", "graphs" (the whole campaign's --graphs), "cases"
+  // (this shard's), "options"}; null when not sharded. Progress then counts the shard's cases.
+  nlohmann::json shard;
+  // `fusefuzz merge`: the shards merged and whether they add up to the whole campaign; null
+  // for a campaign's own summary.
+  nlohmann::json merge;
+  // Bucket key -> how its finding cases were signed: written to summary.json ("buckets") for a
+  // shard only, where `fusefuzz merge` needs it.
+  std::map<std::string, BucketRecord> buckets;
 
   void AddCase(const CaseReport& c);
   std::string StatusLine(double elapsed) const;
