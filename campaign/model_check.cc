@@ -204,6 +204,11 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
             CheckOutput(g, out, own_ref.empty() ? ref : own_ref, s.optimized.run.outputs, oracle));
       }
     }
+    if (o.layers && s.optimized.run.status == RunStatus::kOk && !QuantBoundaries(g).empty()) {
+      phase(which + ": layers: optimized run with the quantization boundaries exposed");
+      s.layers = CheckLayers(target, g, in, o.check, s.optimized.run);
+      result.layer_finding |= s.layers->first_departing >= 0;
+    }
     // As a campaign judges it: a failing unoptimized run is a kernel (or error) finding, else
     // the optimized run decides.
     const CaseOutcome& decisive = s.plain.finding() ? s.plain : s.optimized;
@@ -232,7 +237,7 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   }
   if (result.finding) result.unsupported.clear();
   result.not_judged =
-      !result.finding && result.unsupported.empty() &&
+      !result.finding && !result.layer_finding && result.unsupported.empty() &&
       std::any_of(result.samples.begin(), result.samples.end(), [](const SampleCheck& sc) {
         return VerdictOfSample(sc) == SampleVerdict::kNotJudged;
       });
@@ -265,15 +270,23 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   return result;
 }
 
+bool JudgedByLayers(const SampleCheck& s) {
+  if (!s.layers || !s.layers->ran || s.layers->first_departing >= 0) return false;
+  return std::all_of(s.layers->layers.begin(), s.layers->layers.end(),
+                     [](const LayerCheck& l) { return l.exposed && l.informative > 0; });
+}
+
 SampleVerdict VerdictOfSample(const SampleCheck& s) {
   if (s.plain.finding() || s.optimized.finding()) return SampleVerdict::kFinding;
+  if (s.layers && s.layers->first_departing >= 0) return SampleVerdict::kFinding;
   for (const CaseOutcome* c : {&s.plain, &s.optimized}) {
     if (c->run.status == RunStatus::kUnsupported) return SampleVerdict::kUnsupported;
   }
   const bool output_not_judged = std::any_of(s.outputs.begin(), s.outputs.end(),
                                              [](const OutputCheck& c) { return c.not_judged.is; });
-  if (output_not_judged || s.plain.verdict == Verdict::kMistrusted ||
-      s.optimized.verdict == Verdict::kMistrusted) {
+  if ((output_not_judged || s.plain.verdict == Verdict::kMistrusted ||
+       s.optimized.verdict == Verdict::kMistrusted) &&
+      !JudgedByLayers(s)) {
     return SampleVerdict::kNotJudged;
   }
   return SampleVerdict::kPass;

@@ -8,6 +8,7 @@
 
 #include "campaign/model_check.h"
 #include "report/finding_report.h"
+#include "report/layerwise_report.h"
 
 namespace fusefuzz {
 
@@ -116,20 +117,30 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                        {"rewrites", sc.optimized.run.rewrites.size()},
                        {"rewrite_rules", std::move(rules)},
                        {"outputs", std::move(outs)}});
+    if (sc.layers) samples.back()["layers"] = LayerwiseJson(*sc.layers);
   }
   json j = {{"target", target},
             {"oracle", OracleDescription(oracle)},
             {"samples", std::move(samples)},
             {"seconds", r.seconds}};
-  j["result"] = !r.unsupported.empty() ? "unsupported"
-                : r.finding            ? "finding"
-                : r.not_judged         ? "not_judged"
-                                       : "pass";
+  j["result"] = !r.unsupported.empty()         ? "unsupported"
+                : r.finding || r.layer_finding ? "finding"
+                : r.not_judged                 ? "not_judged"
+                                               : "pass";
   if (!r.unsupported.empty()) j["unsupported"] = r.unsupported;
   if (r.not_judged) {
     int64_t n = 0;
     for (const SampleCheck& sc : r.samples) n += VerdictOfSample(sc) == SampleVerdict::kNotJudged;
     j["not_judged"] = {{"samples", n}, {"of", r.samples.size()}};
+  }
+  if (!r.finding && r.layer_finding) {
+    for (const SampleCheck& sc : r.samples) {
+      if (!sc.layers || sc.layers->first_departing < 0) continue;
+      j["finding"] = {{"kind", "layer"},
+                      {"seed", sc.seed},
+                      {"first_departing", sc.layers->layers[sc.layers->first_departing].value}};
+      break;
+    }
   }
   if (r.finding) {
     j["finding"] = {{"kind", r.kind},
@@ -219,6 +230,7 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
         s << "\n";
       }
     }
+    if (sc.layers) s << LayerwiseText(*sc.layers, "  ");
   }
   int64_t rows = 0, top1 = 0, top5 = 0;
   for (const SampleCheck& sc : r.samples) {
@@ -282,8 +294,33 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     }
     return s.str();
   }
+  if (!r.finding && r.layer_finding) {
+    for (const SampleCheck& sc : r.samples) {
+      if (!sc.layers || sc.layers->first_departing < 0) continue;
+      const LayerCheck& l = sc.layers->layers[static_cast<size_t>(sc.layers->first_departing)];
+      std::snprintf(buf, sizeof buf,
+                    "check: FINDING: layer '%s' (%s '%s') departs on sample seed %llu, judged "
+                    "teacher-forced: %lld of %lld elements fail, worst excess %.4g (%.1f s)\n",
+                    l.value.c_str(), l.op.c_str(), l.node.c_str(),
+                    static_cast<unsigned long long>(sc.seed), static_cast<long long>(l.failed),
+                    static_cast<long long>(l.elements), l.worst_excess, r.seconds);
+      s << buf;
+      break;
+    }
+    return s.str();
+  }
   if (!r.finding) {
-    std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);
+    // Said where the outputs alone could not tell and the layer table judged the sample.
+    const bool by_layers =
+        std::any_of(r.samples.begin(), r.samples.end(), [](const SampleCheck& sc) {
+          const bool outputs_untold =
+              sc.optimized.verdict == Verdict::kMistrusted ||
+              std::any_of(sc.outputs.begin(), sc.outputs.end(),
+                          [](const OutputCheck& c) { return c.not_judged.is; });
+          return outputs_untold && JudgedByLayers(sc);
+        });
+    std::snprintf(buf, sizeof buf, "check: PASS%s (%.1f s)\n",
+                  by_layers ? " (judged layer by layer, teacher-forced)" : "", r.seconds);
     s << buf;
     return s.str();
   }
