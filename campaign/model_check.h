@@ -41,9 +41,13 @@ struct OutputCheck {
   std::string output;
   Verdict verdict = Verdict::kPass;
   WorstElement worst;
-  // Classifier outputs ([N, K] or [N, K, 1, 1] with K >= 2): rows whose argmax (top-1) agrees
+  // Classifier outputs (a final output, read by no node, of shape [N, K] or [N, K, 1, 1] with
+  // K >= 2): rows whose argmax (top-1) agrees
   // with the reference's, and whose reference top-1 is among the target's top 5.
   int64_t rows = 0, top1_agree = 0, top5_agree = 0;
+  // The logit error of a classifier output: the largest and the mean |target - reference| over
+  // its elements, in the output's units (steps for an integer output).
+  double logit_max_abs = 0, logit_mean_abs = 0;
   // Every judged element's error in the oracle's units (float outputs; n == 0 on an integer
   // grid or when nothing was judged).
   RatioStats stats;

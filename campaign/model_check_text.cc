@@ -105,7 +105,10 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                      {"worst_t", num(c.grid.t)},          {"worst_e", num(c.grid.e)},
                      {"excess_steps", num(c.grid.excess)}};
       }
-      if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
+      if (c.rows > 0) {
+        o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
+        o["logit_error"] = {{"max_abs", num(c.logit_max_abs)}, {"mean_abs", num(c.logit_mean_abs)}};
+      }
       outs.push_back(std::move(o));
     }
     json rules = json::array();
@@ -193,6 +196,9 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
       if (c.rows > 0) {
         s << ", top-1 " << c.top1_agree << "/" << c.rows << ", top-5 " << c.top5_agree << "/"
           << c.rows;
+        std::snprintf(buf, sizeof buf, ", logit error max %.4g mean %.4g%s", c.logit_max_abs,
+                      c.logit_mean_abs, c.grid.compared > 0 ? " steps" : "");
+        s << buf;
       }
       s << "\n";
       if (c.stats.n > 0) {
@@ -233,8 +239,12 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     if (sc.layers) s << LayerwiseText(*sc.layers, "  ");
   }
   int64_t rows = 0, top1 = 0, top5 = 0;
+  double logit_max = 0;
+  bool logit_steps = false;
   for (const SampleCheck& sc : r.samples) {
     for (const OutputCheck& c : sc.outputs) {
+      if (c.rows > 0) logit_max = std::max(logit_max, c.logit_max_abs);
+      logit_steps |= c.rows > 0 && c.grid.compared > 0;
       rows += c.rows;
       top1 += c.top1_agree;
       top5 += c.top5_agree;
@@ -243,7 +253,10 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   if (rows > 0) {
     s << "classifier agreement over "
       << Plural(static_cast<int64_t>(r.samples.size()), "sample", "samples") << ": top-1 " << top1
-      << "/" << rows << ", top-5 " << top5 << "/" << rows << "\n";
+      << "/" << rows << ", top-5 " << top5 << "/" << rows;
+    std::snprintf(buf, sizeof buf, ", largest logit error %.4g%s\n", logit_max,
+                  logit_steps ? " steps" : "");
+    s << buf;
   }
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "

@@ -156,7 +156,7 @@ void SaveTensors(const std::string& inputs_dir, const std::string& outputs_dir,
 // `--layers`: each sample's layer table as markdown and as an SVG bar chart, beside the
 // finding folders (`target<T>-` in front when several targets are checked).
 void WriteLayerTables(const ModelCheckResult& r, const std::string& out_dir, size_t target,
-                      const std::string& model) {
+                      const std::string& model, bool say) {
   if (out_dir.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
@@ -170,7 +170,8 @@ void WriteLayerTables(const ModelCheckResult& r, const std::string& out_dir, siz
                           LayerwiseText(*sc.layers, ""));
     WriteFileInFolder(out_dir, name + ".svg",
                       LayerwiseSvg(*sc.layers, std::filesystem::path(model).filename().string()));
-    std::fprintf(stderr, "check: layer table: %s/%s.{md,svg}\n", out_dir.c_str(), name.c_str());
+    if (say)
+      std::fprintf(stderr, "check: layer table: %s/%s.{md,svg}\n", out_dir.c_str(), name.c_str());
   }
 }
 
@@ -280,7 +281,8 @@ void RegisterCheck(Cli& cli) {
       std::printf("%s", ModelCheckText(results.back(), m.out_dir).c_str());
       std::fflush(stdout);
       if (results.back().finding || results.back().layer_finding) exit_code = 1;
-      WriteLayerTables(results.back(), m.out_dir, specs.size() > 1 ? t + 1 : 0, o->model);
+      WriteLayerTables(results.back(), m.out_dir, specs.size() > 1 ? t + 1 : 0, o->model,
+                       !o->quiet);
       any_unsupported |= !results.back().unsupported.empty();
       any_not_judged |= results.back().not_judged;
     }

@@ -71,7 +71,8 @@ TEST(Layerwise, EveryBoundaryJudgedWithTheFusionUnchanged) {
     const LayerwiseResult r = CheckLayers(*target, g, in, opts, plain);
     ASSERT_TRUE(r.ran) << r.message;
     EXPECT_TRUE(r.same_fusion());
-    EXPECT_FALSE(r.rewrites_plain.empty());
+    // The QLinear graph has nothing left to fuse; the QDQ ones fuse with the boundaries exposed.
+    EXPECT_EQ(r.rewrites_plain.empty(), std::string(name) == "qlinear-conv-add.json");
     EXPECT_EQ(r.first_departing, -1);
     EXPECT_GE(r.layers.size(), QuantBoundaries(g).size());
     for (const LayerCheck& l : r.layers) {
@@ -83,12 +84,14 @@ TEST(Layerwise, EveryBoundaryJudgedWithTheFusionUnchanged) {
   }
 }
 
-// A wrong requantization in the fused conv (the bias folded at the wrong scale) departs at the
-// conv's own boundary, not before it.
+// A bias off the int32 grid fused anyway (fault bias-scale-unchecked) moves one channel of the
+// conv's own boundary by tens of steps: that boundary is the first departing layer, in that
+// channel.
 TEST(Layerwise, AWrongLayerIsTheFirstDeparting) {
   auto target = MakeEmbeddedTarget();
-  const Graph g = QuantGraph("qdq-conv-relu.json");
-  const TensorMap in = InputsFromSeed(g, 1);
+  const std::string dir = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/";
+  const Graph g = ReadGraphFile(dir + "layers-bias-scale.json");
+  const TensorMap in = ReadTensorsFile(dir + "layers-bias-scale.inputs.json");
   CheckOptions opts;
   opts.oracle.kind = OracleKind::kSigma;
   opts.opt.inject = {"bias-scale-unchecked"};
@@ -99,11 +102,12 @@ TEST(Layerwise, AWrongLayerIsTheFirstDeparting) {
   ASSERT_EQ(plain.status, RunStatus::kOk) << plain.message;
   const LayerwiseResult r = CheckLayers(*target, g, in, opts, plain);
   ASSERT_TRUE(r.ran) << r.message;
+  EXPECT_TRUE(r.same_fusion());
   ASSERT_GE(r.first_departing, 0);
   const LayerCheck& l = r.layers[static_cast<size_t>(r.first_departing)];
-  EXPECT_EQ(l.value, "rq");
-  EXPECT_GT(l.worst_excess, 0);
-  EXPECT_FALSE(l.failing_channels.empty());
+  EXPECT_EQ(l.value, "v4");
+  EXPECT_GE(l.worst_excess, 10);
+  EXPECT_EQ(l.failing_channels, std::vector<int64_t>{13});
 }
 
 }  // namespace
