@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # make_qat_model.py OUT.onnx per-tensor|per-channel: a QAT-prepared (fake-quantized) small CNN exported by
-# torch.onnx.export at opset 13: a QDQ model from another tool (issue 43, item 5). Not yet
-# importable: the export keeps float weights behind QuantizeLinear -> DequantizeLinear, and
-# `fusefuzz import` refuses a QuantizeLinear of a constant (docs/check.md, "Layer by layer").
+# torch.onnx.export at opset 13: a QDQ model from another tool (issue 43, item 5). The export
+# keeps float weights behind QuantizeLinear -> DequantizeLinear; the importer folds a
+# QuantizeLinear of a constant into the integer weight (docs/check.md, "QDQ models from other
+# tools").
 import sys, torch, torch.nn as nn
 torch.manual_seed(0)
 per_channel = sys.argv[2] == "per-channel"
