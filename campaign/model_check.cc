@@ -19,8 +19,12 @@
 namespace fusefuzz {
 namespace {
 
-// Classifier outputs: [N, K] or [N, K, 1, 1] with K >= 2.
-bool IsClassifier(const Tensor& t) {
+// Classifier outputs: a final output of the model (read by no node: a block's output answered
+// beside the logits is not one) of shape [N, K] or [N, K, 1, 1] with K >= 2.
+bool IsClassifier(const Graph& g, const std::string& out, const Tensor& t) {
+  for (const Node& n : g.nodes) {
+    if (std::find(n.inputs.begin(), n.inputs.end(), out) != n.inputs.end()) return false;
+  }
   const Shape& s = t.shape;
   if (s.size() == 2) return s[1] >= 2;
   return s.size() == 4 && s[1] >= 2 && s[2] == 1 && s[3] == 1;
@@ -78,9 +82,10 @@ NotJudged WhyNotJudged(const OracleResult& r, const RefTensor* ref, const Oracle
                   static_cast<long long>(wide), static_cast<long long>(g.compared), median, top);
     nj.cause = buf;
     nj.advice = oracle.kind == OracleKind::kSigma
-                    ? "check a shorter part of the model (the spread grows with every "
-                      "quantized layer): a sub-model ending at an earlier quantized tensor, "
-                      "e.g. a block's output"
+                    ? "judge it layer by layer with --layers (each quantized layer from the "
+                      "engine's own integers before it: the spread does not carry), or check a "
+                      "shorter part of the model (the spread grows with every quantized layer): "
+                      "a sub-model ending at an earlier quantized tensor, e.g. a block's output"
                     : "judge with --oracle sigma (it adds the carried spreads in quadrature, "
                       "a smaller E), or check a shorter part of the model";
   } else if (g.compared > 0 && g.saturated > 0) {
@@ -138,7 +143,7 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
   }
   auto cand = got.find(out);
   auto rt = ref.find(out);
-  if (cand == got.end() || rt == ref.end() || !IsClassifier(cand->second) ||
+  if (cand == got.end() || rt == ref.end() || !IsClassifier(g, out, cand->second) ||
       cand->second.shape != rt->second.shape) {
     return c;
   }
@@ -154,6 +159,14 @@ OutputCheck CheckOutput(const Graph& g, const std::string& out, const RefTensorM
     c.top1_agree += got_top[0] == ref_top[0] ? 1 : 0;
     c.top5_agree += std::find(got_top.begin(), got_top.end(), ref_top[0]) != got_top.end();
   }
+  double sum = 0;
+  for (size_t i = 0; i < cand->second.data.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(cand->second.data[i]) - rt->second.value[i]);
+    if (!std::isfinite(d)) continue;
+    c.logit_max_abs = std::max(c.logit_max_abs, d);
+    sum += d;
+  }
+  c.logit_mean_abs = sum / static_cast<double>(std::max<size_t>(1, cand->second.data.size()));
   return c;
 }
 
@@ -204,6 +217,11 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
             CheckOutput(g, out, own_ref.empty() ? ref : own_ref, s.optimized.run.outputs, oracle));
       }
     }
+    if (o.layers && s.optimized.run.status == RunStatus::kOk && !QuantBoundaries(g).empty()) {
+      phase(which + ": layers: optimized run with the quantization boundaries exposed");
+      s.layers = CheckLayers(target, g, in, o.check, s.optimized.run);
+      result.layer_finding |= s.layers->first_departing >= 0;
+    }
     // As a campaign judges it: a failing unoptimized run is a kernel (or error) finding, else
     // the optimized run decides.
     const CaseOutcome& decisive = s.plain.finding() ? s.plain : s.optimized;
@@ -232,7 +250,7 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   }
   if (result.finding) result.unsupported.clear();
   result.not_judged =
-      !result.finding && result.unsupported.empty() &&
+      !result.finding && !result.layer_finding && result.unsupported.empty() &&
       std::any_of(result.samples.begin(), result.samples.end(), [](const SampleCheck& sc) {
         return VerdictOfSample(sc) == SampleVerdict::kNotJudged;
       });
@@ -265,15 +283,23 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   return result;
 }
 
+bool JudgedByLayers(const SampleCheck& s) {
+  if (!s.layers || !s.layers->ran || s.layers->first_departing >= 0) return false;
+  return std::all_of(s.layers->layers.begin(), s.layers->layers.end(),
+                     [](const LayerCheck& l) { return l.exposed && l.informative > 0; });
+}
+
 SampleVerdict VerdictOfSample(const SampleCheck& s) {
   if (s.plain.finding() || s.optimized.finding()) return SampleVerdict::kFinding;
+  if (s.layers && s.layers->first_departing >= 0) return SampleVerdict::kFinding;
   for (const CaseOutcome* c : {&s.plain, &s.optimized}) {
     if (c->run.status == RunStatus::kUnsupported) return SampleVerdict::kUnsupported;
   }
   const bool output_not_judged = std::any_of(s.outputs.begin(), s.outputs.end(),
                                              [](const OutputCheck& c) { return c.not_judged.is; });
-  if (output_not_judged || s.plain.verdict == Verdict::kMistrusted ||
-      s.optimized.verdict == Verdict::kMistrusted) {
+  if ((output_not_judged || s.plain.verdict == Verdict::kMistrusted ||
+       s.optimized.verdict == Verdict::kMistrusted) &&
+      !JudgedByLayers(s)) {
     return SampleVerdict::kNotJudged;
   }
   return SampleVerdict::kPass;

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/check.h"
+#include "harness/layerwise.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -22,6 +24,9 @@ struct ModelCheckOptions {
   double minimize_budget = 120;  // seconds
   std::string out_dir;           // finding folders go to OUT/findings/<signature>
   bool progress = false;         // one stderr line per phase and sample, as it happens
+  // `--layers`: judge every quantization boundary teacher-forced (harness/layerwise.h): one more
+  // optimized run per sample, with the boundaries exposed as outputs.
+  bool layers = false;
 };
 
 // Why an output with no informative element was not judged, and what would let it be.
@@ -36,9 +41,13 @@ struct OutputCheck {
   std::string output;
   Verdict verdict = Verdict::kPass;
   WorstElement worst;
-  // Classifier outputs ([N, K] or [N, K, 1, 1] with K >= 2): rows whose argmax (top-1) agrees
+  // Classifier outputs (a final output, read by no node, of shape [N, K] or [N, K, 1, 1] with
+  // K >= 2): rows whose argmax (top-1) agrees
   // with the reference's, and whose reference top-1 is among the target's top 5.
   int64_t rows = 0, top1_agree = 0, top5_agree = 0;
+  // The logit error of a classifier output: the largest and the mean |target - reference| over
+  // its elements, in the output's units (steps for an integer output).
+  double logit_max_abs = 0, logit_mean_abs = 0;
   // Every judged element's error in the oracle's units (float outputs; n == 0 on an integer
   // grid or when nothing was judged).
   RatioStats stats;
@@ -56,13 +65,21 @@ struct SampleCheck {
   TensorMap reference;               // the reference's outputs, rounded to float32
   CaseOutcome plain, optimized;      // unoptimized and optimized runs
   std::vector<OutputCheck> outputs;  // of the optimized run
+  // `--layers` on a model with quantization boundaries: the teacher-forced layer table. A
+  // departing layer makes the sample a finding; every layer judged (and none departing) makes
+  // an output NOT JUDGED as a whole judged layer by layer.
+  std::optional<LayerwiseResult> layers;
 };
 
 // One verdict per sample, consistent with its runs and outputs: a finding when either run is
-// one, else NOT JUDGED when an output had no informative element (or a run could not be
-// judged), else PASS.
+// one (or, with --layers, a layer departs), else NOT JUDGED when an output had no informative
+// element (or a run could not be judged) and the layer table did not judge every layer, else
+// PASS.
 enum class SampleVerdict { kPass, kNotJudged, kFinding, kUnsupported };
 SampleVerdict VerdictOfSample(const SampleCheck& s);
+// The layer table judged the sample on its own: it ran, every boundary and output was answered
+// and had an informative element, none departed.
+bool JudgedByLayers(const SampleCheck& s);
 std::string_view SampleVerdictName(SampleVerdict v);  // "PASS", "NOT JUDGED", ...
 
 struct ModelCheckResult {
@@ -78,6 +95,9 @@ struct ModelCheckResult {
   // No finding, but some sample was NOT JUDGED: the check is not a pass (exit 3,
   // kExitNotJudged).
   bool not_judged = false;
+  // `--layers`: some sample's teacher-forced layer table has a departing layer (a finding, exit 1,
+  // even where the outputs' own judgement could not tell).
+  bool layer_finding = false;
   double seconds = 0;
   OracleKind oracle_kind = OracleKind::kSigma;  // what judged it (for PassingTolerance)
 };

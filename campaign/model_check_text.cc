@@ -8,6 +8,7 @@
 
 #include "campaign/model_check.h"
 #include "report/finding_report.h"
+#include "report/layerwise_report.h"
 
 namespace fusefuzz {
 
@@ -104,7 +105,10 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                      {"worst_t", num(c.grid.t)},          {"worst_e", num(c.grid.e)},
                      {"excess_steps", num(c.grid.excess)}};
       }
-      if (c.rows > 0) o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
+      if (c.rows > 0) {
+        o["top1"] = {c.top1_agree, c.rows}, o["top5"] = {c.top5_agree, c.rows};
+        o["logit_error"] = {{"max_abs", num(c.logit_max_abs)}, {"mean_abs", num(c.logit_mean_abs)}};
+      }
       outs.push_back(std::move(o));
     }
     json rules = json::array();
@@ -116,20 +120,30 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                        {"rewrites", sc.optimized.run.rewrites.size()},
                        {"rewrite_rules", std::move(rules)},
                        {"outputs", std::move(outs)}});
+    if (sc.layers) samples.back()["layers"] = LayerwiseJson(*sc.layers);
   }
   json j = {{"target", target},
             {"oracle", OracleDescription(oracle)},
             {"samples", std::move(samples)},
             {"seconds", r.seconds}};
-  j["result"] = !r.unsupported.empty() ? "unsupported"
-                : r.finding            ? "finding"
-                : r.not_judged         ? "not_judged"
-                                       : "pass";
+  j["result"] = !r.unsupported.empty()         ? "unsupported"
+                : r.finding || r.layer_finding ? "finding"
+                : r.not_judged                 ? "not_judged"
+                                               : "pass";
   if (!r.unsupported.empty()) j["unsupported"] = r.unsupported;
   if (r.not_judged) {
     int64_t n = 0;
     for (const SampleCheck& sc : r.samples) n += VerdictOfSample(sc) == SampleVerdict::kNotJudged;
     j["not_judged"] = {{"samples", n}, {"of", r.samples.size()}};
+  }
+  if (!r.finding && r.layer_finding) {
+    for (const SampleCheck& sc : r.samples) {
+      if (!sc.layers || sc.layers->first_departing < 0) continue;
+      j["finding"] = {{"kind", "layer"},
+                      {"seed", sc.seed},
+                      {"first_departing", sc.layers->layers[sc.layers->first_departing].value}};
+      break;
+    }
   }
   if (r.finding) {
     j["finding"] = {{"kind", r.kind},
@@ -182,6 +196,9 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
       if (c.rows > 0) {
         s << ", top-1 " << c.top1_agree << "/" << c.rows << ", top-5 " << c.top5_agree << "/"
           << c.rows;
+        std::snprintf(buf, sizeof buf, ", logit error max %.4g mean %.4g%s", c.logit_max_abs,
+                      c.logit_mean_abs, c.grid.compared > 0 ? " steps" : "");
+        s << buf;
       }
       s << "\n";
       if (c.stats.n > 0) {
@@ -219,10 +236,15 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
         s << "\n";
       }
     }
+    if (sc.layers) s << LayerwiseText(*sc.layers, "  ");
   }
   int64_t rows = 0, top1 = 0, top5 = 0;
+  double logit_max = 0;
+  bool logit_steps = false;
   for (const SampleCheck& sc : r.samples) {
     for (const OutputCheck& c : sc.outputs) {
+      if (c.rows > 0) logit_max = std::max(logit_max, c.logit_max_abs);
+      logit_steps |= c.rows > 0 && c.grid.compared > 0;
       rows += c.rows;
       top1 += c.top1_agree;
       top5 += c.top5_agree;
@@ -231,7 +253,10 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   if (rows > 0) {
     s << "classifier agreement over "
       << Plural(static_cast<int64_t>(r.samples.size()), "sample", "samples") << ": top-1 " << top1
-      << "/" << rows << ", top-5 " << top5 << "/" << rows << "\n";
+      << "/" << rows << ", top-5 " << top5 << "/" << rows;
+    std::snprintf(buf, sizeof buf, ", largest logit error %.4g%s\n", logit_max,
+                  logit_steps ? " steps" : "");
+    s << buf;
   }
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
@@ -282,8 +307,33 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     }
     return s.str();
   }
+  if (!r.finding && r.layer_finding) {
+    for (const SampleCheck& sc : r.samples) {
+      if (!sc.layers || sc.layers->first_departing < 0) continue;
+      const LayerCheck& l = sc.layers->layers[static_cast<size_t>(sc.layers->first_departing)];
+      std::snprintf(buf, sizeof buf,
+                    "check: FINDING: layer '%s' (%s '%s') departs on sample seed %llu, judged "
+                    "teacher-forced: %lld of %lld elements fail, worst excess %.4g (%.1f s)\n",
+                    l.value.c_str(), l.op.c_str(), l.node.c_str(),
+                    static_cast<unsigned long long>(sc.seed), static_cast<long long>(l.failed),
+                    static_cast<long long>(l.elements), l.worst_excess, r.seconds);
+      s << buf;
+      break;
+    }
+    return s.str();
+  }
   if (!r.finding) {
-    std::snprintf(buf, sizeof buf, "check: PASS (%.1f s)\n", r.seconds);
+    // Said where the outputs alone could not tell and the layer table judged the sample.
+    const bool by_layers =
+        std::any_of(r.samples.begin(), r.samples.end(), [](const SampleCheck& sc) {
+          const bool outputs_untold =
+              sc.optimized.verdict == Verdict::kMistrusted ||
+              std::any_of(sc.outputs.begin(), sc.outputs.end(),
+                          [](const OutputCheck& c) { return c.not_judged.is; });
+          return outputs_untold && JudgedByLayers(sc);
+        });
+    std::snprintf(buf, sizeof buf, "check: PASS%s (%.1f s)\n",
+                  by_layers ? " (judged layer by layer, teacher-forced)" : "", r.seconds);
     s << buf;
     return s.str();
   }

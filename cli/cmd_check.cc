@@ -20,6 +20,7 @@
 #include "ir/json_io.h"
 #include "onnx/import.h"
 #include "report/finding_report.h"
+#include "report/layerwise_report.h"
 #include "targets/kernel_notes.h"
 #include "targets/rule_names.h"
 
@@ -152,6 +153,28 @@ void SaveTensors(const std::string& inputs_dir, const std::string& outputs_dir,
   }
 }
 
+// `--layers`: each sample's layer table as markdown and as an SVG bar chart, beside the
+// finding folders (`target<T>-` in front when several targets are checked).
+void WriteLayerTables(const ModelCheckResult& r, const std::string& out_dir, size_t target,
+                      const std::string& model, bool say) {
+  if (out_dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir, "cannot create the folder: " + ec.message());
+  const std::string prefix = target > 0 ? "target" + std::to_string(target) + "-" : "";
+  for (const SampleCheck& sc : r.samples) {
+    if (!sc.layers) continue;
+    const std::string name = prefix + "layers-seed" + std::to_string(sc.seed);
+    WriteFileInFolder(out_dir, name + ".md",
+                      "# " + model + ", sample seed " + std::to_string(sc.seed) + "\n\n" +
+                          LayerwiseText(*sc.layers, ""));
+    WriteFileInFolder(out_dir, name + ".svg",
+                      LayerwiseSvg(*sc.layers, std::filesystem::path(model).filename().string()));
+    if (say)
+      std::fprintf(stderr, "check: layer table: %s/%s.{md,svg}\n", out_dir.c_str(), name.c_str());
+  }
+}
+
 }  // namespace
 
 void RegisterCheck(Cli& cli) {
@@ -195,6 +218,10 @@ void RegisterCheck(Cli& cli) {
                   "bound, a factor on atol + rtol|r| for allclose, ulps for ulp); repeatable");
   cmd->add_flag("--no-minimize", o->no_minimize, "write the whole model as the finding");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
+  cmd->add_flag("--layers", o->m.layers,
+                "int8 models: judge every quantization boundary teacher-forced, from the "
+                "engine's own integers before it (one more optimized run per sample); the "
+                "per-layer table goes to OUT/layers-seed<S>.{md,svg}");
   cmd->add_option("--minimize-budget", o->m.minimize_budget, "seconds to shrink a finding")
       ->check(kPositiveNumber)
       ->capture_default_str();
@@ -253,7 +280,9 @@ void RegisterCheck(Cli& cli) {
       results.push_back(CheckModel(*targets[t], g, inputs, m));
       std::printf("%s", ModelCheckText(results.back(), m.out_dir).c_str());
       std::fflush(stdout);
-      if (results.back().finding) exit_code = 1;
+      if (results.back().finding || results.back().layer_finding) exit_code = 1;
+      WriteLayerTables(results.back(), m.out_dir, specs.size() > 1 ? t + 1 : 0, o->model,
+                       !o->quiet);
       any_unsupported |= !results.back().unsupported.empty();
       any_not_judged |= results.back().not_judged;
     }

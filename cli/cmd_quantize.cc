@@ -22,6 +22,7 @@ struct QuantizeCmdOptions {
   std::string output;
   QuantizeOptions q;
   CalibrationMethod method = CalibrationMethod::kMinMax;
+  std::vector<std::string> calibration_files;  // --calibration-data
 };
 
 }  // namespace
@@ -34,12 +35,17 @@ void RegisterQuantize(Cli& cli) {
       "weights, uint8 activations calibrated on seeded inputs, int32 biases)");
   cmd->add_option("model", o->model, "float ONNX model (.onnx)")->required();
   cmd->add_option("-o,--output", o->output, "write the QDQ model here")->required();
-  cmd->add_option("--calibration-inputs", o->q.calibration_inputs,
-                  "calibrate on this many seeded inputs (seeds S, S+1, ...)")
-      ->capture_default_str();
-  cmd->add_option("--seed", o->q.seed, "seed of the first calibration input")
-      ->capture_default_str()
-      ->check(kSeed);
+  auto* seeded = cmd->add_option("--calibration-inputs", o->q.calibration_inputs,
+                                 "calibrate on this many seeded inputs (seeds S, S+1, ...)")
+                     ->capture_default_str();
+  auto* seed = cmd->add_option("--seed", o->q.seed, "seed of the first calibration input")
+                   ->capture_default_str()
+                   ->check(kSeed);
+  cmd->add_option("--calibration-data", o->calibration_files,
+                  "calibrate on real inputs instead: a tensors JSON file with every model input "
+                  "(as check --inputs reads); repeat for more samples")
+      ->excludes(seeded)
+      ->excludes(seed);
   const std::map<std::string, CalibrationMethod> methods = {
       {"minmax", CalibrationMethod::kMinMax}, {"percentile", CalibrationMethod::kPercentile}};
   cmd->add_option("--method", o->method, "activation ranges: minmax or percentile")
@@ -63,6 +69,10 @@ void RegisterQuantize(Cli& cli) {
                        "the whole range)");
     }
     const Graph g = ImportOnnxFile(o->model);
+    for (const std::string& file : o->calibration_files) {
+      o->q.calibration_data.push_back(ReadTensorsFile(file));
+      CheckTensorsForGraph(g, o->q.calibration_data.back(), file);
+    }
     QuantizeSummary sum;
     Graph q;
     try {
@@ -87,11 +97,14 @@ void RegisterQuantize(Cli& cli) {
     for (const std::string& note : sum.notes) std::fprintf(stderr, "quantize: %s\n", note.c_str());
     std::printf(
         "%s: %lld conv(s) with int8 per-channel weights%s, %lld activation(s) quantized to uint8 "
-        "(%s on %d input(s), seed %llu), %lld float bias(es)\n",
+        "(%s on %d input(s), %s), %lld float bias(es)\n",
         o->output.c_str(), static_cast<long long>(sum.convs), o->q.reduce_range ? " (7-bit)" : "",
         static_cast<long long>(sum.activations),
         o->q.method == CalibrationMethod::kMinMax ? "minmax" : "percentile",
-        o->q.calibration_inputs, static_cast<unsigned long long>(o->q.seed),
+        o->q.calibration_data.empty() ? o->q.calibration_inputs
+                                      : static_cast<int>(o->q.calibration_data.size()),
+        o->q.calibration_data.empty() ? ("seed " + std::to_string(o->q.seed)).c_str()
+                                      : "from --calibration-data",
         static_cast<long long>(sum.float_biases));
   });
 }

@@ -1,6 +1,7 @@
 // DOT and text views of a graph, and FNV-1a fingerprints over a canonical byte serialization.
 #include "ir/printers.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <map>
@@ -64,6 +65,22 @@ std::string SmallValues(const Tensor& t, int64_t limit) {
   std::string out = "{";
   for (size_t i = 0; i < t.data.size(); ++i) out += (i ? ", " : "") + FormatDouble(t.data[i]);
   return out + "}";
+}
+
+// A per-channel grid of a big layer (1000 scales on a classifier's weights) would make a DOT
+// label longer than Graphviz accepts (16384 characters): past 8 channels, the count and ranges.
+std::string DotQuantText(const QuantParams& q) {
+  if (q.scale.size() <= 8) return QuantText(q);
+  const auto [s_lo, s_hi] = std::minmax_element(q.scale.begin(), q.scale.end());
+  const auto [z_lo, z_hi] = std::minmax_element(q.zero_point.begin(), q.zero_point.end());
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s axis=%d, %zu channels: s in [%.6g, %.6g], z in [%lld, %lld]",
+                q.type == QuantType::kUint8  ? "u8"
+                : q.type == QuantType::kInt8 ? "i8"
+                                             : "i32",
+                static_cast<int>(q.axis), q.scale.size(), *s_lo, *s_hi,
+                static_cast<long long>(*z_lo), static_cast<long long>(*z_hi));
+  return buf;
 }
 
 // Escapes a string for a double-quoted DOT label. Names come from files and may hold any
@@ -177,7 +194,7 @@ std::string ToDot(const Graph& g, const DotOptions& opts) {
     for (const auto& [name, v] : n.attrs) label += "\\n" + name + "=" + DotEscape(AttrToString(v));
     for (const auto& s : n.epilogue) label += "\\n+ " + DotEscape(StepText(s, n, true));
     for (const auto& [role, q] : n.quant) {
-      label += "\\n" + DotEscape(role) + ": q(" + DotEscape(QuantText(q)) + ")";
+      label += "\\n" + DotEscape(role) + ": q(" + DotEscape(DotQuantText(q)) + ")";
     }
     if (auto note = opts.notes.find(n.name); note != opts.notes.end()) {
       label += "\\n" + DotEscape(note->second);

@@ -197,6 +197,10 @@ class Importer {
         }
         // A QDQ model's weights: DequantizeLinear of an integer initializer is a constant that
         // lies on that grid (a Conv or Gemm reading it declares the grid, Node::quant).
+        if (on.op_type == "QuantizeLinear" && on.record < 0 && Const(on, 0)) {
+          FoldQuantize(on);
+          continue;
+        }
         if (on.op_type == "DequantizeLinear" && on.record < 0 && Const(on, 0)) {
           FoldDequantize(on);
           continue;
@@ -770,6 +774,36 @@ class Importer {
     consts_[on.outputs[0]] =
         OTensor{x.dims, onnx::TensorProto::FLOAT, DequantizeConstant(x, q), {}};
     grids_[on.outputs[0]] = q;
+  }
+
+  // torch.onnx.export of a fake-quantized (QAT-prepared) model keeps the float weights behind
+  // QuantizeLinear -> DequantizeLinear: a QuantizeLinear of a float constant is the integer
+  // constant ONNX's rule gives (float32 quotient, ties to even, saturated), and the
+  // DequantizeLinear after it then folds into a weight on that grid (FoldDequantize).
+  void FoldQuantize(const ONode& on) {
+    if (on.outputs.size() != 1) FailNode(on, "expected one output");
+    const OTensor& x = *Const(on, 0);
+    if (x.type != onnx::TensorProto::FLOAT) {
+      FailQ(on, "it quantizes a constant of type " + OnnxTypeName(x.type) + ", not float");
+    }
+    QuantParams q = QuantOf(on, 1, on.inputs[0], "y", true, false);
+    RefuseNewQuantAttrs(on, q.type);
+    const Shape shape = x.dims.empty() ? Shape{1} : x.dims;
+    try {
+      ValidateFor(q, shape, true, "y");
+    } catch (const InputError& e) {
+      FailQ(on, std::string(e.what()));
+    }
+    OTensor out{x.dims,
+                q.type == QuantType::kUint8  ? onnx::TensorProto::UINT8
+                : q.type == QuantType::kInt8 ? onnx::TensorProto::INT8
+                                             : onnx::TensorProto::INT32,
+                std::vector<float>(x.floats.size()), std::vector<int64_t>(x.floats.size())};
+    ForEachQuantElement(q, shape, [&](size_t i, double sc, int64_t z) {
+      out.floats[i] = QuantizeOnnx(x.floats[i], static_cast<float>(sc), z, q.type);
+      out.ints[i] = static_cast<int64_t>(out.floats[i]);
+    });
+    consts_[on.outputs[0]] = std::move(out);
   }
 
   // Integer types flow from QuantizeLinear and the QLinear ops through the type-generic ops.

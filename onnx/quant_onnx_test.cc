@@ -150,6 +150,49 @@ onnx::NodeProto* NodeNamed(onnx::GraphProto* g, const std::string& name) {
   return g->mutable_node(0);
 }
 
+// PyTorch's QDQ export of a QAT model keeps float weights behind QuantizeLinear ->
+// DequantizeLinear (issue 43): the weight's int8 initializer replaced by its float values and a
+// QuantizeLinear of it imports as the same graph, the weight on the same per-channel grid.
+TEST(QuantOnnx, QuantizeOfAFloatWeightFoldsIntoTheGrid) {
+  const std::string bytes = Edited([&](onnx::GraphProto* g) {
+    for (int k = 0; k < g->node_size(); ++k) {
+      onnx::NodeProto dq = g->node(k);
+      if (dq.op_type() != "DequantizeLinear") continue;
+      for (onnx::TensorProto& t : *g->mutable_initializer()) {
+        if (t.name() != dq.input(0) || t.data_type() != onnx::TensorProto::INT8 ||
+            t.dims_size() != 4) {
+          continue;
+        }
+        // The int8 weight [1, -2, 1, 3] at scales [0.5, 0.25]: as floats, then quantized.
+        const float w[] = {0.5f, -1.0f, 0.25f, 0.75f};
+        t.clear_raw_data();
+        t.clear_int32_data();
+        t.set_data_type(onnx::TensorProto::FLOAT);
+        t.set_name(t.name() + "_float");
+        for (float v : w) t.add_float_data(v);
+        onnx::NodeProto q = dq;
+        q.set_op_type("QuantizeLinear");
+        q.set_name(dq.name() + "_q");
+        q.set_input(0, t.name());
+        q.set_output(0, dq.input(0));
+        *g->add_node() = q;
+        // Nodes in topological order: the QuantizeLinear before its DequantizeLinear.
+        for (int j = g->node_size() - 1; j > k; --j) g->mutable_node()->SwapElements(j, j - 1);
+        return;
+      }
+    }
+    ADD_FAILURE() << "no int8 weight initializer";
+  });
+  const Graph back = ImportOnnx(bytes, "m.onnx");
+  const Graph want = G(kQdqConv);
+  ASSERT_EQ(back.nodes.size(), want.nodes.size());
+  const Node& conv = back.nodes[2];
+  EXPECT_EQ(conv.op, Op::Conv);
+  EXPECT_EQ(conv.params.at("W").data, want.nodes[2].params.at("W").data);
+  ASSERT_EQ(conv.quant.count("W"), 1u);
+  EXPECT_EQ(conv.quant.at("W").scale, want.nodes[2].quant.at("W").scale);
+}
+
 TEST(QuantOnnx, WhatIsNotModeledIsRefusedNamingTheNode) {
   auto attr = [](onnx::NodeProto* n, const std::string& name, int64_t v) {
     onnx::AttributeProto* a = n->add_attribute();

@@ -187,8 +187,12 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
 
   // Calibration: the reference's values of every tensor to quantize, over N seeded inputs.
   std::map<std::string, Range> ranges;
-  for (int i = 0; i < o.calibration_inputs; ++i) {
-    const TensorMap in = InputsFromSeed(g, o.seed + static_cast<uint64_t>(i));
+  const int samples = o.calibration_data.empty() ? o.calibration_inputs
+                                                 : static_cast<int>(o.calibration_data.size());
+  for (int i = 0; i < samples; ++i) {
+    const TensorMap in = o.calibration_data.empty()
+                             ? InputsFromSeed(g, o.seed + static_cast<uint64_t>(i))
+                             : o.calibration_data[static_cast<size_t>(i)];
     const RefTensorMap all = RunReference(g, in, /*all_values=*/true);
     for (const std::string& v : values) {
       Range& r = ranges[v];

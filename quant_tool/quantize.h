@@ -20,6 +20,9 @@ struct QuantizeOptions {
   // inputs' magnitude from seed to seed on purpose, so a model calibrated on other seeds
   // saturates or collapses on check's samples (docs/quantization.md).
   uint64_t seed = 1;
+  // Real inputs to calibrate on (`quantize --calibration-data FILE`, each a tensors file with
+  // every model input): when given, they replace the seeded ones.
+  std::vector<TensorMap> calibration_data;
   CalibrationMethod method = CalibrationMethod::kMinMax;
   // kPercentile: the range is [P(100 - p), P(p)] of all calibration values of the tensor, widened
   // to hold 0 (ONNX Runtime's percentile calibrator defaults to 99.999).

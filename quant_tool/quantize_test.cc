@@ -192,6 +192,23 @@ TEST(QuantizeStatic, DeterministicPerSeedAndMethod) {
   EXPECT_LT(qp.nodes[4].quant.at("y").scale[0], qm.nodes[4].quant.at("y").scale[0]);
 }
 
+// `--calibration-data`: given inputs replace the seeded ones; the same inputs given calibrate as
+// the seeds that made them, and other inputs calibrate otherwise.
+TEST(QuantizeStatic, CalibratesOnGivenInputs) {
+  QuantizeOptions seeded;
+  seeded.seed = 4;
+  seeded.calibration_inputs = 2;
+  QuantizeOptions given;
+  given.calibration_data = {InputsFromSeed(Block(), 4), InputsFromSeed(Block(), 5)};
+  EXPECT_EQ(QuantizeStatic(Block(), given), QuantizeStatic(Block(), seeded));
+  TensorMap small = InputsFromSeed(Block(), 4);
+  for (auto& [name, t] : small) {
+    for (float& v : t.data) v *= 0.25f;
+  }
+  given.calibration_data = {small};
+  EXPECT_NE(QuantizeStatic(Block(), given), QuantizeStatic(Block(), seeded));
+}
+
 TEST(QuantizeStatic, IntegerOutputsEndInAQuantizeLinear) {
   QuantizeOptions o;
   o.integer_outputs = true;

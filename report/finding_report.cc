@@ -199,6 +199,65 @@ std::vector<PathValue> DivergencePath(const Repro& r, const Graph& after) {
   return path;
 }
 
+namespace {
+
+// The nodes within `hops` value edges (either direction) of `seeds`, as a graph of their own:
+// values read from outside become its inputs, values read outside (or the graph's outputs) its
+// outputs.
+Graph Neighbourhood(const Graph& g, const std::set<std::string>& seeds, int hops,
+                    const ShapeMap& shapes) {
+  std::set<size_t> keep;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (seeds.count(g.nodes[i].name)) keep.insert(i);
+  }
+  for (int h = 0; h < hops; ++h) {
+    std::set<std::string> touching;  // values produced or read by a kept node
+    for (size_t i : keep) {
+      touching.insert(g.nodes[i].output);
+      touching.insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
+    }
+    std::set<size_t> next = keep;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      bool near = touching.count(n.output) > 0;
+      for (const std::string& v : n.inputs) near |= touching.count(v) > 0;
+      if (near) next.insert(i);
+    }
+    keep = std::move(next);
+  }
+  Graph sub;
+  std::set<std::string> produced;
+  for (size_t i : keep) produced.insert(g.nodes[i].output);
+  std::set<std::string> inputs;
+  for (size_t i : keep) {
+    sub.nodes.push_back(g.nodes[i]);
+    for (const std::string& v : g.nodes[i].inputs) {
+      if (!produced.count(v) && inputs.insert(v).second) {
+        auto it = shapes.find(v);
+        sub.inputs.push_back({v, it == shapes.end() ? Shape{} : it->second});
+      }
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (keep.count(i)) continue;
+    for (const std::string& v : g.nodes[i].inputs) {
+      if (produced.count(v) &&
+          std::find(sub.outputs.begin(), sub.outputs.end(), v) == sub.outputs.end()) {
+        sub.outputs.push_back(v);
+      }
+    }
+  }
+  for (const std::string& v : g.outputs) {
+    if (produced.count(v) &&
+        std::find(sub.outputs.begin(), sub.outputs.end(), v) == sub.outputs.end()) {
+      sub.outputs.push_back(v);
+    }
+  }
+  return sub;
+}
+
+}  // namespace
+
 FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer) {
   FindingDots dots;
   ShapeMap shapes;
@@ -238,6 +297,14 @@ FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer) {
   before.small_tensor = kSmallTensor;
   before.values = &values;
   dots.before = ToDot(r.graph, before);
+  if (r.graph.nodes.size() > kNeighbourhoodNodes && !before.highlight.empty()) {
+    const Graph near = Neighbourhood(r.graph, before.highlight, kNeighbourhoodHops, shapes);
+    DotOptions n = before;
+    n.title = "the blamed nodes (red) and their neighbours within " +
+              std::to_string(kNeighbourhoodHops) + " edges: " + std::to_string(near.nodes.size()) +
+              " of " + std::to_string(r.graph.nodes.size()) + " nodes; " + before.title;
+    dots.neighbourhood = ToDot(near, n);
+  }
   Graph after;
   if (AfterGraph(r, &after)) {
     TensorMap after_values = r.inputs;

@@ -52,7 +52,13 @@ std::vector<PathValue> DivergencePath(const Repro& r, const Graph& after);
 // are drawn on the after side instead (ReportedRewritesDot).
 struct FindingDots {
   std::string before, after;
+  // A big graph (more than kNeighbourhoodNodes nodes) with blamed nodes: those nodes and every
+  // node within kNeighbourhoodHops value edges of them, drawn alone (the whole graph is too big
+  // to read); "" otherwise.
+  std::string neighbourhood;
 };
+inline constexpr size_t kNeighbourhoodNodes = 40;
+inline constexpr int kNeighbourhoodHops = 3;
 FindingDots MakeFindingDots(const Repro& r, const TargetAnswer* answer = nullptr);
 
 }  // namespace fusefuzz

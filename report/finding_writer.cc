@@ -138,6 +138,10 @@ void WriteFindingFolder(const std::string& dir, const Repro& r, const std::strin
   if (DotToSvg(dir, "before.dot", "before.svg") && has_after) {
     DotToSvg(dir, "after.dot", "after.svg");
   }
+  if (!dots.neighbourhood.empty()) {
+    WriteFileInFolder(dir, "neighbourhood.dot", dots.neighbourhood);
+    DotToSvg(dir, "neighbourhood.dot", "neighbourhood.svg");
+  }
   WriteOnnxRepro(dir, r);
   // PyTorch findings: the engine alone reproduces them (the graph written as an nn.Module).
   const std::string script = TorchReproScript(r);

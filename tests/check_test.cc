@@ -154,7 +154,7 @@ TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
                        "carried spread)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("what to do: check a shorter part of the model"), std::string::npos)
+  EXPECT_NE(r.out.find("what to do: judge it layer by layer with --layers"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("--oracle sigma"), std::string::npos) << r.out;  // already in use
   std::ifstream in(dir / "r.json");
@@ -169,6 +169,43 @@ TEST(CheckCommand, NothingInformativeIsNotJudgedAndExits3) {
   CmdResult bound = Fusefuzz("check " + model + " -q --oracle bound -o " + dir.string());
   EXPECT_EQ(bound.status, 3) << bound.out;
   EXPECT_NE(bound.out.find("--oracle sigma"), std::string::npos) << bound.out;
+  fs::remove_all(dir);
+}
+
+// `--layers` (issue 43): every quantization boundary judged teacher-forced, the per-layer table
+// in the text, the JSON and OUT/layers-seed<S>.{md,svg}; a layer moved by a fault is the first
+// departing layer, and a finding (exit 1).
+TEST(CheckCommand, LayersJudgesEveryBoundaryTeacherForced) {
+  fs::path dir = TempDir("check-layers");
+  const std::string quant = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/quant/";
+  CmdResult r = Fusefuzz("check " + quant + "qdq-conv-relu.json --layers -q -o " + dir.string() +
+                         " --json " + (dir / "r.json").string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("layers (teacher-forced"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fusion unchanged by the exposed boundaries: the same 2 rewrites"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| 2 | rq | QuantizeLinear | 512 | 100.0% | 0 | 0 |"), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::exists(dir / "layers-seed1.md"));
+  EXPECT_TRUE(fs::exists(dir / "layers-seed1.svg"));
+  std::ifstream in(dir / "r.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& layers = j["targets"][0]["samples"][0]["layers"];
+  EXPECT_EQ(layers["same_fusion"], true);
+  EXPECT_EQ(layers["layers"].size(), 3u);
+  EXPECT_EQ(layers["first_departing"], nullptr);
+
+  const std::string check = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/";
+  CmdResult bad = Fusefuzz("check " + check + "layers-bias-scale.json --inputs " + check +
+                           "layers-bias-scale.inputs.json --layers --no-minimize -q " +
+                           "--inject bias-scale-unchecked -o " + dir.string());
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("first departing layer: 'v4' (QuantizeLinear 'n4'): 1 of 14 elements "
+                         "fail, worst 27 steps"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("channels 13; 1 positions"), std::string::npos) << bad.out;
   fs::remove_all(dir);
 }
 

@@ -8,6 +8,7 @@
 #include "ir/verifier.h"
 #include "kernels/reference/quant_ref.h"
 #include "kernels/reference/ref_ops.h"
+#include "kernels/reference/teacher_forced.h"
 
 namespace fusefuzz {
 namespace ref {
@@ -52,8 +53,36 @@ RefTensor RunNode(const Node& n, const Inputs& in, QuantizeRounding rounding) {
 }  // namespace
 }  // namespace ref
 
+namespace {
+
+// The engine's integer `c` in place of the reference's at one element of an integer-valued
+// tensor: exact (E = 0, no spread carried on). A value the type cannot hold (not finite, not a
+// whole number, out of range) keeps the reference's integer: a DequantizeLinear downstream must
+// not be fed what it refuses, and the layer that made it is judged failing already.
+void ForceElement(RefTensor* t, size_t i, float c) {
+  const double v = static_cast<double>(c);
+  if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(t->grid_qmin) ||
+      v > static_cast<double>(t->grid_qmax)) {
+    return;
+  }
+  t->value[i] = v;
+  t->grid_t[i] = v;
+  t->grid_e[i] = 0;
+  t->grid_es[i] = 0;
+  t->mag[i] = std::fabs(v);
+  t->sigma[i] = 0;
+}
+
+}  // namespace
+
 RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_values,
                           QuantizeRounding rounding) {
+  return RunReferenceTeacherForced(g, inputs, {}, all_values, rounding);
+}
+
+RefTensorMap RunReferenceTeacherForced(const Graph& g, const TensorMap& inputs,
+                                       const TensorMap& forced, bool all_values,
+                                       QuantizeRounding rounding) {
   // The reference is the judge: never trust that the caller verified the graph.
   const ShapeMap shapes = VerifyGraph(g);
   RefTensorMap values;
@@ -73,6 +102,7 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
     values[vi.name] = ref::FromFloat(t);
   }
 
+  RefTensorMap judged;  // the forced values as computed, before forcing
   // Index of the last node reading each value, so that intermediates can be freed early.
   std::map<std::string, size_t> last_use;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -94,6 +124,13 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
                              ShapeToString(out.shape) + ", shape inference says " +
                              ShapeToString(shapes.at(n.output)));
     }
+    if (auto f = forced.find(n.output);
+        f != forced.end() && !out.grid_t.empty() && f->second.shape == out.shape) {
+      // The reference of this value, computed from the forced integers before it, is what the
+      // caller judges; what flows on is the engine's own integers.
+      judged[n.output] = out;
+      for (size_t k = 0; k < out.value.size(); ++k) ForceElement(&out, k, f->second.data[k]);
+    }
     values[n.output] = std::move(out);
     if (!all_values) {
       for (const auto& name : n.inputs) {
@@ -101,9 +138,13 @@ RefTensorMap RunReference(const Graph& g, const TensorMap& inputs, bool all_valu
       }
     }
   }
-  if (all_values) return values;
+  if (all_values) {
+    for (auto& [name, t] : judged) values[name] = std::move(t);
+    return values;
+  }
   RefTensorMap outs;
   for (const auto& name : g.outputs) outs[name] = values.at(name);
+  for (auto& [name, t] : judged) outs[name] = std::move(t);
   return outs;
 }
 
