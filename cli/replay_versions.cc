@@ -32,6 +32,15 @@ const char* StateName(ReleaseState s) {
   return "neither";
 }
 
+// The last sentence of a message's first line: "Pad should be smaller than kernel." of
+// "...pool_attributes.h:88 ... was false. Pad should be smaller than kernel.".
+std::string LastSentence(const std::string& message) {
+  std::string line = message.substr(0, message.find('\n'));
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  const size_t at = line.rfind(". ");
+  return at == std::string::npos ? "" : line.substr(at + 2);
+}
+
 ReleaseVerdict RunOn(const Repro& recorded, const std::string& file, const OrtVersion& v,
                      const std::string& level, const TargetSettings& settings) {
   ReleaseVerdict row;
@@ -51,15 +60,34 @@ ReleaseVerdict RunOn(const Repro& recorded, const std::string& file, const OrtVe
   try {
     const ReplayOutcome out = ReplayCase(expected, recorded.graph, recorded.inputs, *target);
     row.verdict = std::string(VerdictName(out.outcome.verdict));
-    row.got = out.outcome.finding() ? std::string(FindingKindName(out.outcome.kind)) +
-                                          (out.blame.rule.empty() ? "" : " " + out.blame.rule)
-              : out.outcome.verdict == Verdict::kPass
-                  ? "no finding"
-                  : (out.outcome.run.status == RunStatus::kOk ? out.outcome.oracle.detail
-                                                              : out.outcome.run.message);
-    row.state = out.same_finding                        ? ReleaseState::kBad
-                : out.outcome.verdict == Verdict::kPass ? ReleaseState::kGood
-                                                        : ReleaseState::kOther;
+    const bool failed_run = out.outcome.run.status != RunStatus::kOk;
+    if (out.outcome.finding()) {
+      row.got = std::string(FindingKindName(out.outcome.kind)) +
+                (out.blame.rule.empty() ? "" : " " + out.blame.rule) +
+                (failed_run ? " (" + ErrorClass(out.outcome.run.message) + ")" : "");
+    } else if (out.outcome.verdict == Verdict::kPass) {
+      row.got = "no finding";
+    } else {
+      row.got = failed_run ? out.outcome.run.message : out.outcome.oracle.detail;
+    }
+    // An error, crash or hang is gone where the case runs through without a finding, even
+    // where the data cannot tell a right result from a wrong one (MISTRUSTED).
+    const bool error_finding = recorded.kind == FindingKind::kTargetError ||
+                               recorded.kind == FindingKind::kCrash ||
+                               recorded.kind == FindingKind::kTimeout;
+    const bool ran_clean =
+        out.outcome.verdict == Verdict::kPass ||
+        (error_finding && out.outcome.verdict == Verdict::kMistrusted && !out.outcome.finding());
+    // Error messages name the release's source (paths, line numbers, signatures) differently
+    // from release to release: the same sentence at the end, from the same run, is the same error.
+    const bool same_error = error_finding && out.outcome.kind == recorded.kind &&
+                            (recorded.failing_run.empty() ||
+                             (recorded.failing_run == "optimized") == out.outcome.optimized) &&
+                            !LastSentence(recorded.detail).empty() &&
+                            LastSentence(recorded.detail) == LastSentence(out.outcome.run.message);
+    row.state = out.same_finding || same_error ? ReleaseState::kBad
+                : ran_clean                    ? ReleaseState::kGood
+                                               : ReleaseState::kOther;
   } catch (const InputError& e) {
     row.got = std::string("not run: ") + e.what() + " (" + file + ")";
   }

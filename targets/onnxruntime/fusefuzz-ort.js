@@ -124,11 +124,14 @@ let logLines = [];
 let pending = null;  // {id, reply, ended, request}
 
 // A dead worker is our crash: fusefuzz records it as a crash finding and restarts us.
-worker.on('exit', (code, signal) => {
-  process.stderr.write(`fusefuzz-ort.js: ORT worker ${signal ? 'killed by ' + signal : 'exited with ' + code}; ` +
-                       `its stderr ends:\n${stderrTail}\n`);
+worker.on('exit', (code, signal) => setTimeout(() => {
+  // (After its last stderr lines have been read.)
+  // Its last line first, on the line fusefuzz quotes (a release that cannot load says why).
+  const last = stderrTail.trim().split('\n').pop();
+  process.stderr.write(`fusefuzz-ort.js: ORT worker ${signal ? 'killed by ' + signal : 'exited with ' + code}` +
+                       `${last ? ': ' + last : ''}; its stderr ends:\n${stderrTail}\n`);
   process.exit(signal ? 134 : (code || 1));
-});
+}, 50));
 
 readline.createInterface({input: worker.stderr}).on('line', (line) => {
   const m = /^@@fusefuzz-ort-end (\S+)$/.exec(line);

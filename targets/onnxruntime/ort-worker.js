@@ -7,7 +7,16 @@
 // --ort-module); then a first "probe" message asks what that release cannot do
 // (release-probe.js).
 'use strict';
-const ort = require(process.argv[2] || 'onnxruntime-node');
+let ort;
+try {
+  ort = require(process.argv[2] || 'onnxruntime-node');
+} catch (e) {
+  // A release without a binary for this platform (onnxruntime-node 1.8 and 1.9 ship none for
+  // Linux): said once, plainly, instead of a stack.
+  process.stderr.write(`cannot load onnxruntime-node from ${process.argv[2] || 'node_modules'}: ` +
+      `${String(e && e.message ? e.message : e).split('\n')[0]}\n`);
+  process.exit(1);
+}
 const {attributeRules} = require('./rule-attribution');
 const {probeRelease} = require('./release-probe');
 
