@@ -286,6 +286,13 @@ function start() {
         n !== 'EliminateUnsqueeze'),
     unreachable_fusions: UNREACHABLE,
   };
+  // A release that cannot say what fired (and so cannot disable either) declares no fusions or
+  // rules: a campaign would count them all as never fired.
+  if (limits.rewrites) {
+    delete hello.rules;
+    delete hello.fusions;
+    delete hello.unreachable_fusions;
+  }
   if (Object.keys(limits).length) hello.limits = limits;
   write(hello);
   rl = readline.createInterface({input: process.stdin});
