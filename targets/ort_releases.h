@@ -25,11 +25,10 @@ struct OrtVersion {
 // as "1.22.0-rev", more than four digits in a part, signs, spaces).
 std::optional<OrtVersion> ParseOrtVersion(std::string_view text);
 
-// `onnxruntime@A..B:LEVEL` (LEVEL optional, default all; A or B may be left out: from the
-// oldest, to the newest installed).
+// `onnxruntime@A..B:LEVEL` (A or B may be left out: from the oldest, to the newest installed).
 struct OrtVersionRange {
   std::optional<OrtVersion> from, to;
-  std::string level = "all";
+  std::string level;  // "" when not given: the finding's own level (all when it has none)
   bool Contains(const OrtVersion& v) const;
 };
 // Throws InputError(where, ...) naming what is wrong.
