@@ -68,6 +68,9 @@ void SetCaseProvenance(const CampaignOptions& o, uint64_t seed, int64_t index, R
 Repro MakeRepro(const CampaignOptions& o, Target& target, const GeneratedCase& c,
                 const RefTensorMap& ref, const CaseOutcome& out, uint64_t seed, int64_t index) {
   Repro r = ReproOfCheck(c.graph, c.inputs, target.spec(), o.check);
+  // The release a finding was found on, and what that engine build cannot do.
+  r.engine = target.caps().engine;
+  r.target_limits = target.caps().limits;
   SetOutcome(out, &r);
   SetCaseProvenance(o, seed, index, &r);
   const bool optimized_failure = IsOptimizedRunFailure(out, o.check);

@@ -12,6 +12,7 @@
 #include "ir/spelling.h"
 #include "kernels/fast/executor.h"
 #include "targets/builtin_targets.h"
+#include "targets/ort_releases.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -24,6 +25,9 @@ void ListTargets() {
   for (const BuiltinTarget& t : BuiltinTargets()) {
     for (const std::string& mode : t.modes) specs.push_back(t.engine + ":" + mode);
   }
+  // ONNX Runtime releases installed beside the pinned one, at level all (docs/onnx.md).
+  const std::vector<OrtVersion> releases = InstalledOrtReleases();
+  for (const OrtVersion& v : releases) specs.push_back("onnxruntime@" + v.Text() + ":all");
   TargetSettings settings;
   settings.timeout_seconds = 30;
   // The column as wide as the longest name and two spaces ("pytorch:ptq_eager_dataflowok").
@@ -50,14 +54,23 @@ void ListTargets() {
                 << (c.quantize_rounding == QuantizeRounding::kHalfEven
                         ? std::string()
                         : ", quantize rounding " +
-                              std::string(QuantizeRoundingName(c.quantize_rounding)))
-                << "\n";
+                              std::string(QuantizeRoundingName(c.quantize_rounding)));
+      std::string limits;
+      for (const auto& [name, why] : c.limits) limits += " " + name;
+      if (!limits.empty()) std::cout << ", cannot:" << limits;
+      std::cout << "\n";
     } catch (const std::exception& e) {
       std::cout << "unavailable: " << e.what() << "\n";
     }
   }
   std::cout << "\nexec:CMD runs any program that speaks docs/target-protocol.md; adapters in "
             << TargetsDir() << "\n";
+  std::cout << "onnxruntime@X.Y.Z:LEVEL runs another onnxruntime-node release ("
+            << (releases.empty() ? "none" : std::to_string(releases.size())) << " installed in "
+            << (OrtReleasesDir().empty() ? "the cache" : OrtReleasesDir()) << "; install one with "
+            << TargetsDir()
+            << "/onnxruntime/install-release.sh X.Y.Z; what each release cannot do: docs/onnx.md, "
+               "\"Testing another release\")\n";
 }
 
 // Each spelling a line: name, the ops it writes, who writes it (torch: the PyTorch adapter; onnx:

@@ -1,11 +1,12 @@
 // `fusefuzz replay FILE|DIR... [--expect fail|pass] [--without-faults] [--target T |
-// --trust-target] [--timeout S] [--disable RULE]`
+// --trust-target] [--timeout S] [--disable RULE] [--versions onnxruntime@A..B:LEVEL]`
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/replay_versions.h"
 #include "harness/minimize.h"
 #include "ir/error.h"
 #include "targets/rule_names.h"
@@ -22,6 +23,7 @@ struct ReplayOptions {
   std::vector<std::string> disable;
   bool trust_target = false;
   bool verbose = false;
+  std::string versions;
 };
 
 // Reproducer files under a directory: `repro.json` and `*.repro.json`, sorted.
@@ -75,11 +77,26 @@ void RegisterReplay(Cli& cli) {
                 "run a recorded exec: target (a shell command from the file); without it or "
                 "--target such a reproducer is refused");
   cmd->add_flag("-v,--verbose", o->verbose, "print the blame log");
+  cmd->add_option("--versions", o->versions,
+                  "replay on every installed ONNX Runtime release in onnxruntime@A..B[:LEVEL] "
+                  "(oldest first): the verdict on each, the first bad and first good release "
+                  "(docs/onnx.md)")
+      ->type_name("onnxruntime@A..B:LEVEL");
   cmd->callback([o, &cli] {
     std::vector<std::string> files;
     for (const auto& p : o->paths) {
       auto e = Expand(p);
       files.insert(files.end(), e.begin(), e.end());
+    }
+    if (!o->versions.empty()) {
+      if (!o->target.empty() || !o->disable.empty() || o->without_faults) {
+        throw InputError("--versions",
+                         "takes no --target, --disable or --without-faults: each "
+                         "release is the target, the recorded case unchanged");
+      }
+      ReplayVersions(files, o->versions, o->target_settings, o->verbose);
+      cli.exit_code = 0;
+      return;
     }
     int met = 0;
     for (const auto& f : files) {

@@ -157,17 +157,20 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
   if (!wd.empty()) prov["working_dir"] = wd;
   if (!r.generator.is_null()) prov["generator"] = r.generator;
   if (!r.minimization.is_null()) prov["minimization"] = r.minimization;
-  return {
-      {"format", "fusefuzz-repro"},
-      {"version", 1},
-      {"command", r.Command(path_for_command)},
-      {"target",
-       {{"spec", r.target}, {"options", OptionsToJson(r.opt)}, {"kernel_check", r.kernel_check}}},
-      {"oracle", OracleToJson(r.oracle)},
-      {"finding", finding},
-      {"provenance", prov},
-      {"graph", GraphToJson(r.graph)},
-      {"inputs", json::parse(WriteTensors(r.inputs))}};
+  json target = {
+      {"spec", r.target}, {"options", OptionsToJson(r.opt)}, {"kernel_check", r.kernel_check}};
+  // Only when the target said them, so that files of other targets read as before.
+  if (!r.engine.empty()) target["engine"] = r.engine;
+  if (!r.target_limits.empty()) target["limits"] = r.target_limits;
+  return {{"format", "fusefuzz-repro"},
+          {"version", 1},
+          {"command", r.Command(path_for_command)},
+          {"target", target},
+          {"oracle", OracleToJson(r.oracle)},
+          {"finding", finding},
+          {"provenance", prov},
+          {"graph", GraphToJson(r.graph)},
+          {"inputs", json::parse(WriteTensors(r.inputs))}};
 }
 
 std::string WriteRepro(const Repro& r, const std::string& path_for_command) {
@@ -198,15 +201,25 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
   CheckTensorsForGraph(r.graph, r.inputs, source, "/inputs");
   const json& t = rd.Field(j, "", "target", false, json::value_t::object);
   if (!t.is_null()) {
-    rd.Keys(t, "/target", {"spec", "options", "kernel_check"});
+    rd.Keys(t, "/target", {"spec", "options", "kernel_check", "engine", "limits"});
+    const json& engine = rd.Field(t, "/target", "engine", false, json::value_t::string);
+    if (!engine.is_null()) r.engine = engine.get<std::string>();
+    const json& limits = rd.Field(t, "/target", "limits", false, json::value_t::object);
+    for (auto it = limits.begin(); !limits.is_null() && it != limits.end(); ++it) {
+      if (!it->is_string()) rd.Fail("/target/limits/" + it.key(), "must be a string");
+      r.target_limits[it.key()] = it->get<std::string>();
+    }
     const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
     if (!spec.is_null()) {
       r.target = spec.get<std::string>();
       std::optional<TargetSpec> parsed;
       try {
         parsed = TargetSpec::TryParse(r.target);
-        // A built-in engine this build lacks is named here, where the file names it.
-        if (parsed && parsed->kind() == TargetKind::kBuiltin) BuiltinTargetCommand(*parsed);
+        // A built-in engine this build lacks is named here, where the file names it. Not an
+        // ORT release that is not installed: `replay --versions` runs such a file on others.
+        if (parsed && parsed->kind() == TargetKind::kBuiltin && parsed->version().empty()) {
+          BuiltinTargetCommand(*parsed);
+        }
       } catch (const InputError& e) {
         rd.Fail("/target/spec", e.problem());
       }

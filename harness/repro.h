@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct Repro {
   OptimizeOptions opt;  // pipeline, disable, only, inject, bisect_limit (on_rewrite unused)
   OracleOptions oracle;
   bool kernel_check = true;
+  // The target's hello "engine" (e.g. "onnxruntime-node 1.20.1": the release a finding was
+  // found on) and "limits" (what it cannot do, e.g. "disable" -> why); empty when it said none.
+  std::string engine;
+  std::map<std::string, std::string> target_limits;
 
   // The finding.
   FindingKind kind = FindingKind::kNone;

@@ -58,6 +58,9 @@ std::string BlameUnavailableReason(const Repro& r) {
   }
   if (r.blame.method == "bisect") return "the bisection found no first failing rewrite";
   if (r.kind == FindingKind::kKernel) return "a kernel finding has no rewrite to blame";
+  // An engine build that cannot disable rules says why (an ORT release whose binding drops
+  // session config entries): more than "takes neither bisect_limit nor disable".
+  if (auto it = r.target_limits.find("disable"); it != r.target_limits.end()) return it->second;
   return "the target reports no rewrites it can withhold: it takes neither bisect_limit nor "
          "disable with reported rewrites (docs/target-protocol.md), so no single rewrite can be "
          "tested; the minimized graph is the evidence";

@@ -359,6 +359,10 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
     md << ", injected faults:";
     for (const auto& f : r.opt.inject) md << " " << MdCode(f);
   }
+  if (!r.engine.empty()) md << " (" << MdText(r.engine) << ")";
+  for (const auto& [name, why] : r.target_limits) {
+    md << "\n- this engine build cannot: " << MdCode(name) << ": " << MdText(why);
+  }
   md << "\n- oracle: `" << OracleKindName(r.oracle.kind) << "`"
      << (r.worst.on_grid && r.oracle.kind != OracleKind::kGrid
              ? " (integer outputs: `grid`, automatically)"
@@ -439,8 +443,15 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
       md << MdFence("", log) << "\n";
     }
   } else {
-    md << "Blame unavailable (method: " << r.blame.method << "): " << BlameUnavailableReason(r)
-       << ".\n\n";
+    // Where the engine cannot disable rules at all, that is the whole story (no "unavailable").
+    if (r.target_limits.contains("disable") && r.blame.method != "bisect" &&
+        r.kind != FindingKind::kKernel) {
+      md << "Blame by disabling is impossible here: " << MdText(BlameUnavailableReason(r))
+         << ".\n\n";
+    } else {
+      md << "Blame unavailable (method: " << r.blame.method << "): " << BlameUnavailableReason(r)
+         << ".\n\n";
+    }
   }
 
   // What r.graph is: the minimizer's result, or the case as generated (crashes, --no-minimize).

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "ir/error.h"
+#include "targets/ort_releases.h"
 #include "targets/subprocess.h"
 #include "targets/target_spec.h"
 
@@ -80,7 +81,21 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
   if (engine == "pytorch") {
     return "/usr/bin/python3 " + ShellQuote(dir + "/pytorch/fusefuzz_torch.py") + " --mode " + mode;
   }
-  return "node " + ShellQuote(dir + "/onnxruntime/fusefuzz-ort.js") + " --level " + mode;
+  std::string ort_module;
+  if (!spec.version().empty()) {
+    // Another release (onnxruntime@X.Y.Z): installed on request only, outside the repository.
+    const OrtVersion v = *ParseOrtVersion(spec.version());
+    const std::optional<std::string> module = OrtReleaseModuleDir(v);
+    if (!module) {
+      throw InputError("--target", "onnxruntime-node " + v.Text() + " is not installed in " +
+                                       (OrtReleasesDir().empty() ? "the cache ($HOME is not set)"
+                                                                 : OrtReleasesDir()) +
+                                       ": run `" + OrtInstallCommand(v) + "`");
+    }
+    ort_module = " --ort-module " + ShellQuote(*module);
+  }
+  return "node " + ShellQuote(dir + "/onnxruntime/fusefuzz-ort.js") + " --level " + mode +
+         ort_module;
 }
 
 }  // namespace fusefuzz

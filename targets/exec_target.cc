@@ -155,6 +155,20 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
     if (caps->rules.size() > 10000) return "hello: \"rules\" lists more than 10000 names";
   }
   if (std::string e = ParseHelloDeclarations(j, caps); !e.empty()) return e;
+  caps->limits.clear();
+  if (auto lim = j.find("limits"); lim != j.end()) {
+    if (!lim->is_object() || lim->size() > 100) {
+      return "hello: \"limits\" must be an object of at most 100 names, each with its reason";
+    }
+    for (auto it = lim->begin(); it != lim->end(); ++it) {
+      if (!it->is_string() || it.key().empty() || it.key().size() > 100 ||
+          it->get_ref<const std::string&>().size() > 2000) {
+        return "hello: /limits/" + it.key() +
+               ": must be a string of at most 2000 bytes under a name of 1 to 100 bytes";
+      }
+      caps->limits[it.key()] = it->get<std::string>();
+    }
+  }
   caps->bisect_limit = caps->disable = caps->inject = caps->reports_rewrites = caps->onnx = false;
   caps->onnx_only = false;
   caps->bench = false;

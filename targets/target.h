@@ -85,6 +85,12 @@ struct TargetCaps {
   // Optional hello "unreachable_fusions": declared fusions that cannot fire on this target
   // whatever the graph (ONNX Runtime's CUDA-only or training-only ones), and why.
   std::map<std::string, std::string> unreachable_fusions;
+  // Optional hello "limits": what this engine build cannot do, name -> why (an older ONNX
+  // Runtime release, docs/onnx.md "Testing another release"). Shown by `list targets` and in
+  // finding reports. "unoptimized_run": its unoptimized run is optimized too, so the kernel check
+  // is skipped and the optimized run is judged against the reference alone (harness/check.cc);
+  // "disable": why it cannot disable rules, said instead of "Blame unavailable".
+  std::map<std::string, std::string> limits;
   TargetConstraints constraints;
   // Optional hello "spellings": the spellings (ir/spellings.def) it writes when a node carries
   // one. A target fed ONNX only also gets fusefuzz's ONNX export spellings (TargetSpellings).

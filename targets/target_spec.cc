@@ -5,12 +5,15 @@
 
 #include "ir/error.h"
 #include "targets/builtin_targets.h"
+#include "targets/ort_releases.h"
 
 namespace fusefuzz {
 
 namespace {
 constexpr std::string_view kEmbedded = "embedded";
 constexpr std::string_view kExecPrefix = "exec:";
+// The one engine whose release can be chosen: `onnxruntime@1.20.1:all`.
+constexpr std::string_view kVersionedEngine = "onnxruntime";
 }  // namespace
 
 std::string EmbeddedSpecText() { return std::string(kEmbedded); }
@@ -32,7 +35,25 @@ std::optional<TargetSpec> TargetSpec::TryParse(std::string_view text) {
     return s;
   }
   const size_t colon = text.find(':');
-  const std::string engine(text.substr(0, colon));
+  std::string engine(text.substr(0, colon));
+  if (const size_t at = engine.find('@'); at != std::string::npos) {
+    if (engine.substr(0, at) != kVersionedEngine) {
+      if (std::any_of(BuiltinTargets().begin(), BuiltinTargets().end(),
+                      [&](const BuiltinTarget& t) { return t.engine == engine.substr(0, at); })) {
+        throw InputError("--target", "the " + engine.substr(0, at) +
+                                         " target has no releases to choose from (only "
+                                         "onnxruntime@X.Y.Z:LEVEL has)");
+      }
+      return std::nullopt;
+    }
+    const std::string version = engine.substr(at + 1);
+    if (!ParseOrtVersion(version)) {
+      throw InputError("--target", "bad onnxruntime release '" + version +
+                                       "' (expected x.y.z, e.g. onnxruntime@1.20.1:all)");
+    }
+    s.version_ = version;
+    engine.resize(at);
+  }
   for (const BuiltinTarget& t : BuiltinTargets()) {
     if (t.engine != engine) continue;
     std::string mode =

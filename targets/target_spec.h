@@ -2,6 +2,8 @@
 //   embedded             the project's optimizer + fast kernels
 //   exec:CMD             an external program speaking the protocol (CMD: a shell command line)
 //   ENGINE[:MODE]        a built-in engine pack (targets/builtin_targets.h), e.g. pytorch:fx
+//   onnxruntime@X.Y.Z[:LEVEL]  the ONNX Runtime pack on another onnxruntime-node release
+//                        (targets/ort_releases.h), e.g. onnxruntime@1.20.1:all
 // The spec string stays the on-disk and on-screen form: text() gives it back exactly as written
 // ("pytorch" stays "pytorch", not "pytorch:eager"), so reproducers and reports read as before.
 #pragma once
@@ -39,11 +41,13 @@ class TargetSpec {
   const std::string& command() const { return command_; }  // exec: the shell command
   const std::string& engine() const { return engine_; }    // built-in: the engine
   const std::string& mode() const { return mode_; }        // built-in: the mode (defaulted)
+  // built-in onnxruntime@X.Y.Z: the release "X.Y.Z"; "" for the pinned one (and other engines)
+  const std::string& version() const { return version_; }
 
  private:
   TargetSpec() = default;
   TargetKind kind_ = TargetKind::kEmbedded;
-  std::string text_, command_, engine_, mode_;
+  std::string text_, command_, engine_, mode_, version_;
 };
 
 // The text of the default target, for option defaults and help.

@@ -64,5 +64,35 @@ TEST(Diagnosis, ExternalFindingSaysWhyNothingIsBlamedAndRunsItsTarget) {
   EXPECT_EQ(md.find("--engine optimized"), std::string::npos) << md;
 }
 
+// A finding on an ONNX Runtime release that cannot disable rules (issue 46): the report names
+// the release and says why nothing could be blamed, not "Blame unavailable"; a repro.json keeps
+// both through a write and a read.
+TEST(Diagnosis, AReleaseThatCannotDisableSaysSoAndRecordsItsRelease) {
+  Repro r = FusionRepro();
+  r.target = "onnxruntime@1.20.1:all";
+  r.engine = "onnxruntime-node 1.20.1";
+  r.target_limits["disable"] =
+      "onnxruntime-node 1.20.1's binding does not pass session config entries: blame by "
+      "disabling is impossible on ORT 1.20.1";
+  const std::string md = FindingReport(r, "");
+  EXPECT_NE(md.find("- target: `onnxruntime@1.20.1:all` (onnxruntime-node 1.20.1)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Blame by disabling is impossible here: onnxruntime-node 1.20.1's binding"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("Blame unavailable"), std::string::npos) << md;
+  // Read back from a file: a release need not be installed to read its finding.
+  Repro file = ReadReproFile(std::string(FUSEFUZZ_SOURCE_DIR) +
+                             "/corpus/onnxruntime/padfusion-ceil-mode-maxpool-shape.repro.json");
+  file.target = r.target;
+  file.engine = r.engine;
+  file.target_limits = r.target_limits;
+  const Repro back = ReadRepro(ReproToJson(file), "test");
+  EXPECT_EQ(back.engine, r.engine);
+  EXPECT_EQ(back.target_limits, r.target_limits);
+  EXPECT_EQ(back.target, "onnxruntime@1.20.1:all");
+}
+
 }  // namespace
 }  // namespace fusefuzz

@@ -263,6 +263,25 @@ test('--config gives a session config entry to both runs; a malformed one is ref
   }
 });
 
+test('--ort-module takes the absolute path of an onnxruntime-node folder only', async () => {
+  const here = path.join(__dirname, 'node_modules', 'onnxruntime-node');
+  // The pinned release through the probes (release-probe.js): it can do everything.
+  const t = await start(['--ort-module', here]);
+  try {
+    assert.strictEqual(t.hello.limits, undefined, JSON.stringify(t.hello.limits));
+    assert.deepStrictEqual(t.hello.capabilities,
+        ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench']);
+  } finally {
+    await t.close();
+  }
+  for (const bad of ['node_modules/onnxruntime-node', path.join(here, 'missing'), '']) {
+    const r = require('child_process').spawnSync(process.execPath,
+        [path.join(__dirname, 'fusefuzz-ort.js'), '--ort-module', bad], {encoding: 'utf8'});
+    assert.strictEqual(r.status, 2, bad);
+    assert.ok(r.stderr.includes('an onnxruntime-node folder holding its package.json'), r.stderr);
+  }
+});
+
 test('cases it cannot run are unsupported, bad models are errors', async () => {
   const t = await start(['--level', 'basic']);
   const req = request('op-conv', 1, {});

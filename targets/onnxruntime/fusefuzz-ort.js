@@ -9,12 +9,17 @@
 // bench): one session per request (level "disabled" for optimize false, --level otherwise),
 // intra-op threads options.threads (1 by default), then warmup + timed session.run calls.
 // Flags: --level L (default all), --skip-ops A,B (leave ops out of the hello), --name N,
-// --config KEY=VALUE (a session config entry for both runs, repeatable).
+// --config KEY=VALUE (a session config entry for both runs, repeatable), --ort-module DIR (the
+// onnxruntime-node folder of another release, installed by install-release.sh: the target
+// onnxruntime@VERSION:LEVEL; what that release cannot do is probed at start and declared in the
+// hello's "limits", docs/onnx.md "Testing another release").
 'use strict';
 const {fork} = require('child_process');
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const {CONTAINERS} = require('./rule-attribution');
+const {limitsOf, opsetOf} = require('./release-probe');
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
@@ -86,15 +91,20 @@ function parseArgs(argv) {
       o.ruleLevel = false;
     } else if (a === '--name' && argv[i + 1]) {
       o.name = argv[++i];
+    } else if (a === '--ort-module' && path.isAbsolute(argv[i + 1] || '') &&
+        fs.existsSync(path.join(argv[i + 1], 'package.json'))) {
+      o.ortModule = argv[++i];
     } else if (a === '--config' && CONFIG_ENTRY.test(argv[i + 1] || '')) {
       const [key, value] = argv[++i].split('=');
       o.config[key] = value;
     } else {
       process.stderr.write(`fusefuzz-ort.js: bad argument ${a}` +
           (a === '--config' ? ` ${argv[i + 1]} (a session config entry KEY=VALUE, e.g. ` +
-              'session.x64quantprecision=1)' : '') + '\n' +
+              'session.x64quantprecision=1)' : '') +
+          (a === '--ort-module' ? ` ${argv[i + 1]} (the absolute path of an onnxruntime-node ` +
+              'folder holding its package.json)' : '') + '\n' +
           `usage: fusefuzz-ort.js [--level ${LEVELS.join('|')}] [--skip-ops A,B] [--name N]` +
-          ' [--config KEY=VALUE]... [--no-rule-attribution]\n');
+          ' [--config KEY=VALUE]... [--no-rule-attribution] [--ort-module DIR]\n');
       process.exit(2);
     }
   }
@@ -102,20 +112,29 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
-const worker = fork(path.join(__dirname, 'ort-worker.js'), [], {silent: true});
+const worker = fork(path.join(__dirname, 'ort-worker.js'), opts.ortModule ? [opts.ortModule] : [],
+    {silent: true});
+const ortVersion = require(opts.ortModule ? path.join(opts.ortModule, 'package.json') :
+  'onnxruntime-node/package.json').version;
+// What the release cannot do (release-probe.js), name -> why; {} for the pinned release.
+let limits = {};
+let maxOpset = Infinity;
 let stderrTail = '';
 let logLines = [];
 let pending = null;  // {id, reply, ended, request}
 
 // A dead worker is our crash: fusefuzz records it as a crash finding and restarts us.
-worker.on('exit', (code, signal) => {
-  process.stderr.write(`fusefuzz-ort.js: ORT worker ${signal ? 'killed by ' + signal : 'exited with ' + code}; ` +
-                       `its stderr ends:\n${stderrTail}\n`);
+worker.on('exit', (code, signal) => setTimeout(() => {
+  // (After its last stderr lines have been read.)
+  // Its last line first, on the line fusefuzz quotes (a release that cannot load says why).
+  const last = stderrTail.trim().split('\n').pop();
+  process.stderr.write(`fusefuzz-ort.js: ORT worker ${signal ? 'killed by ' + signal : 'exited with ' + code}` +
+                       `${last ? ': ' + last : ''}; its stderr ends:\n${stderrTail}\n`);
   process.exit(signal ? 134 : (code || 1));
-});
+}, 50));
 
 readline.createInterface({input: worker.stderr}).on('line', (line) => {
-  const m = /^@@fusefuzz-ort-end (\d+)$/.exec(line);
+  const m = /^@@fusefuzz-ort-end (\S+)$/.exec(line);
   if (m) {
     if (pending && String(pending.id) === m[1]) {
       pending.ended = true;
@@ -163,6 +182,24 @@ function containersModified(lines) {
 
 function finish() {
   if (!pending || !pending.reply || !pending.ended) return;
+  if (pending.probing) {
+    const lines = logLines;
+    const {probe, error} = pending.reply;
+    pending = null;
+    logLines = [];
+    if (!probe) {
+      process.stderr.write(`fusefuzz-ort.js: probing onnxruntime-node ${ortVersion} failed: ` +
+          `${error}\n`);
+      process.exit(1);
+    }
+    limits = limitsOf(probe, lines);
+    maxOpset = probe.maxOpset;
+    // Without config entries no transformer can be disabled, so rules cannot be attributed
+    // either (rule-attribution.js disables the other transformers).
+    if (limits.disable) opts.ruleLevel = false;
+    start();
+    return;
+  }
   if (pending.attributing) {
     // The rule attribution's answer: its log lines are not the run's.
     const {id, run} = pending;
@@ -211,6 +248,7 @@ function handle(req) {
   if (typeof o.bisect_limit === 'number' && o.bisect_limit >= 0) {
     return {unsupported: 'ONNX Runtime cannot stop after N rewrites'};
   }
+  if (limits.opset && opsetOf(req.onnx.model) > maxOpset) return {unsupported: limits.opset};
   const optimize = o.optimize !== false;
   const b = req.bench;
   if (b !== undefined && !(b && Number.isInteger(b.warmup) && b.warmup >= 0 &&
@@ -226,28 +264,48 @@ function handle(req) {
       disable: optimize && Array.isArray(o.disable) ? o.disable : [],
       config: opts.config,
       threads: Number.isInteger(o.threads) && o.threads > 0 ? o.threads : 1,
-      wantLog: optimize && opts.level !== 'disabled',
+      wantLog: optimize && opts.level !== 'disabled' && !limits.rewrites,
       bench: b ? {warmup: b.warmup, runs: b.runs} : null,
     },
   };
 }
 
-write({
-  protocol: 'fusefuzz-target', version: 1, name: opts.name,
-  engine: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version,
-  ops: OPS.filter((op) => !opts.skip.includes(op)),
-  capabilities: ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'],
-  rules: TRANSFORMERS.concat(REWRITE_RULES),
-  // Engine coverage (docs/target-protocol.md): every transformer and rule but the two
-  // containers (their rules are reported one by one) and EliminateUnsqueeze (the rule's older
-  // name, kept in "rules" for disable only).
-  fusions: TRANSFORMERS.concat(REWRITE_RULES).filter((n) => !CONTAINERS.includes(n) &&
-      n !== 'EliminateUnsqueeze'),
-  unreachable_fusions: UNREACHABLE,
-});
+function start() {
+  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'].filter((c) =>
+    !(c === 'disable' && limits.disable) && !(c === 'rewrites' && limits.rewrites));
+  const hello = {
+    protocol: 'fusefuzz-target', version: 1, name: opts.name,
+    engine: 'onnxruntime-node ' + ortVersion,
+    ops: OPS.filter((op) => !opts.skip.includes(op)),
+    capabilities,
+    rules: TRANSFORMERS.concat(REWRITE_RULES),
+    // Engine coverage (docs/target-protocol.md): every transformer and rule but the two
+    // containers (their rules are reported one by one) and EliminateUnsqueeze (the rule's older
+    // name, kept in "rules" for disable only).
+    fusions: TRANSFORMERS.concat(REWRITE_RULES).filter((n) => !CONTAINERS.includes(n) &&
+        n !== 'EliminateUnsqueeze'),
+    unreachable_fusions: UNREACHABLE,
+  };
+  // A release that cannot say what fired (and so cannot disable either) declares no fusions or
+  // rules: a campaign would count them all as never fired.
+  if (limits.rewrites) {
+    delete hello.rules;
+    delete hello.fusions;
+    delete hello.unreachable_fusions;
+  }
+  if (Object.keys(limits).length) hello.limits = limits;
+  write(hello);
+  rl = readline.createInterface({input: process.stdin});
+  rl.on('line', onLine);
+  rl.on('close', () => {
+    worker.removeAllListeners('exit');
+    worker.kill();
+    process.exit(0);
+  });
+}
 
-const rl = readline.createInterface({input: process.stdin});
-rl.on('line', (line) => {
+let rl = null;
+function onLine(line) {
   let req;
   try {
     req = JSON.parse(line);
@@ -265,9 +323,12 @@ rl.on('line', (line) => {
   pending = {id: req.id, reply: null, ended: false, request: h.run};
   logLines = [];
   worker.send(h.run);
-});
-rl.on('close', () => {
-  worker.removeAllListeners('exit');
-  worker.kill();
-  process.exit(0);
-});
+}
+
+if (opts.ortModule) {
+  // Another release: what it cannot do is found by trying it before the hello.
+  pending = {id: 'probe', reply: null, ended: false, probing: true};
+  worker.send({id: 'probe', probe: ortVersion});
+} else {
+  start();
+}

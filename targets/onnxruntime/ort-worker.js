@@ -3,9 +3,22 @@
 // learns which graph transformers changed the model. One message in, one message out, over the
 // IPC channel; after each run a marker line on stderr tells the parent that the log of this run
 // is complete (pipes are synchronous in Node on Linux, and ORT writes through unbuffered cerr).
+// Its one argument, when given, is the onnxruntime-node folder of another release (the adapter's
+// --ort-module); then a first "probe" message asks what that release cannot do
+// (release-probe.js).
 'use strict';
-const ort = require('onnxruntime-node');
+let ort;
+try {
+  ort = require(process.argv[2] || 'onnxruntime-node');
+} catch (e) {
+  // A release without a binary for this platform (onnxruntime-node 1.8 and 1.9 ship none for
+  // Linux): said once, plainly, instead of a stack.
+  process.stderr.write(`cannot load onnxruntime-node from ${process.argv[2] || 'node_modules'}: ` +
+      `${String(e && e.message ? e.message : e).split('\n')[0]}\n`);
+  process.exit(1);
+}
 const {attributeRules} = require('./rule-attribution');
+const {probeRelease} = require('./release-probe');
 
 function fromB64(t) {
   const buf = Buffer.from(t.b64, 'base64');
@@ -74,7 +87,8 @@ async function run(msg) {
     for (const name of session.outputNames) outputs[name] = toB64(results[name]);
     return timings ? {outputs, timings} : {outputs};
   } finally {
-    await session.release();
+    // Releases up to 1.15 have no release(): their sessions are freed by the garbage collector.
+    if (typeof session.release === 'function') await session.release();
   }
 }
 
@@ -83,8 +97,12 @@ process.on('message', async (msg) => {
   try {
     // A second message for the same case: which rules inside the rule-based containers fired
     // (rule-attribution.js); a failure there leaves the containers' names alone.
-    reply = msg.attribute ? {rules: await attributeRules(ort, msg.attribute, msg.transformers)} :
-      await run(msg);
+    if (msg.probe) {
+      reply = {probe: await probeRelease(ort, msg.probe)};
+    } else {
+      reply = msg.attribute ?
+        {rules: await attributeRules(ort, msg.attribute, msg.transformers)} : await run(msg);
+    }
   } catch (e) {
     reply = {error: String(e && e.message ? e.message : e)};
   }
