@@ -116,10 +116,12 @@ int EngineBucket(const TargetCaps& caps, const Repro& r) {
   if (IsErrorKind(r.kind)) {
     return static_cast<int>(Fnv1a(ErrorClass(r.detail)) % (kFindingBuckets - 1));
   }
+  if (r.blame.rule.empty()) return kFindingBuckets - 1;
   auto it = std::find(caps.rules.begin(), caps.rules.end(), r.blame.rule);
   const auto index = it - caps.rules.begin();
-  return it == caps.rules.end() || index >= kFindingBuckets - 1 ? kFindingBuckets - 1
-                                                                : static_cast<int>(index);
+  if (it != caps.rules.end() && index < kFindingBuckets - 1) return static_cast<int>(index);
+  // A rule the hello does not list (Arm NN declares none): its name, hashed.
+  return static_cast<int>(Fnv1a(r.blame.rule) % (kFindingBuckets - 1));
 }
 
 EngineFuzzer::EngineFuzzer(std::unique_ptr<FuzzEngine> engine, const EngineFuzzerOptions& o)
@@ -252,14 +254,15 @@ int EngineFuzzer::Tool(int argc, char** argv) {
       return 0;
     }
     if (mode == "--stats") {
-      // What the inputs exercise: verdicts of the cases and the fusions that fired, no blame.
+      // What the inputs exercise: verdicts of the cases, the fusions that fired in passing
+      // cases, and the findings by signature.
       InputOptions o;
       std::string error;
       if (!ParseInputOptions(argc, argv, 2, o, error)) {
         std::fprintf(stderr, "%s\n", error.c_str());
         return 2;
       }
-      std::map<std::string, int64_t> verdicts, fired;
+      std::map<std::string, int64_t> verdicts, fired, findings;
       int64_t nodes = 0;
       int64_t n = ForEachInput(o, [&](const std::string&, const std::vector<uint8_t>& b) {
         BytesSource source(b.data(), b.size());
@@ -268,6 +271,11 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         const CaseOutcome out =
             CheckCase(*target_, c.graph, c.inputs, RunReference(c.graph, c.inputs), check_);
         ++verdicts[std::string(VerdictName(out.verdict))];
+        if (out.finding()) {
+          if (auto f = Run(b.data(), b.size())) {
+            ++findings[f->signature + (f->known ? " (known)" : "")];
+          }
+        }
         if (out.verdict == Verdict::kPass) {
           for (const Rewrite& w : out.run.rewrites) ++fired[w.rule];
         }
@@ -277,6 +285,8 @@ int EngineFuzzer::Tool(int argc, char** argv) {
                   n ? static_cast<double>(nodes) / static_cast<double>(n) : 0.0);
       for (const auto& [v, count] : verdicts)
         std::printf("  %s %lld\n", v.c_str(), (long long)count);
+      for (const auto& [s, count] : findings)
+        std::printf("  finding %s: %lld\n", s.c_str(), (long long)count);
       for (const auto& [r, count] : fired)
         std::printf("  fired %s: %lld\n", r.c_str(), (long long)count);
       return 0;
@@ -295,10 +305,10 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         if (f && !f->known) {
           found = true;
           std::printf(
-              "%s: %s %s\nsignature %s\n", name.c_str(),
+              "%s: %s %s\n  %s\nsignature %s\n", name.c_str(),
               std::string(FindingKindName(f->out.kind)).c_str(),
               f->repro.blame.rule.empty() ? "(no rule blamed)" : f->repro.blame.rule.c_str(),
-              f->signature.c_str());
+              f->repro.detail.c_str(), f->signature.c_str());
         }
       });
       if (n < 0) return 2;

@@ -98,8 +98,9 @@ class EngineFuzzer {
   std::vector<std::string> known_seen_;  // known signatures met so far (printed once each)
 };
 
-// The bucket of a finding (finding_abort.h): the blamed rule's index in the engine's rules for
-// a mismatch, the error class (hashed) for a target error, crash or timeout; 63 otherwise.
+// The bucket of a finding (finding_abort.h): the blamed rule's index in the engine's rules (its
+// name hashed when the hello lists no such rule) for a mismatch, the error class (hashed) for a
+// target error, crash or timeout; 63 for an unblamed mismatch.
 int EngineBucket(const TargetCaps& caps, const Repro& r);
 
 // The fuzzer of the macro below: a bad hello or known-signature file is printed and exits 2
