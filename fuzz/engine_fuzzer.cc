@@ -263,11 +263,26 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         return 2;
       }
       std::map<std::string, int64_t> verdicts, fired, findings;
-      int64_t nodes = 0;
+      int64_t nodes = 0, max_nodes = 0, seen = 0;
+      // Printed every 10,000 inputs too, so that a run cut short by a time limit says what it ran.
+      auto print = [&] {
+        std::printf("%lld inputs, %.1f nodes per graph (at most %lld)\n",
+                    static_cast<long long>(seen),
+                    seen ? static_cast<double>(nodes) / static_cast<double>(seen) : 0.0,
+                    static_cast<long long>(max_nodes));
+        for (const auto& [v, count] : verdicts)
+          std::printf("  %s %lld\n", v.c_str(), static_cast<long long>(count));
+        for (const auto& [s, count] : findings)
+          std::printf("  finding %s: %lld\n", s.c_str(), static_cast<long long>(count));
+        for (const auto& [r, count] : fired)
+          std::printf("  fired %s: %lld\n", r.c_str(), static_cast<long long>(count));
+        std::fflush(stdout);
+      };
       int64_t n = ForEachInput(o, [&](const std::string&, const std::vector<uint8_t>& b) {
         BytesSource source(b.data(), b.size());
         const GeneratedCase c = Generate(source, gen_);
         nodes += static_cast<int64_t>(c.graph.nodes.size());
+        max_nodes = std::max(max_nodes, static_cast<int64_t>(c.graph.nodes.size()));
         const CaseOutcome out =
             CheckCase(*target_, c.graph, c.inputs, RunReference(c.graph, c.inputs), check_);
         ++verdicts[std::string(VerdictName(out.verdict))];
@@ -279,16 +294,10 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         if (out.verdict == Verdict::kPass) {
           for (const Rewrite& w : out.run.rewrites) ++fired[w.rule];
         }
+        if (++seen % 10000 == 0) print();
       });
       if (n < 0) return 2;
-      std::printf("%lld inputs, %.1f nodes per graph\n", static_cast<long long>(n),
-                  n ? static_cast<double>(nodes) / static_cast<double>(n) : 0.0);
-      for (const auto& [v, count] : verdicts)
-        std::printf("  %s %lld\n", v.c_str(), (long long)count);
-      for (const auto& [s, count] : findings)
-        std::printf("  finding %s: %lld\n", s.c_str(), (long long)count);
-      for (const auto& [r, count] : fired)
-        std::printf("  fired %s: %lld\n", r.c_str(), (long long)count);
+      print();
       return 0;
     }
     if (mode == "--find") {
