@@ -263,7 +263,7 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         return 2;
       }
       std::map<std::string, int64_t> verdicts, fired, findings;
-      int64_t nodes = 0, max_nodes = 0, seen = 0;
+      int64_t nodes = 0, max_nodes = 0, seen = 0, new_findings = 0;
       // Printed every 10,000 inputs too, so that a run cut short by a time limit says what it ran.
       auto print = [&] {
         std::printf("%lld inputs, %.1f nodes per graph (at most %lld)\n",
@@ -289,6 +289,7 @@ int EngineFuzzer::Tool(int argc, char** argv) {
         if (out.finding()) {
           if (auto f = Run(b.data(), b.size())) {
             ++findings[f->signature + (f->known ? " (known)" : "")];
+            new_findings += f->known ? 0 : 1;
           }
         }
         if (out.verdict == Verdict::kPass) {
@@ -298,7 +299,7 @@ int EngineFuzzer::Tool(int argc, char** argv) {
       });
       if (n < 0) return 2;
       print();
-      return 0;
+      return new_findings > 0 ? 1 : 0;  // a finding not in the known list fails the run
     }
     if (mode == "--find") {
       InputOptions o;

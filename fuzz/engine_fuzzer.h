@@ -80,9 +80,11 @@ class EngineFuzzer {
   int TestOneInput(const uint8_t* data, size_t size);
   // Tool modes of the target's _replay binary (fuzz/standalone_main.cc), as fusion_fuzzer_replay:
   // --write-repro OUT CRASHFILE (prints "signature SIG"; what fuzz/triage_crashes.sh runs) and
-  // --find [--random N ...] FILE|DIR; and --seed-corpus DIR N [SEED]: N inputs that decode to
-  // the graphs a campaign with --seed SEED (default 1) draws as its cases 0..N-1 with this
-  // fuzzer's generator settings (seed_bytes.h), named by SHA-1. Returns -1 for any other argv.
+  // --find [--random N ...] FILE|DIR; --stats [--random N ...] FILE|DIR (verdicts, fusions fired,
+  // findings by signature; exit 1 when one is not known); and --seed-corpus DIR N [SEED]: N inputs
+  // that decode to the graphs a campaign with --seed SEED (default 1) draws as its cases 0..N-1
+  // with this fuzzer's generator settings (seed_bytes.h), named by SHA-1. Returns -1 for any other
+  // argv.
   int Tool(int argc, char** argv);
 
   const TargetCaps& caps() const { return target_->caps(); }
