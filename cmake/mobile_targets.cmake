@@ -31,8 +31,16 @@ if(missing)
                  "${missing} (ci/setup installs them); its tests are skipped")
 else()
   fusefuzz_deb_version(libxnnpack0 xnnpack_version)
+  # The translation and runs (engine.h), shared with the in-process fuzz targets (fuzz/).
+  add_library(fusefuzz_xnnpack_engine STATIC targets/xnnpack/engine.cc targets/xnnpack/builder.cc
+              targets/xnnpack/builder_int8.cc)
+  target_include_directories(fusefuzz_xnnpack_engine SYSTEM PUBLIC ${XNNPACK_INCLUDE_DIR}
+                             ${PTHREADPOOL_INCLUDE_DIR})
+  target_link_libraries(fusefuzz_xnnpack_engine PUBLIC fusefuzz_targets ${XNNPACK_LIBRARY}
+                        ${PTHREADPOOL_LIBRARY})
+  target_compile_definitions(fusefuzz_xnnpack_engine PRIVATE
+                             FUSEFUZZ_XNNPACK_VERSION="${xnnpack_version}")
   add_executable(fusefuzz-xnnpack-target targets/xnnpack/xnnpack_target_main.cc
-                 targets/xnnpack/builder.cc targets/xnnpack/builder_int8.cc
                  targets/xnnpack/repro_writer.cc targets/xnnpack/xnn_recorder.cc
                  targets/xnnpack/xnn_wrappers.cc)
   # The reproducer writer records the adapter's xnn_* calls (targets/xnnpack/xnn_recorder.h).
@@ -47,10 +55,7 @@ else()
   endforeach()
   target_include_directories(fusefuzz-xnnpack-target SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR}
                              ${PTHREADPOOL_INCLUDE_DIR})
-  target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_targets CLI11::CLI11
-                        ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY})
-  target_compile_definitions(fusefuzz-xnnpack-target PRIVATE
-                             FUSEFUZZ_XNNPACK_VERSION="${xnnpack_version}")
+  target_link_libraries(fusefuzz-xnnpack-target PRIVATE fusefuzz_xnnpack_engine CLI11::CLI11)
   list(APPEND FUSEFUZZ_MOBILE_TARGETS xnnpack)
   message(STATUS "XNNPACK ${xnnpack_version} target enabled (fusefuzz-xnnpack-target)")
 endif()
@@ -75,15 +80,16 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
                    "${missing} (ci/setup installs them); its tests are skipped")
   else()
     fusefuzz_deb_version(libarmnn22 armnn_version)
-    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc
-                   targets/armnn/network_builder.cc
-                   targets/armnn/quant_layers.cc
-                   targets/armnn/repro_writer.cc)
-    target_include_directories(fusefuzz-armnn-target SYSTEM PRIVATE ${ARMNN_INCLUDE_DIR})
-    target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_targets CLI11::CLI11
-                          ${ARMNN_LIBRARY})
-    target_compile_definitions(fusefuzz-armnn-target PRIVATE
+    # The translation and runs (engine.h), shared with the in-process fuzz targets (fuzz/).
+    add_library(fusefuzz_armnn_engine STATIC targets/armnn/engine.cc
+                targets/armnn/network_builder.cc targets/armnn/quant_layers.cc
+                targets/armnn/repro_writer.cc)
+    target_include_directories(fusefuzz_armnn_engine SYSTEM PUBLIC ${ARMNN_INCLUDE_DIR})
+    target_link_libraries(fusefuzz_armnn_engine PUBLIC fusefuzz_targets ${ARMNN_LIBRARY})
+    target_compile_definitions(fusefuzz_armnn_engine PRIVATE
                                FUSEFUZZ_ARMNN_VERSION="${armnn_version}")
+    add_executable(fusefuzz-armnn-target targets/armnn/armnn_target_main.cc)
+    target_link_libraries(fusefuzz-armnn-target PRIVATE fusefuzz_armnn_engine CLI11::CLI11)
     list(APPEND FUSEFUZZ_MOBILE_TARGETS armnn)
     message(STATUS "Arm NN ${armnn_version} target enabled (fusefuzz-armnn-target, CpuRef)")
   endif()

@@ -10,6 +10,10 @@
 #   corpus/fuzz/tensor_proto_fuzzer/ TensorProto files (`export --inputs-pb`)
 #   corpus/fuzz/fusion_fuzzer/      fixed-seed random byte strings (splitmix64, fuzz/fuzz_inputs.cc)
 #                                   written by `fusion_fuzzer_replay --dump`, named by SHA-1
+#   corpus/fuzz/<engine>_<mode>_fuzzer/  campaign graphs as bytes: the first 32 cases of a
+#                                   campaign with --seed 1 under the target's generator settings
+#                                   (`<target>_replay --seed-corpus`, fuzz/seed_bytes.h); only for
+#                                   the engine targets built in BUILD_DIR
 # Usage: fuzz/make_corpus.sh [BUILD_DIR]   (default build/release; needs the targets
 #        fusefuzz and fusion_fuzzer_replay built there). Commit the result.
 set -euo pipefail
@@ -81,6 +85,17 @@ rm -rf "$pb"
 # 0..4096 bytes.
 "$build/fuzz/fusion_fuzzer_replay" --dump "$ff" --random 48 --seed 20261129 --max-len 4096
 
+# The in-process engine targets (fuzz/engine_fuzzer.h): campaign graphs, decodable bytes.
+engines=0
+for t in xnnpack_fp32 xnnpack_int8 armnn_fp32 armnn_int8; do
+  replay=$build/fuzz/${t}_fuzzer_replay
+  [ -x "$replay" ] || continue
+  rm -rf "corpus/fuzz/${t}_fuzzer"
+  mkdir -p "corpus/fuzz/${t}_fuzzer"
+  "$replay" --seed-corpus "corpus/fuzz/${t}_fuzzer" 32 1
+  engines=$((engines + 1))
+done
+
 echo "make_corpus: $(ls "$gj" | wc -l) JSON seeds, $(ls "$ox" | wc -l) ONNX seeds," \
   "$(ls "$oc" | wc -l) cut seeds, $(ls "$tp" | wc -l) TensorProto seeds," \
-  "$(ls "$ff" | wc -l) byte seeds" >&2
+  "$(ls "$ff" | wc -l) byte seeds, $engines engine targets' campaign graphs" >&2

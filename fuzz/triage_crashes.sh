@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Turns fusion_fuzzer crash inputs into one finding folder per bug, keyed by the campaign's dedup
+# Turns fusion_fuzzer crash inputs (or an engine target's: its <target>_replay as the tool, fuzz/
+# engine_fuzzer.h) into one finding folder per bug, keyed by the campaign's dedup
 # signature (target, kind, blamed rule, op pattern of the blamed nodes), so that a libFuzzer run
 # with a thousand crash files of one bug yields one reproducer, not a thousand.
 #   triage_crashes.sh FUSION_FUZZER_REPLAY FUSEFUZZ FINDINGS_DIR CRASH...

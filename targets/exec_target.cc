@@ -54,6 +54,8 @@ std::string Seconds(double s) {
   return buf;
 }
 
+}  // namespace
+
 // Validates a hello line; returns what is wrong, or "" with *caps filled.
 std::string ParseHello(const std::string& line, TargetCaps* caps) {
   json j = json::parse(line, nullptr, false);
@@ -191,6 +193,8 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
   }
   return "";
 }
+
+namespace {
 
 json StringArray(const std::vector<std::string>& v) { return json(v); }
 

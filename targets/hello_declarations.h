@@ -14,6 +14,11 @@ namespace fusefuzz {
 // ...").
 std::string ParseHelloDeclarations(const nlohmann::json& hello, TargetCaps* caps);
 
+// A whole hello line (docs/target-protocol.md) into `caps`: what the exec client reads from a
+// program, and what an in-process engine (fuzz/engine_fuzzer.h) declares with the same words.
+// Returns "" or what is wrong.
+std::string ParseHello(const std::string& line, TargetCaps* caps);
+
 // Its form in a hello (for the example target, tests and `list targets`); the defaults give {}.
 nlohmann::json ConstraintsToJson(const TargetConstraints& c);
 
