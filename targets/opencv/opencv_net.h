@@ -1,0 +1,45 @@
+// The OpenCV DNN pack's translation and run (targets/opencv/README.md): a request's graph is
+// exported to ONNX in memory by fusefuzz's own exporter (onnx/export.h, the model ONNX Runtime
+// gets) and imported by cv::dnn::readNetFromONNX; Net::enableFusion(false) is the unoptimized
+// run, enableFusion(true) the optimized one. What fused into what is read back from the net:
+// a layer skipped by fuseLayers reports no time in getPerfProfile, and Net::dump() draws it in
+// one box ("cluster") with the layer it was fused into.
+#pragma once
+
+#include <opencv2/dnn.hpp>
+#include <string>
+#include <vector>
+
+#include "targets/native_server.h"
+
+namespace fusefuzz::opencv {
+
+// OpenCV's fusions, named after the call of Net::Impl::fuseLayers (net_impl_fuse.cpp, 4.6) that
+// makes them: "<host>.tryFuse(<layer>)" (BatchNorm, Scale folded into the host's weights),
+// "<host>.setActivation(<layer>)" (an activation run inside the host) with OpenCV's layer type
+// names, and "Concat.inPlace" (the inputs write straight into the Concat's output).
+std::vector<std::string> DeclaredFusions();
+
+// The graph's ONNX model (ExportOnnx) with the opset it was written at.
+std::string ModelBytes(const Graph& g);
+
+// readNetFromONNX on the bytes; an importer refusal (cv::Exception) is Unsupported with
+// OpenCV's message.
+cv::dnn::Net ImportNet(const std::string& onnx);
+
+// opencv:int8: `net` (fusion off while OpenCV calibrates) quantized by Net::quantize on the
+// request's inputs (the calibration data fusefuzz sends), with float32 inputs and outputs.
+cv::dnn::Net QuantizedNet(cv::dnn::Net& net, const NativeRequest& r);
+
+// Runs the request: fusion on when r.optimize, observed fusions as rewrites.
+NativeAnswer Run(const NativeRequest& r, bool int8);
+
+// The rewrites the last forward of `net` applied: its skipped layers, each with the layer it
+// was fused into (from Net::dump()), named as DeclaredFusions() names them. Node names are the
+// graph's ("onnx_node!" dropped, a decomposition's "<node>/<step>" cut to "<node>").
+std::vector<Rewrite> ObservedFusions(cv::dnn::Net& net);
+
+// The graph node an OpenCV layer came from ("onnx_node!conv1" -> "conv1"; "n/relu" -> "n").
+std::string NodeOfLayer(const std::string& layer);
+
+}  // namespace fusefuzz::opencv
