@@ -102,6 +102,7 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/opencv/opencv_target_main.cc)
     fusefuzz_deb_version(libopencv-dnn406 opencv_version)
     add_executable(fusefuzz-opencv-target targets/opencv/opencv_target_main.cc
                    targets/opencv/opencv_net.cc targets/opencv/faithful.cc
+                   targets/opencv/int8_check.cc
                    targets/opencv/repro_writer.cc)
     target_include_directories(fusefuzz-opencv-target SYSTEM PRIVATE ${OPENCV_DNN_INCLUDE_DIR})
     target_link_libraries(fusefuzz-opencv-target PRIVATE fusefuzz_targets CLI11::CLI11

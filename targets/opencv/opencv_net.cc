@@ -8,22 +8,18 @@
 #include "ir/error.h"
 #include "onnx/export.h"
 #include "targets/opencv/faithful.h"
+#include "targets/opencv/int8_check.h"
 
 namespace fusefuzz::opencv {
 namespace {
 
-// The layer types fuseLayers meets on the CPU with the ops the pack declares: hosts that
-// implement tryFuse / setActivation in 4.6, and what they take.
-const std::vector<std::pair<std::string, std::vector<std::string>>> kTryFuse = {
-    {"Convolution", {"BatchNorm", "Scale"}},
-    {"BatchNorm", {"Scale"}},
-};
-const std::vector<std::string> kActivationHosts = {"Convolution", "InnerProduct", "Eltwise",
-                                                   "BatchNorm"};
-const std::vector<std::string> kActivations = {"ReLU",          "ReLU6",     "ELU",        "TanH",
-                                               "Sigmoid",       "Swish",     "Mish",       "Power",
-                                               "ChannelsPReLU", "HardSwish", "HardSigmoid"};
-constexpr char kConcatInPlace[] = "Concat.inPlace";
+// The layer pairs fuseLayers can merge on the CPU with the ops the pack declares (measured by
+// `fusefuzz coverage`, targets/opencv/README.md): a host and the layer merged into it.
+const std::vector<std::string> kHosts = {"Convolution", "InnerProduct", "Eltwise", "BatchNorm",
+                                         "Scale",       "Power",        "Pooling", "Concat"};
+const std::vector<std::string> kMerged = {"BatchNorm",     "Scale",   "ReLU",      "ELU",
+                                          "Sigmoid",       "TanH",    "HardSwish", "Power",
+                                          "ChannelsPReLU", "Identity"};
 constexpr char kLayerPrefix[] = "onnx_node!";
 
 cv::Mat InputMat(const Tensor& t) {
@@ -33,6 +29,8 @@ cv::Mat InputMat(const Tensor& t) {
   return cv::Mat(static_cast<int>(dims.size()), dims.data(), CV_32F,
                  const_cast<float*>(t.data.data()));
 }
+
+}  // namespace
 
 // OpenCV's output as a tensor: the graph's shape when OpenCV's has the same extents apart from
 // ones (it keeps rank 4 where ONNX drops unit axes), else its own shape, judged as a mismatch.
@@ -53,6 +51,8 @@ Tensor OutputTensor(const cv::Mat& m, const Shape& expected) {
   const float* p = f.ptr<float>();
   return Tensor(shape, std::vector<float>(p, p + f.total()));
 }
+
+namespace {
 
 struct Cluster {
   std::vector<std::pair<std::string, std::string>> layers;  // (name, type), host first
@@ -86,15 +86,14 @@ std::vector<Cluster> DumpClusters(const std::string& dot) {
 
 }  // namespace
 
-std::vector<std::string> DeclaredFusions() {
+std::vector<std::string> DeclaredFusions(bool int8) {
   std::vector<std::string> out;
-  for (const auto& [host, fused] : kTryFuse) {
-    for (const std::string& f : fused) out.push_back(host + ".tryFuse(" + f + ")");
+  // Net::quantize replaces each layer with its int8 version ("ConvolutionInt8"); Power has none.
+  auto type = [int8](const std::string& t) { return int8 && t != "Power" ? t + "Int8" : t; };
+  for (const std::string& host : kHosts) {
+    for (const std::string& merged : kMerged) out.push_back(type(host) + "+" + type(merged));
   }
-  for (const std::string& host : kActivationHosts) {
-    for (const std::string& a : kActivations) out.push_back(host + ".setActivation(" + a + ")");
-  }
-  out.push_back(kConcatInPlace);
+  out.push_back(type("Concat") + " (in place)");
   return out;
 }
 
@@ -157,13 +156,13 @@ std::vector<Rewrite> ObservedFusions(cv::dnn::Net& net) {
     const std::string type = layer->type;
     Rewrite rw;
     rw.index = static_cast<int>(out.size()) + 1;
-    if (auto h = host_of.find(names[i]); h != host_of.end()) {
-      const bool activation = !layer.dynamicCast<cv::dnn::ActivationLayer>().empty();
-      rw.rule = h->second.second + (activation ? ".setActivation(" : ".tryFuse(") + type + ")";
-      rw.nodes = {NodeOfLayer(h->second.first), NodeOfLayer(names[i])};
-    } else if (type == "Concat") {
-      rw.rule = kConcatInPlace;
+    if (type == "Concat" || type == "ConcatInt8") {
+      // Dump() draws a Concat done in place inside its input's box; it fused nothing into it.
+      rw.rule = type + " (in place)";
       rw.nodes = {NodeOfLayer(names[i])};
+    } else if (auto h = host_of.find(names[i]); h != host_of.end()) {
+      rw.rule = h->second.second + "+" + type;
+      rw.nodes = {NodeOfLayer(h->second.first), NodeOfLayer(names[i])};
     } else {
       continue;  // not a fusion (a layer OpenCV skips for another reason)
     }
@@ -171,14 +170,6 @@ std::vector<Rewrite> ObservedFusions(cv::dnn::Net& net) {
   }
   return out;
 }
-
-namespace {
-
-struct Forwarded {
-  std::vector<cv::Mat> outs;
-  std::vector<Rewrite> rewrites;
-  std::optional<BenchTimings> timings;
-};
 
 Forwarded Forward(const NativeRequest& r, const std::string& onnx, bool int8, bool fuse,
                   bool bench) {
@@ -198,8 +189,6 @@ Forwarded Forward(const NativeRequest& r, const std::string& onnx, bool int8, bo
   return f;
 }
 
-}  // namespace
-
 NativeAnswer Run(const NativeRequest& r, bool int8) {
   if (!r.pipeline.empty()) throw Unsupported("OpenCV's fuseLayers has no pipeline to reorder");
   if (!r.inject.empty()) throw Unsupported("no faults to inject into OpenCV");
@@ -207,15 +196,16 @@ NativeAnswer Run(const NativeRequest& r, bool int8) {
   cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   cv::setNumThreads(r.threads);
   const std::string onnx = ModelBytes(r.graph);
+  if (int8) return RunInt8(r, onnx);
   Forwarded f;
   try {
-    f = Forward(r, onnx, int8, r.optimize, r.bench_runs > 0);
+    f = Forward(r, onnx, false, r.optimize, r.bench_runs > 0);
   } catch (const cv::Exception& e) {
     // OpenCV checks shapes and parameters when it first allocates the layers: a net it refuses
     // without fusion is a refusal; one that fails only with fusion is the fusion's failure.
     if (!r.optimize) throw Unsupported(std::string("OpenCV refuses to run the net: ") + e.what());
     try {
-      Forward(r, onnx, int8, false, false);
+      Forward(r, onnx, false, false, false);
     } catch (const cv::Exception& plain) {
       throw Unsupported(std::string("OpenCV refuses to run the net: ") + plain.what());
     }

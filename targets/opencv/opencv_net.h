@@ -14,11 +14,13 @@
 
 namespace fusefuzz::opencv {
 
-// OpenCV's fusions, named after the call of Net::Impl::fuseLayers (net_impl_fuse.cpp, 4.6) that
-// makes them: "<host>.tryFuse(<layer>)" (BatchNorm, Scale folded into the host's weights),
-// "<host>.setActivation(<layer>)" (an activation run inside the host) with OpenCV's layer type
-// names, and "Concat.inPlace" (the inputs write straight into the Concat's output).
-std::vector<std::string> DeclaredFusions();
+// OpenCV's fusions, named by the OpenCV layer types involved: "<host>+<merged>" for a layer
+// Net::Impl::fuseLayers (net_impl_fuse.cpp, 4.6) merged into the one before it (by tryFuse:
+// BatchNorm, Scale folded into the weights; or setActivation: an activation run inside the
+// host; Net::dump() shows the merge, not which call made it), and "Concat (in place)" for a
+// Concat whose inputs write straight into its output. int8: the types Net::quantize made
+// ("ConvolutionInt8+ReLUInt8").
+std::vector<std::string> DeclaredFusions(bool int8);
 
 // The graph's ONNX model (ExportOnnx) with the opset it was written at.
 std::string ModelBytes(const Graph& g);
@@ -30,6 +32,20 @@ cv::dnn::Net ImportNet(const std::string& onnx);
 // opencv:int8: `net` (fusion off while OpenCV calibrates) quantized by Net::quantize on the
 // request's inputs (the calibration data fusefuzz sends), with float32 inputs and outputs.
 cv::dnn::Net QuantizedNet(cv::dnn::Net& net, const NativeRequest& r);
+
+// OpenCV's output as a tensor: the graph's shape when OpenCV's has the same extents apart from
+// ones, else its own shape (judged as a mismatch).
+Tensor OutputTensor(const cv::Mat& m, const Shape& expected);
+
+// One forward of the graph's outputs on a fresh net (quantized first when `int8`), fusion on or
+// off; timed when `bench`. cv::Exception passes through.
+struct Forwarded {
+  std::vector<cv::Mat> outs;  // in the order of the graph's outputs
+  std::vector<Rewrite> rewrites;
+  std::optional<BenchTimings> timings;
+};
+Forwarded Forward(const NativeRequest& r, const std::string& onnx, bool int8, bool fuse,
+                  bool bench);
 
 // Runs the request: fusion on when r.optimize, observed fusions as rewrites.
 NativeAnswer Run(const NativeRequest& r, bool int8);

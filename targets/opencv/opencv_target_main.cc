@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
                  "), ONNX import, CPU"},
       {"ops", ops},
       {"precision", "float32"},
-      {"fusions", opencv::DeclaredFusions()},
+      {"fusions", opencv::DeclaredFusions(int8)},
       {"capabilities", {"rewrites", "bench", "repro"}}};
   const NativeBackend run = [int8](const NativeRequest& r) { return opencv::Run(r, int8); };
   return ServeNative(hello, run, crash, [int8](const NativeRequest& r, const ReproducerCase& c) {
