@@ -1,7 +1,5 @@
 #include "targets/opencv/faithful.h"
 
-#include "onnx/export.h"
-
 namespace fusefuzz::opencv {
 namespace {
 
@@ -55,6 +53,17 @@ void RefuseNode(const Node& n, const ShapeMap& shapes) {
     if (p.dilation_h != 1 || p.dilation_w != 1) {
       throw Unsupported(at + "is dilated: OpenCV 4.6's pooling ignores dilations");
     }
+    // ceil_mode matters only where a last, partial window is added; OpenCV 4.6 counts such
+    // windows otherwise than ONNX with asymmetric pads (one fewer) and when the window would
+    // start in the end padding (one more: ONNX before 1.16).
+    const Shape& x = shapes.at(n.inputs[0]);
+    const bool partial_h = (x[2] + p.pad_top + p.pad_bottom - p.kernel_h) % p.stride_h != 0;
+    const bool partial_w = (x[3] + p.pad_left + p.pad_right - p.kernel_w) % p.stride_w != 0;
+    if (p.ceil_mode && (partial_h || partial_w)) {
+      throw Unsupported(at +
+                        "adds a partial last window (ceil_mode): OpenCV 4.6 counts these "
+                        "windows otherwise than ONNX");
+    }
   }
   if (n.op == Op::AvgPool) {
     const PoolAttrs p = GetPoolAttrs(n);
@@ -71,17 +80,17 @@ void RefuseNode(const Node& n, const ShapeMap& shapes) {
                         "has alpha or beta other than 1: OpenCV 4.6 runs it with other "
                         "values");
     }
+    const auto c = n.params.find("C");
+    if (c != n.params.end() && c->second.shape != Shape{g.n} && c->second.shape != Shape{1, g.n}) {
+      throw Unsupported(at + "has a C of shape " + ShapeText(c->second.shape) +
+                        ": OpenCV 4.6 adds C as one bias per output column only");
+    }
   }
 }
 
 }  // namespace
 
 void RefuseUnfaithful(const NativeRequest& r) {
-  if (PoolShapesPredateLibonnx(r.graph)) {
-    throw Unsupported(
-        "a ceil_mode pool whose last window starts in the end padding: OpenCV 4.6 counts that "
-        "window (ONNX before 1.16), fusefuzz and ONNX drop it");
-  }
   for (const Node& n : r.graph.nodes) {
     RefuseNode(n, r.shapes);
     if (!Binary(n.op)) continue;

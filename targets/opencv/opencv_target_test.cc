@@ -182,7 +182,12 @@ TEST(OpencvTarget, RefusesWhatItsImporterRunsWithOtherSemantics) {
        "ignores dilations"},
       {R"({"name":"a","op":"MaxPool","inputs":["x"],"outputs":["y"],
           "attrs":{"kernel_shape":[2,2],"strides":[2,2],"pads":[0,0,1,1],"ceil_mode":1}})",
-       "last window starts in the end padding"},
+       "adds a partial last window"},
+      {R"({"name":"a","op":"Flatten","inputs":["x"],"outputs":["f"]},
+         {"name":"g","op":"Gemm","inputs":["f"],"outputs":["y"],"attrs":{"transB":1},
+          "params":{"B":{"shape":[2,144],"data":[)" +
+           Floats(288, 0.0625) + R"(]},"C":{"shape":[1,1],"data":[0.5]}}})",
+       "one bias per output column"},
   };
   for (const auto& [nodes, why] : cases) {
     const Graph g = OneGraph(nodes);
@@ -199,11 +204,11 @@ TEST(OpencvTarget, RefusesWhatItsImporterRunsWithOtherSemantics) {
 
 TEST(OpencvTarget, AnImporterRefusalIsUnsupportedWithOpenCVsMessage) {
   OPENCV_OR_SKIP(t, "fp32");
-  // Gemm's C must have one value per output column for its importer.
+  // Its importer takes a Gemm with a bias only when B is transposed (transB 1).
   const Graph g = OneGraph(R"({"name":"a","op":"Flatten","inputs":["x"],"outputs":["f"]},
-         {"name":"g","op":"Gemm","inputs":["f"],"outputs":["y"],"attrs":{"transB":1},
-          "params":{"B":{"shape":[2,144],"data":[)" +
-                           Floats(288, 0.0625) + R"(]},"C":{"shape":[1],"data":[0.5]}}})");
+         {"name":"g","op":"Gemm","inputs":["f"],"outputs":["y"],
+          "params":{"B":{"shape":[144,2],"data":[)" +
+                           Floats(288, 0.0625) + R"(]},"C":{"shape":[2],"data":[0.5,-1]}}})");
   const TargetResult r = t->Run(g, InputsFromSeed(g, 1), Unfused());
   EXPECT_EQ(r.status, RunStatus::kUnsupported);
   EXPECT_NE(r.message.find("OpenCV's ONNX importer refuses the model: OpenCV(4.6.0)"),
