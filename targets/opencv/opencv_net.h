@@ -47,8 +47,10 @@ struct Forwarded {
 Forwarded Forward(const NativeRequest& r, const std::string& onnx, bool int8, bool fuse,
                   bool bench);
 
-// Runs the request: fusion on when r.optimize, observed fusions as rewrites.
-NativeAnswer Run(const NativeRequest& r, bool int8);
+// Runs the request: fusion on when r.optimize, observed fusions as rewrites. `refuse`: refuse
+// what faithful.h lists (off only for the --no-refusals test switch, which shows OpenCV's
+// values for them).
+NativeAnswer Run(const NativeRequest& r, bool int8, bool refuse = true);
 
 // The rewrites the last forward of `net` applied: its skipped layers, each with the layer it
 // was fused into (from Net::dump()), named as DeclaredFusions() names them. Node names are the

@@ -29,6 +29,9 @@ int Main(int argc, char** argv) {
   std::vector<std::string> crash_on;
   app.add_option("--crash-on", crash_on, "abort() on a graph with this op (a test switch)")
       ->delimiter(',');
+  bool no_refusals = false;
+  app.add_flag("--no-refusals", no_refusals,
+               "run what faithful.cc refuses, to see OpenCV's values for it (a test switch)");
   CLI11_PARSE(app, argc, argv);
   std::set<Op> crash;
   try {
@@ -50,7 +53,9 @@ int Main(int argc, char** argv) {
       {"precision", "float32"},
       {"fusions", opencv::DeclaredFusions(int8)},
       {"capabilities", {"rewrites", "bench", "repro"}}};
-  const NativeBackend run = [int8](const NativeRequest& r) { return opencv::Run(r, int8); };
+  const NativeBackend run = [int8, no_refusals](const NativeRequest& r) {
+    return opencv::Run(r, int8, !no_refusals);
+  };
   return ServeNative(hello, run, crash, [int8](const NativeRequest& r, const ReproducerCase& c) {
     return opencv::WriteReproducer(r, c, int8);
   });
