@@ -14,16 +14,15 @@ namespace fusefuzz::opencv {
 namespace {
 
 // The layer pairs fuseLayers merges on the CPU with the ops the pack declares, host first, as
-// `fusefuzz coverage --target opencv:MODE` saw them fire (targets/opencv/README.md), plus the
-// per-channel PReLU its code also accepts as an activation (never seen to fire: listed as such).
+// `fusefuzz coverage --target opencv:MODE` saw them fire (targets/opencv/README.md), plus the few
+// its code also accepts that no campaign has fired yet (listed as never fired, not hidden).
 const std::vector<std::pair<std::string, std::vector<std::string>>> kFusions = {
     {"Convolution",
      {"BatchNorm", "Scale", "Identity", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power",
-      "ChannelsPReLU"}},
+      "PReLU"}},
     {"InnerProduct",
-     {"BatchNorm", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power", "ChannelsPReLU"}},
-    {"Eltwise",
-     {"BatchNorm", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power", "ChannelsPReLU"}},
+     {"BatchNorm", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power", "PReLU"}},
+    {"Eltwise", {"BatchNorm", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power", "PReLU"}},
     {"BatchNorm", {"BatchNorm", "Scale", "ReLU", "ELU", "Sigmoid", "TanH", "HardSwish", "Power"}},
     {"Pooling", {"BatchNorm", "ReLU"}},
     {"Scale", {"ReLU"}},
