@@ -100,7 +100,9 @@ std::vector<std::string> DeclaredFusions(bool int8) {
   // Net::quantize replaces each layer with its int8 version ("ConvolutionInt8"); Power has none.
   auto type = [int8](const std::string& t) { return int8 && t != "Power" ? t + "Int8" : t; };
   for (const auto& [host, merged] : kFusions) {
-    for (const std::string& m : merged) out.push_back(type(host) + "+" + type(m));
+    for (const std::string& m : merged) {
+      if (!(int8 && m == "HardSwish")) out.push_back(type(host) + "+" + type(m));
+    }
   }
   out.push_back(type("Concat") + " (in place)");
   return out;
