@@ -9,9 +9,9 @@ namespace {
 
 // The int8 fusions that change rounding (measured: targets/opencv/README.md): a BatchNormInt8 or
 // ScaleInt8 folded into its producer requantizes once, at the folded layer's output scale,
-// where the unfused net rounds the producer's output to int8 first. The activations OpenCV
-// fuses (ReLUInt8 clamps, the others are table lookups on the same integers) and the Concat in
-// place keep every integer.
+// where the unfused net rounds the producer's output to int8 first. An activation merged into
+// its producer (ReLUInt8 a clamp, the others the same lookup table on the same integers) and the
+// Concat in place must keep every integer: a difference there is a finding.
 bool RoundsDifferently(const std::string& rule) {
   return rule.ends_with("+BatchNormInt8") || rule.ends_with("+ScaleInt8");
 }
