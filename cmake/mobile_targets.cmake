@@ -95,6 +95,31 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/armnn/armnn_target_main.cc)
   endif()
 endif()
 
+# OpenCV DNN (targets/opencv/): Debian's libopencv-dnn-dev ships no opencv4.pc (only the large
+# libopencv-dev bundle does), so the header and the two libraries are found by name.
+if(EXISTS ${CMAKE_SOURCE_DIR}/targets/opencv/opencv_target_main.cc)
+  find_path(OPENCV_DNN_INCLUDE_DIR opencv2/dnn.hpp PATH_SUFFIXES opencv4)
+  find_library(OPENCV_DNN_LIBRARY opencv_dnn)
+  find_library(OPENCV_CORE_LIBRARY opencv_core)
+  if(NOT OPENCV_DNN_INCLUDE_DIR OR NOT OPENCV_DNN_LIBRARY OR NOT OPENCV_CORE_LIBRARY)
+    message(STATUS "OpenCV target NOT built (targets/opencv/): missing Debian package "
+                   "libopencv-dnn-dev (ci/setup installs it); its tests are skipped")
+  else()
+    fusefuzz_deb_version(libopencv-dnn406 opencv_version)
+    add_executable(fusefuzz-opencv-target targets/opencv/opencv_target_main.cc
+                   targets/opencv/opencv_net.cc targets/opencv/faithful.cc
+                   targets/opencv/int8_check.cc
+                   targets/opencv/repro_writer.cc)
+    target_include_directories(fusefuzz-opencv-target SYSTEM PRIVATE ${OPENCV_DNN_INCLUDE_DIR})
+    target_link_libraries(fusefuzz-opencv-target PRIVATE fusefuzz_targets CLI11::CLI11
+                          ${OPENCV_DNN_LIBRARY} ${OPENCV_CORE_LIBRARY})
+    target_compile_definitions(fusefuzz-opencv-target PRIVATE
+                               FUSEFUZZ_OPENCV_VERSION="${opencv_version}")
+    list(APPEND FUSEFUZZ_MOBILE_TARGETS opencv)
+    message(STATUS "OpenCV ${opencv_version} target enabled (fusefuzz-opencv-target)")
+  endif()
+endif()
+
 # The programs live beside fusefuzz; BuiltinTargetCommand finds them there, and names the
 # missing package for an engine that was not built.
 list(JOIN FUSEFUZZ_MOBILE_TARGETS "," mobile_built)

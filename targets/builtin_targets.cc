@@ -36,6 +36,10 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"fp32", "fp16", "bf16", "int8"},
        "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
        "judged at that precision: targets/armnn/README.md"},
+      {"opencv",
+       {"fp32", "int8"},
+       "OpenCV DNN 4.6 (Debian libopencv-dnn-dev), ONNX import, fusion on vs off; int8: "
+       "Net::quantize: targets/opencv/README.md"},
   };
   return kTargets;
 }
@@ -55,14 +59,15 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
   const std::string& engine = spec.engine();
   const std::string& mode = spec.mode();
   const std::string dir = TargetsDir();
-  if (engine == "xnnpack" || engine == "armnn") {
+  if (engine == "xnnpack" || engine == "armnn" || engine == "opencv") {
     // C++ programs built beside fusefuzz when CMake found their Debian packages.
     const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
     if (built.find("," + engine + ",") == std::string::npos) {
       throw InputError("--target",
                        engine + " target not built: CMake did not find " +
                            (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
-                                                : "libarmnn-dev and libarmnn-cpuref-backend22") +
+                            : engine == "armnn" ? "libarmnn-dev and libarmnn-cpuref-backend22"
+                                                : "libopencv-dnn-dev") +
                            " (run ci/setup, then configure again)");
     }
     // Configured but not built (e.g. after ci/fuzz, which builds fusefuzz alone): say how,
