@@ -35,6 +35,10 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"fp32", "fp16", "bf16", "int8"},
        "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
        "judged at that precision: targets/armnn/README.md"},
+      {"mlir",
+       {"fp32"},
+       "MLIR 22 (Debian mlir-22-tools): TOSA -> linalg -> LLVM by mlir-opt, run by mlir-runner; "
+       "rules are passes: targets/mlir/README.md"},
   };
   return kTargets;
 }
@@ -54,13 +58,14 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
   const std::string& engine = spec.engine();
   const std::string& mode = spec.mode();
   const std::string dir = TargetsDir();
-  if (engine == "xnnpack" || engine == "armnn") {
+  if (engine == "xnnpack" || engine == "armnn" || engine == "mlir") {
     // C++ programs built beside fusefuzz when CMake found their Debian packages.
     const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
     if (built.find("," + engine + ",") == std::string::npos) {
       throw InputError("--target",
                        engine + " target not built: CMake did not find " +
                            (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
+                            : engine == "mlir"  ? "mlir-22-tools and libmlir-22"
                                                 : "libarmnn-dev and libarmnn-cpuref-backend22") +
                            " (run ci/setup, then configure again)");
     }
