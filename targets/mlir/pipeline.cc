@@ -52,9 +52,9 @@ std::string PassPipeline(const std::vector<std::string>& enabled) {
          "one-shot-bufferize{bufferize-function-boundaries},"
          "func.func(convert-linalg-to-affine-loops" +
          loops +
-         "),lower-affine,expand-strided-metadata,convert-scf-to-cf,convert-math-to-libm,convert-to-"
-         "llvm,"
-         "reconcile-unrealized-casts)";
+         // expand-strided-metadata makes affine.apply ops: lower-affine comes after it.
+         "),expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-math-to-libm,"
+         "convert-to-llvm,reconcile-unrealized-casts)";
 }
 
 Tools FindTools() {
