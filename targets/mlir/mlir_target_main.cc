@@ -3,10 +3,15 @@
 // by mlir-opt and run by mlir-runner (pipeline.h). The unoptimized run leaves out every optional
 // pass; the optimized run keeps those the request allows, and the passes that changed the IR
 // are its rewrites, so that blame names one pass.
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 #include "targets/mlir/pipeline.h"
 #include "targets/mlir/repro_writer.h"
@@ -56,16 +61,56 @@ std::vector<std::string> EnabledPasses(const NativeRequest& r, const mlir::Tools
   return enabled;
 }
 
+// FUSEFUZZ_MLIR_TIMINGS=FILE: one line per request appended to FILE, the cost of each stage
+// (wall ms, and the CPU ms of this process or of its children): translate, mlir-opt, runner.
+class StageClock {
+ public:
+  StageClock()
+      : path_(std::getenv("FUSEFUZZ_MLIR_TIMINGS") ? std::getenv("FUSEFUZZ_MLIR_TIMINGS") : "") {
+    Mark();
+  }
+  void Lap(const char* stage) {
+    if (path_.empty()) return;
+    const auto [wall, self, children] = Now();
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s %.2f %.2f ", stage, wall - wall_,
+                  (self - self_) + (children - children_));
+    line_ += buf;
+    Mark();
+  }
+  ~StageClock() {
+    if (!path_.empty()) std::ofstream(path_, std::ios::app) << line_ << "\n";
+  }
+
+ private:
+  static double Ms(const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; }
+  std::tuple<double, double, double> Now() const {
+    rusage self{}, kids{};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    const double wall = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    return {wall, Ms(self.ru_utime) + Ms(self.ru_stime), Ms(kids.ru_utime) + Ms(kids.ru_stime)};
+  }
+  void Mark() { std::tie(wall_, self_, children_) = Now(); }
+  std::string path_, line_;
+  double wall_ = 0, self_ = 0, children_ = 0;
+};
+
 NativeAnswer Run(const NativeRequest& r, const mlir::Tools& tools) {
+  StageClock clock;
   if (!r.pipeline.empty()) throw Unsupported("the MLIR pipeline's pass order is fixed");
   if (!r.inject.empty()) throw Unsupported("no faults to inject into MLIR");
   if (r.bench_runs > 0) throw Unsupported("no timing requests");
   const std::string module = mlir::WriteTosaModule(r);
   mlir::TempDir dir;
   WriteFile(dir.path() + "/graph.mlir", module);
+  clock.Lap(r.optimize ? "optimized translate" : "unoptimized translate");
   const std::vector<std::string> enabled = EnabledPasses(r, tools, dir.path());
   const std::vector<std::string> changed =
       mlir::Lower(tools, dir.path(), enabled, kStageTimeoutSeconds);
+  clock.Lap("mlir-opt");
   NativeAnswer a;
   for (size_t i = 0; i < changed.size(); ++i) a.rewrites.push_back({int(i) + 1, changed[i], {}});
   std::string printed;
@@ -74,6 +119,7 @@ NativeAnswer Run(const NativeRequest& r, const mlir::Tools& tools) {
   } catch (const std::runtime_error& e) {
     throw FailureAfterRewrites(e.what(), a.rewrites);
   }
+  clock.Lap("runner");
   a.outputs = mlir::ParsePrintedOutputs(r, printed);
   return a;
 }
