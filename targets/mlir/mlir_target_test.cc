@@ -5,6 +5,7 @@
 // (mlir-22-tools missing).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -100,10 +101,11 @@ TEST(MlirTarget, HelloDeclaresTheOpsAndThePassesAsRules) {
   EXPECT_TRUE(c.ops.count(Op::Conv) && c.ops.count(Op::Gemm) && c.ops.count(Op::Erf));
   EXPECT_FALSE(c.ops.count(Op::LayerNorm) || c.ops.count(Op::Sqrt));
   EXPECT_TRUE(c.reports_rewrites && c.disable && c.bisect_limit && c.repro);
-  EXPECT_EQ(c.rules,
-            (std::vector<std::string>{"tosa-layerwise-constant-fold", "linalg-fuse-elementwise-ops",
-                                      "linalg-fold-unit-extent-dims", "canonicalize", "cse",
-                                      "affine-loop-fusion"}));
+  EXPECT_EQ(c.rules, (std::vector<std::string>{
+                         "tosa-optional-decompositions", "tosa-layerwise-constant-fold",
+                         "linalg-fuse-elementwise-ops", "linalg-fold-unit-extent-dims",
+                         "canonicalize", "cse", "affine-loop-fusion", "affine-scalrep",
+                         "affine-loop-invariant-code-motion"}));
 }
 
 TEST(MlirTarget, ConvolutionsPlainDepthwiseGroupedStridedDilated) {
@@ -244,7 +246,8 @@ TEST(MlirTarget, AffineLoopFusionMiscompilesTheExactGraph) {
   const RefTensorMap ref = RunReference(g, in);
   const TargetResult r = t->Run(g, in, RunRequest{});
   ASSERT_EQ(r.status, RunStatus::kOk) << r.message << r.log;
-  EXPECT_EQ(Rules(r).back(), "affine-loop-fusion");
+  const std::vector<std::string> rules = Rules(r);
+  EXPECT_NE(std::find(rules.begin(), rules.end(), "affine-loop-fusion"), rules.end());
   size_t wrong = 0;
   for (size_t i = 0; i < r.outputs.at("y").data.size(); ++i) {
     wrong += double(r.outputs.at("y").data[i]) != ref.at("y").value[i];

@@ -19,12 +19,15 @@ namespace fusefuzz::mlir {
 
 const std::vector<OptionalPass>& OptionalPasses() {
   static const std::vector<OptionalPass> kPasses = {
+      {"tosa-optional-decompositions", Stage::kTosa},
       {"tosa-layerwise-constant-fold", Stage::kTosa},
       {"linalg-fuse-elementwise-ops", Stage::kTensors},
       {"linalg-fold-unit-extent-dims", Stage::kTensors},
       {"canonicalize", Stage::kTensors},
       {"cse", Stage::kTensors},
       {"affine-loop-fusion", Stage::kLoops},
+      {"affine-scalrep", Stage::kLoops},
+      {"affine-loop-invariant-code-motion", Stage::kLoops},
   };
   return kPasses;
 }
