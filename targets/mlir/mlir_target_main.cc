@@ -53,7 +53,13 @@ std::vector<std::string> EnabledPasses(const NativeRequest& r, const mlir::Tools
     if (RewriteAllowed(r, p.name, -1)) enabled.push_back(p.name);
   }
   if (r.bisect_limit < 0) return enabled;
-  const std::vector<std::string> changed = Lower(tools, dir, enabled, kStageTimeoutSeconds);
+  std::vector<std::string> changed;
+  try {
+    changed = Lower(tools, dir, enabled, kStageTimeoutSeconds);
+  } catch (const FailureAfterRewrites& e) {
+    // mlir-opt fails with every allowed pass: the passes that changed the IR before it count.
+    for (const Rewrite& w : e.rewrites) changed.push_back(w.rule);
+  }
   if (size_t(r.bisect_limit) >= changed.size()) return enabled;
   if (r.bisect_limit == 0) return {};
   const auto last = std::find(enabled.begin(), enabled.end(), changed[size_t(r.bisect_limit) - 1]);
