@@ -340,5 +340,23 @@ TEST(MlirTarget, RefusesWhatTosaCannotSay) {
   EXPECT_NE(r.message.find("min <= max"), std::string::npos) << r.message;
 }
 
+// FUSEFUZZ_MLIR_TIMINGS: one line per request with the cost of each stage (README, figures).
+TEST(MlirTarget, WritesTheCostOfEachStageWhenAsked) {
+  const std::string path = testing::TempDir() + "/mlir_timings.txt";
+  std::filesystem::remove(path);
+  setenv("FUSEFUZZ_MLIR_TIMINGS", path.c_str(), 1);
+  MLIR_OR_SKIP(t);
+  unsetenv("FUSEFUZZ_MLIR_TIMINGS");
+  const Graph g = G(R"({"name":"x","shape":[1,1,2,2]})",
+                    R"({"name":"r","op":"Relu","inputs":["x"],"outputs":["y"]})", R"("y")");
+  ASSERT_EQ(t->Run(g, InputsFromSeed(g, 1), RunRequest{}).status, RunStatus::kOk);
+  std::ifstream f(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(f, line));
+  EXPECT_EQ(line.rfind("optimized translate ", 0), 0u) << line;
+  EXPECT_NE(line.find(" mlir-opt "), std::string::npos) << line;
+  EXPECT_NE(line.find(" runner "), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace fusefuzz
