@@ -140,8 +140,14 @@ TEST(MlirTarget, PoolsPadAndMeans) {
          {"name":"e","op":"ReduceMean","inputs":["x"],"outputs":["e"],
           "attrs":{"axes":[1,-1],"keepdims":0}},
          {"name":"f","op":"Pad","inputs":["x"],"outputs":["f"],
-          "attrs":{"pads":[1,2,0,1],"value":-1.5}})",
-                            R"("a","b","c","d","e","f")"));
+          "attrs":{"pads":[1,2,0,1],"value":-1.5}},
+         {"name":"g","op":"Pad","inputs":["x"],"outputs":["g"],
+          "attrs":{"pads":[2,0,1,3],"mode":"edge"}},
+         {"name":"h","op":"Pad","inputs":["x"],"outputs":["h"],
+          "attrs":{"pads":[2,1,0,5],"mode":"reflect"}},
+         {"name":"i","op":"Pad","inputs":["x"],"outputs":["i"],
+          "attrs":{"pads":[7,6,1,2],"mode":"wrap"}})",
+                            R"("a","b","c","d","e","f","g","h","i")"));
 }
 
 TEST(MlirTarget, ActivationsAndMath) {
@@ -324,13 +330,13 @@ TEST(MlirTarget, TheReproducerModulePassesTosaValidation) {
 
 TEST(MlirTarget, RefusesWhatTosaCannotSay) {
   MLIR_OR_SKIP(t);
-  const Graph pad = G(R"({"name":"x","shape":[1,1,3,3]})",
-                      R"({"name":"p","op":"Pad","inputs":["x"],"outputs":["y"],
-          "attrs":{"pads":[1,1,1,1],"mode":"reflect"}})",
-                      R"("y")");
-  TargetResult r = t->Run(pad, InputsFromSeed(pad, 1), RunRequest{});
+  const Graph pool = G(R"({"name":"x","shape":[1,1,5,5]})",
+                       R"({"name":"p","op":"MaxPool","inputs":["x"],"outputs":["y"],
+          "attrs":{"kernel_shape":[2,2],"dilations":[2,2]}})",
+                       R"("y")");
+  TargetResult r = t->Run(pool, InputsFromSeed(pool, 1), RunRequest{});
   EXPECT_EQ(r.status, RunStatus::kUnsupported);
-  EXPECT_NE(r.message.find("Pad mode 'reflect'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("dilated pooling"), std::string::npos) << r.message;
   const Graph clip = G(R"({"name":"x","shape":[1,1,3,3]})",
                        R"({"name":"c","op":"Clip","inputs":["x"],"outputs":["y"],
           "attrs":{"min":2,"max":1}})",

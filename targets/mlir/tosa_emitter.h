@@ -63,6 +63,8 @@ class Emitter {
   Val MatMul(const fusefuzz::Node& n, const Val& x);
   Val ReduceMean(const Val& x, std::vector<int64_t> axes, const Shape& out);
   Val BatchNorm(const fusefuzz::Node& n, const Val& x);
+  Val PadEdges(const Val& x, int64_t axis, int64_t before, int64_t after, const std::string& mode,
+               const std::string& where);
 
   const NativeRequest& r_;
   std::string body_;
