@@ -36,9 +36,10 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        "Arm NN 20.08 (Debian libarmnn-dev), CpuRef; fp16/bf16: OptimizerOptions reductions, "
        "judged at that precision: targets/armnn/README.md"},
       {"mlir",
-       {"fp32"},
+       {"fp32", "int8"},
        "MLIR 22 (Debian mlir-22-tools): TOSA -> linalg -> LLVM by mlir-opt, run by mlir-runner; "
-       "rules are passes: targets/mlir/README.md"},
+       "rules are passes; int8: QuantizeLinear/DequantizeLinear on TOSA integers: "
+       "targets/mlir/README.md"},
   };
   return kTargets;
 }

@@ -104,12 +104,12 @@ class StageClock {
   double wall_ = 0, self_ = 0, children_ = 0;
 };
 
-NativeAnswer Run(const NativeRequest& r, const mlir::Tools& tools) {
+NativeAnswer Run(const NativeRequest& r, const mlir::Tools& tools, bool int8) {
   StageClock clock;
   if (!r.pipeline.empty()) throw Unsupported("the MLIR pipeline's pass order is fixed");
   if (!r.inject.empty()) throw Unsupported("no faults to inject into MLIR");
   if (r.bench_runs > 0) throw Unsupported("no timing requests");
-  const std::string module = mlir::WriteTosaModule(r);
+  const std::string module = mlir::WriteTosaModule(r, int8);
   mlir::TempDir dir;
   WriteFile(dir.path() + "/graph.mlir", module);
   clock.Lap(r.optimize ? "optimized translate" : "unoptimized translate");
@@ -134,7 +134,7 @@ int Main(int argc, char** argv) {
   std::string mode = "fp32";
   CLI::App app{"MLIR 22's TOSA pipeline behind fusefuzz's protocol (targets/mlir/README.md)",
                "fusefuzz-mlir-target"};
-  app.add_option("--mode", mode, "fp32")->check(CLI::IsMember({"fp32"}));
+  app.add_option("--mode", mode, "fp32 | int8")->check(CLI::IsMember({"fp32", "int8"}));
   std::vector<std::string> crash_on;
   app.add_option("--crash-on", crash_on, "abort() on a graph with this op (a test switch)")
       ->delimiter(',');
@@ -154,8 +154,13 @@ int Main(int argc, char** argv) {
                  missing.c_str());
     return 1;
   }
+  const bool int8 = mode == "int8";
   nlohmann::json ops = nlohmann::json::array();
   for (Op op : kOps) ops.push_back(std::string(OpName(op)));
+  if (int8) {
+    ops.push_back(std::string(OpName(Op::QuantizeLinear)));
+    ops.push_back(std::string(OpName(Op::DequantizeLinear)));
+  }
   nlohmann::json rules = nlohmann::json::array();
   for (const OptionalPass& p : OptionalPasses()) rules.push_back(p.name);
   nlohmann::json hello = {
@@ -168,12 +173,16 @@ int Main(int argc, char** argv) {
       {"precision", "float32"},
       {"rules", rules},
       {"capabilities", {"rewrites", "disable", "bisect_limit", "repro"}}};
-  const NativeBackend run = [&tools](const NativeRequest& r) { return Run(r, tools); };
-  return ServeNative(hello, run, crash, [&tools](const NativeRequest& r, const ReproducerCase& c) {
-    mlir::TempDir dir;
-    WriteFile(dir.path() + "/graph.mlir", mlir::WriteTosaModule(r));
-    return mlir::WriteReproducer(r, c, EnabledPasses(r, tools, dir.path()));
-  });
+  // QuantizeLinear multiplies by the float32 reciprocal of the scale (TOSA has no float
+  // division), then CAST rounds half to even (tosa_quant.cc).
+  if (int8) hello["quantize_rounding"] = "reciprocal_multiply";
+  const NativeBackend run = [&tools, int8](const NativeRequest& r) { return Run(r, tools, int8); };
+  return ServeNative(
+      hello, run, crash, [&tools, int8](const NativeRequest& r, const ReproducerCase& c) {
+        mlir::TempDir dir;
+        WriteFile(dir.path() + "/graph.mlir", mlir::WriteTosaModule(r, int8));
+        return mlir::WriteReproducer(r, c, EnabledPasses(r, tools, dir.path()), int8);
+      });
 }
 
 }  // namespace

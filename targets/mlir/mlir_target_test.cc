@@ -21,10 +21,10 @@
 namespace fusefuzz {
 namespace {
 
-std::unique_ptr<Target> Mlir() {
+std::unique_ptr<Target> Mlir(const std::string& mode = "fp32") {
   std::optional<std::string> cmd;
   try {
-    cmd = BuiltinTargetCommand("mlir:fp32");
+    cmd = BuiltinTargetCommand("mlir:" + mode);
   } catch (const InputError& e) {
     return nullptr;  // not built: the caller skips
   }
@@ -33,9 +33,10 @@ std::unique_ptr<Target> Mlir() {
   return MakeExecTarget(*cmd, s);
 }
 
-#define MLIR_OR_SKIP(t)               \
-  std::unique_ptr<Target> t = Mlir(); \
+#define MLIR_MODE_OR_SKIP(t, mode)        \
+  std::unique_ptr<Target> t = Mlir(mode); \
   if (!t) GTEST_SKIP() << "mlir target not built (mlir-22-tools missing)"
+#define MLIR_OR_SKIP(t) MLIR_MODE_OR_SKIP(t, "fp32")
 
 Graph G(const std::string& inputs, const std::string& nodes, const std::string& outputs) {
   return ParseGraph(R"({"format":"fusefuzz-graph","version":2,"inputs":[)" + inputs +
@@ -362,6 +363,43 @@ TEST(MlirTarget, WritesTheCostOfEachStageWhenAsked) {
   EXPECT_EQ(line.rfind("optimized translate ", 0), 0u) << line;
   EXPECT_NE(line.find(" mlir-opt "), std::string::npos) << line;
   EXPECT_NE(line.find(" runner "), std::string::npos) << line;
+}
+
+// mlir:int8: QuantizeLinear / DequantizeLinear on TOSA integers, a Pad on the integers between
+// them. Power-of-two scales: every quotient is exact, so both runs equal the reference.
+TEST(MlirTarget, Int8QuantizesOnTosaIntegersExactly) {
+  MLIR_MODE_OR_SKIP(t, "int8");
+  EXPECT_EQ(t->caps().name, "mlir:int8");
+  EXPECT_EQ(t->caps().quantize_rounding, QuantizeRounding::kReciprocalMultiply);
+  EXPECT_TRUE(t->caps().ops.count(Op::QuantizeLinear) && t->caps().ops.count(Op::DequantizeLinear));
+  const Graph g = G(R"({"name":"x","shape":[1,2,3,3]})",
+                    R"({"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["q"],
+          "quant":{"y":{"type":"int8","scale":[0.25,0.5],"zero_point":[3,-2],"axis":1}}},
+         {"name":"p","op":"Pad","inputs":["q"],"outputs":["p"],"attrs":{"pads":[1,0,0,1],"value":3}},
+         {"name":"d","op":"DequantizeLinear","inputs":["p"],"outputs":["d"],
+          "quant":{"x":{"type":"int8","scale":[0.25,0.5],"zero_point":[3,-2],"axis":1}}},
+         {"name":"r","op":"Relu","inputs":["d"],"outputs":["r"]},
+         {"name":"u","op":"QuantizeLinear","inputs":["r"],"outputs":["y"],
+          "quant":{"y":{"type":"uint8","scale":[0.125],"zero_point":[10]}}})",
+                    R"("y","d")");
+  TensorMap in;
+  in["x"] = Tensor({1, 2, 3, 3});
+  for (size_t i = 0; i < in["x"].data.size(); ++i) in["x"].data[i] = float(int(i) - 9) * 0.375f;
+  const RefTensorMap ref = RunReference(g, in);
+  for (bool optimize : {false, true}) {
+    RunRequest req = Optimized();
+    req.optimize = optimize;
+    const TargetResult r = t->Run(g, in, req);
+    ASSERT_EQ(r.status, RunStatus::kOk) << r.message << r.log;
+    for (const std::string o : {"y", "d"}) {
+      for (size_t i = 0; i < r.outputs.at(o).data.size(); ++i) {
+        EXPECT_EQ(double(r.outputs.at(o).data[i]), ref.at(o).value[i]) << o << "[" << i << "]";
+      }
+    }
+  }
+  // fp32 declines the quantized ops.
+  MLIR_OR_SKIP(f);
+  EXPECT_EQ(f->Run(g, in, RunRequest{}).status, RunStatus::kUnsupported);
 }
 
 }  // namespace

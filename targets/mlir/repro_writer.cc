@@ -44,7 +44,7 @@ std::string Line(const std::string& title, const std::vector<std::string>& passe
 }  // namespace
 
 Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
-                           const std::vector<std::string>& optimized) {
+                           const std::vector<std::string>& optimized, bool int8) {
   Reproducer rep;
   std::string expected;
   if (!c.output.empty()) {
@@ -72,7 +72,7 @@ Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
   sh += Line("optimized", optimized, "optimized.txt");
   sh += "exec python3 - <<'PY'" + std::string(kChecker) + "PY\n";
   rep.files = {
-      {"graph.mlir", WriteTosaModule(r)}, {"reproduce.sh", sh}, {"expected.txt", expected}};
+      {"graph.mlir", WriteTosaModule(r, int8)}, {"reproduce.sh", sh}, {"expected.txt", expected}};
   rep.build = "bash reproduce.sh";
   return rep;
 }

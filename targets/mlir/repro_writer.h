@@ -13,6 +13,6 @@ namespace fusefuzz::mlir {
 
 // `optimized`: the optional passes of the failing run (EnabledPasses of the request).
 Reproducer WriteReproducer(const NativeRequest& r, const ReproducerCase& c,
-                           const std::vector<std::string>& optimized);
+                           const std::vector<std::string>& optimized, bool int8);
 
 }  // namespace fusefuzz::mlir

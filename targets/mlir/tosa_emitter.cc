@@ -75,6 +75,15 @@ Val Emitter::Const(const Shape& s, const std::vector<float>& data) {
   return v;
 }
 
+Val Emitter::IntConst(const Shape& s, const std::vector<int32_t>& data) {
+  Val v{Fresh(), s, TensorType(s, "i32")};
+  std::vector<float> bits(data.size());  // the same little-endian bytes as the int32 values
+  std::memcpy(bits.data(), data.data(), data.size() * sizeof(int32_t));
+  body_ += "    " + v.ssa + " = \"tosa.const\"() <{values = " + HexDense(bits) + " : " + v.type +
+           "}> : () -> " + v.type + "\n";
+  return v;
+}
+
 Val Emitter::ShapeValue(const std::vector<int64_t>& dims) {
   const std::string n = std::to_string(dims.size());
   Val v{Fresh(), {int64_t(dims.size())}, "!tosa.shape<" + n + ">"};
@@ -145,7 +154,7 @@ std::string Emitter::Module() {
   for (const fusefuzz::Node& n : r_.graph.nodes) Node(n);
   std::string results, result_types;
   for (size_t i = 0; i < r_.graph.outputs.size(); ++i) {
-    const Val& v = values_.at(r_.graph.outputs[i]);
+    const Val v = ToFloat(values_.at(r_.graph.outputs[i]));
     results += (i ? ", " : "") + v.ssa;
     result_types += (i ? ", " : "") + v.type;
   }
@@ -181,7 +190,7 @@ std::string Emitter::Module() {
   return m;
 }
 
-std::string WriteTosaModule(const NativeRequest& r) { return Emitter(r).Module(); }
+std::string WriteTosaModule(const NativeRequest& r, bool int8) { return Emitter(r, int8).Module(); }
 
 TensorMap ParsePrintedOutputs(const NativeRequest& r, const std::string& printed) {
   TensorMap out;

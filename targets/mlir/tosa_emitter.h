@@ -27,7 +27,8 @@ std::string FloatAttr(float v);
 
 class Emitter {
  public:
-  explicit Emitter(const NativeRequest& r) : r_(r) {}
+  // `int8`: mlir:int8, whose QuantizeLinear / DequantizeLinear run on TOSA integers.
+  Emitter(const NativeRequest& r, bool int8) : r_(r), int8_(int8) {}
   std::string Module();
 
  private:
@@ -39,6 +40,7 @@ class Emitter {
   Val Scalar(float v, size_t rank) { return Const(Shape(rank, 1), {v}); }
   Val ShapeValue(const std::vector<int64_t>& dims);  // a !tosa.shape constant
   Val ZeroPoint() { return Const({1}, {0.0f}); }
+  Val IntConst(const Shape& s, const std::vector<int32_t>& data);
   Val Transpose(const Val& v, const std::vector<int64_t>& perm);
   Val ToNhwc(const Val& v) { return Transpose(v, {0, 2, 3, 1}); }
   Val ToNchw(const Val& v) { return Transpose(v, {0, 3, 1, 2}); }
@@ -63,10 +65,17 @@ class Emitter {
   Val MatMul(const fusefuzz::Node& n, const Val& x);
   Val ReduceMean(const Val& x, std::vector<int64_t> axes, const Shape& out);
   Val BatchNorm(const fusefuzz::Node& n, const Val& x);
+  // tosa_quant.cc (mlir:int8)
+  Shape ChannelShape(const QuantParams& q, const Shape& x) const;
+  Val Quantize(const fusefuzz::Node& n, const Val& x);
+  Val Dequantize(const fusefuzz::Node& n, const Val& x);
+  Val ToFloat(const Val& v);
+  Val PadIntegers(const fusefuzz::Node& n, const Val& x);
   Val PadEdges(const Val& x, int64_t axis, int64_t before, int64_t after, const std::string& mode,
                const std::string& where);
 
   const NativeRequest& r_;
+  const bool int8_;
   std::string body_;
   int next_ = 0;
   std::map<std::string, Val> values_;  // graph value -> its SSA value

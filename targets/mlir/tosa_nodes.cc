@@ -92,6 +92,14 @@ Val Emitter::MatMul(const fusefuzz::Node& n, const Val& x) {
 void Emitter::Node(const fusefuzz::Node& n) {
   const std::string where = Where(n);
   const Val x = n.inputs.empty() ? Val{} : In(n, 0);
+  if (n.op != Op::DequantizeLinear && n.op != Op::Pad) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const Val& v = In(n, i);
+      if (v.type != TensorType(v.shape)) {
+        throw Unsupported(std::string(OpName(n.op)) + " on quantized integers" + where);
+      }
+    }
+  }
   const Shape& out = r_.shapes.at(n.output);
   Val y;
   switch (n.op) {
@@ -136,7 +144,9 @@ void Emitter::Node(const fusefuzz::Node& n) {
     case Op::Pad: {
       const std::vector<int64_t> p = AttrInts(n, "pads");  // t, l, b, r
       const std::string mode = AttrString(n, "mode");
-      if (mode == "constant") {
+      if (x.type != TensorType(x.shape)) {
+        y = PadIntegers(n, x);
+      } else if (mode == "constant") {
         y = PadConstant(x, {0, 0, 0, 0, p[0], p[2], p[1], p[3]},
                         static_cast<float>(AttrFloat(n, "value")));
       } else {
@@ -201,10 +211,13 @@ void Emitter::Node(const fusefuzz::Node& n) {
       break;
     case Op::QuantizeLinear:
     case Op::DequantizeLinear:
+      if (!int8_) throw Unsupported(std::string(OpName(n.op)) + " in mlir:fp32" + where);
+      values_[n.output] = n.op == Op::QuantizeLinear ? Quantize(n, x) : Dequantize(n, x);
+      return;
     case Op::QLinearConv:
     case Op::QLinearAdd:
-      throw Unsupported(std::string(OpName(n.op)) + " in mlir:fp32 (no integer translation yet)" +
-                        where);
+      throw Unsupported(std::string(OpName(n.op)) +
+                        ": no integer convolution or rescale translation yet" + where);
   }
   // The epilogue of a FusedConv or Gemm: its unfused steps, in order.
   for (const EpilogueStep& s : n.epilogue) {

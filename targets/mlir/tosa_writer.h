@@ -15,8 +15,8 @@
 namespace fusefuzz::mlir {
 
 // The module text for `r` (its graph, shapes and inputs). Throws Unsupported naming the node for
-// what has no faithful TOSA translation.
-std::string WriteTosaModule(const NativeRequest& r);
+// what has no faithful TOSA translation. `int8`: mlir:int8 (QuantizeLinear, DequantizeLinear).
+std::string WriteTosaModule(const NativeRequest& r, bool int8);
 
 // The outputs printed by the module's @main (stdout of mlir-runner), in graph output order,
 // decoded from their i32 bit patterns into NCHW tensors of `r`'s shapes. Throws
