@@ -118,6 +118,23 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/opencv/opencv_target_main.cc)
     list(APPEND FUSEFUZZ_MOBILE_TARGETS opencv)
     message(STATUS "OpenCV ${opencv_version} target enabled (fusefuzz-opencv-target)")
   endif()
+# MLIR 22 (targets/mlir/): a compiler run as child processes (mlir-opt, mlir-runner), so the
+# program needs no MLIR headers; it needs the tools at run time, and CMake builds it only when
+# they are there (Debian mlir-22-tools and libmlir-22).
+find_program(MLIR22_OPT mlir-opt PATHS /usr/lib/llvm-22/bin NO_DEFAULT_PATH)
+find_file(MLIR22_RUNNER_UTILS libmlir_runner_utils.so.22.1 PATHS /usr/lib/llvm-22/lib NO_DEFAULT_PATH)
+if(NOT MLIR22_OPT OR NOT MLIR22_RUNNER_UTILS)
+  message(STATUS "MLIR target NOT built (targets/mlir/): missing Debian package(s) "
+                 "mlir-22-tools libmlir-22 (ci/setup installs them); its tests are skipped")
+else()
+  fusefuzz_deb_version(mlir-22-tools mlir_version)
+  add_executable(fusefuzz-mlir-target targets/mlir/mlir_target_main.cc targets/mlir/pipeline.cc
+                 targets/mlir/repro_writer.cc targets/mlir/tosa_emitter.cc targets/mlir/tosa_nodes.cc
+                 targets/mlir/tosa_ops.cc targets/mlir/tosa_quant.cc)
+  target_link_libraries(fusefuzz-mlir-target PRIVATE fusefuzz_targets CLI11::CLI11)
+  target_compile_definitions(fusefuzz-mlir-target PRIVATE FUSEFUZZ_MLIR_VERSION="${mlir_version}")
+  list(APPEND FUSEFUZZ_MOBILE_TARGETS mlir)
+  message(STATUS "MLIR ${mlir_version} target enabled (fusefuzz-mlir-target)")
 endif()
 
 # The programs live beside fusefuzz; BuiltinTargetCommand finds them there, and names the

@@ -40,6 +40,11 @@ const std::vector<BuiltinTarget>& BuiltinTargets() {
        {"fp32", "int8"},
        "OpenCV DNN 4.6 (Debian libopencv-dnn-dev), ONNX import, fusion on vs off; int8: "
        "Net::quantize: targets/opencv/README.md"},
+      {"mlir",
+       {"fp32", "int8"},
+       "MLIR 22 (Debian mlir-22-tools): TOSA -> linalg -> LLVM by mlir-opt, run by mlir-runner; "
+       "rules are passes; int8: QuantizeLinear/DequantizeLinear on TOSA integers: "
+       "targets/mlir/README.md"},
   };
   return kTargets;
 }
@@ -59,7 +64,7 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
   const std::string& engine = spec.engine();
   const std::string& mode = spec.mode();
   const std::string dir = TargetsDir();
-  if (engine == "xnnpack" || engine == "armnn" || engine == "opencv") {
+  if (engine == "xnnpack" || engine == "armnn" || engine == "opencv" || engine == "mlir") {
     // C++ programs built beside fusefuzz when CMake found their Debian packages.
     const std::string built = "," FUSEFUZZ_MOBILE_BUILT ",";
     if (built.find("," + engine + ",") == std::string::npos) {
@@ -67,6 +72,7 @@ std::string BuiltinTargetCommand(const TargetSpec& spec) {
                        engine + " target not built: CMake did not find " +
                            (engine == "xnnpack" ? "libxnnpack-dev and libpthreadpool-dev"
                             : engine == "armnn" ? "libarmnn-dev and libarmnn-cpuref-backend22"
+                            : engine == "mlir"  ? "mlir-22-tools and libmlir-22"
                                                 : "libopencv-dnn-dev") +
                            " (run ci/setup, then configure again)");
     }
