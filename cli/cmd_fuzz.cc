@@ -93,8 +93,8 @@ void RegisterFuzz(Cli& cli) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--target", o->c.target,
-                  "embedded | onnxruntime:LEVEL | pytorch:MODE | xnnpack:MODE | armnn:MODE | "
-                  "exec:CMD (`fusefuzz list targets`)")
+                  "embedded | onnxruntime[@VERSION]:LEVEL | pytorch:MODE | xnnpack:MODE | "
+                  "armnn:MODE | opencv:MODE | mlir:MODE | exec:CMD (`fusefuzz list targets`)")
       ->capture_default_str();
   cmd->add_option("--timeout", o->c.target_settings.timeout_seconds,
                   "seconds per case for an external target")

@@ -118,6 +118,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/opencv/opencv_target_main.cc)
     list(APPEND FUSEFUZZ_MOBILE_TARGETS opencv)
     message(STATUS "OpenCV ${opencv_version} target enabled (fusefuzz-opencv-target)")
   endif()
+endif()
+
 # MLIR 22 (targets/mlir/): a compiler run as child processes (mlir-opt, mlir-runner), so the
 # program needs no MLIR headers; it needs the tools at run time, and CMake builds it only when
 # they are there (Debian mlir-22-tools and libmlir-22).
