@@ -419,6 +419,7 @@ int RunCampaign(const CampaignOptions& in) {
   // Duplicates of buckets whose slot holders never finished (killed mid-minimization) are
   // counted under the bucket key (snapshot).
   stats = snapshot(g_stop != 0 || !fatal.empty());
+  if (!fatal.empty()) stats.stopped_because = "fusefuzz could not write its output";
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   std::error_code ec;

@@ -154,7 +154,10 @@ std::string CampaignStats::SummaryText(const std::string& out_dir, bool written)
   std::ostringstream s;
   // StatusLine starts with "fuzz: " itself: said once ("fuzz: done. fuzz: ..." was a glitch).
   const std::string status = StatusLine(seconds);
-  s << (interrupted ? "fuzz: interrupted: " : "fuzz: done: ") << status.substr(6) << "\n";
+  s << (!stopped_because.empty() ? "fuzz: stopped (" + stopped_because + "): "
+        : interrupted            ? std::string("fuzz: interrupted: ")
+                                 : std::string("fuzz: done: "))
+    << status.substr(6) << "\n";
   s << "verdicts:";
   for (const auto& [v, n] : verdicts) s << " " << v << "=" << n;
   s << "\n";
@@ -205,7 +208,9 @@ std::string XmlEscape(const std::string& in) {
 std::string SummaryMarkdown(const CampaignStats& s) {
   std::ostringstream md;
   md << "# fusefuzz campaign\n\n";
-  md << (s.interrupted ? "**Interrupted** (Ctrl-C or SIGTERM) after " : "Finished after ")
+  md << (!s.stopped_because.empty() ? "**Stopped** (" + s.stopped_because + ") after "
+         : s.interrupted            ? std::string("**Interrupted** (Ctrl-C or SIGTERM) after ")
+                                    : std::string("Finished after "))
      << s.graphs << " graphs in " << Secs(s.seconds) << " s ("
      << Secs(s.seconds > 0 ? s.graphs / s.seconds : 0.0) << " graphs/s): " << s.findings
      << " findings, " << s.unique.size() << " unique.\n\n";
@@ -348,6 +353,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   j["seconds"] = s.seconds;
   j["graphs_per_second"] = s.seconds > 0 ? s.graphs / s.seconds : 0.0;
   j["interrupted"] = s.interrupted;
+  if (!s.stopped_because.empty()) j["stopped_because"] = s.stopped_because;
   j["verdicts"] = s.verdicts;
   j["findings"] = s.findings;
   j["known"] = s.known;

@@ -95,6 +95,9 @@ struct CampaignStats {
   int64_t worker_errors = 0;
   double seconds = 0;
   bool interrupted = false;
+  // Why a campaign stopped early other than by a signal ("fusefuzz could not write its output"):
+  // said in place of "interrupted" (Ctrl-C or SIGTERM), so a full disk does not read as one.
+  std::string stopped_because;
   double first_finding_seconds = -1;
   int64_t first_finding_graphs = -1;
   std::map<std::string, int64_t> verdicts;  // "PASS" -> count

@@ -388,6 +388,10 @@ TEST(Robustness, FullDiskIsFusefuzzsErrorNotAFinding) {
                          {}, limit);
     EXPECT_EQ(r.status, 2) << "limit " << limit << ": " << r.out;
     EXPECT_NE(r.out.find("not a finding"), std::string::npos) << r.out;
+    // Issue 44: the status line said "interrupted", which means Ctrl-C or SIGTERM.
+    EXPECT_EQ(r.out.find("fuzz: interrupted"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fuzz: stopped (fusefuzz could not write its output)"), std::string::npos)
+        << r.out;
     ExpectNoPartialFiles(dir);
     fs::remove_all(dir);
   }
