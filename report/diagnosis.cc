@@ -75,8 +75,15 @@ std::string Diagnosis(const Repro& r, const std::string& where) {
     case FindingKind::kFusion:
       if (r.blame.known()) {
         s = "after rewrite (" + std::to_string(r.blame.rewrite_index) + ") " + MdCode(r.blame.rule);
-        for (size_t i = 0; i < r.blame.nodes.size(); ++i)
-          s += (i ? "," : " at ") + MdText(r.blame.nodes[i]);
+        for (size_t i = 0; i < r.blame.nodes.size(); ++i) {
+          // A target names the nodes it rewrote; one the graph does not have (an engine's own
+          // name, or a node an earlier rewrite made) is said to be so, never passed off as one.
+          const std::string& name = r.blame.nodes[i];
+          const bool known =
+              r.graph.nodes.empty() || std::any_of(r.graph.nodes.begin(), r.graph.nodes.end(),
+                                                   [&](const Node& n) { return n.name == name; });
+          s += (i ? "," : " at ") + MdText(name) + (known ? "" : " (not a node of this graph)");
+        }
         if (!r.blame.set_up_by.empty()) s += " (set up by " + MdText(r.blame.set_up_by[0]) + ")";
       } else {
         s = "the optimized run (no rewrite blamed)";

@@ -48,6 +48,21 @@ TEST(Diagnosis, BlamedRewriteWorstElementAndTheFaultsCatalogueLine) {
   EXPECT_EQ(both.find("injected fault"), both.rfind("injected fault")) << both;
 }
 
+// Issue 44 item 7: the nodes a target says it rewrote were not checked against the graph.
+TEST(Diagnosis, ARewrittenNodeTheGraphDoesNotHaveIsSaidToBeUnknown) {
+  Repro r = FusionRepro();
+  r.blame.method = "bisect";
+  r.blame.rule = "SomeFusion";
+  r.blame.rewrite_index = 1;
+  r.blame.nodes = {"conv", "engine_internal_7"};
+  Node conv;
+  conv.name = "conv";
+  r.graph.nodes.push_back(conv);
+  const std::string d = Diagnosis(r, "`v5`");
+  EXPECT_NE(d.find("at conv,engine_internal_7 (not a node of this graph)"), std::string::npos) << d;
+  EXPECT_EQ(d.find("conv (not"), std::string::npos) << d;
+}
+
 TEST(Diagnosis, ExternalFindingSaysWhyNothingIsBlamedAndRunsItsTarget) {
   Repro r = FusionRepro();
   r.target = "exec:./my-compiler --fast";
