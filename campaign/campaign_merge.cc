@@ -371,8 +371,9 @@ int MergeShards(const MergeOptions& o) {
     std::sort(h.begin(), h.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second->index < b.second->index;
     });
+    const std::string& signature = sig;  // clang 14 captures no structured bindings
     auto with = std::find_if(h.begin(), h.end(),
-                             [&](const auto& e) { return HasFolder(e.second->dir, sig); });
+                             [&](const auto& e) { return HasFolder(e.second->dir, signature); });
     if (with == h.end()) {
       // Duplicates counted under a bucket whose first cases were still being minimized when the
       // shard stopped have no folder (docs/campaign.md); anything else is a shard's loss.
