@@ -88,10 +88,24 @@ struct Reader {
   }
   // Rule and fault names: the same names the command line accepts, refused here with the
   // pointer of the entry instead of failing later as a target error.
+  // `engine_rules`: the target is an engine whose own rules these are (mlir-opt passes, ORT
+  // transformers): any name a target may report (bounded, no control character), not only
+  // fusefuzz's catalogue, so that a finding of `--disable affine-loop-fusion` replays.
   std::vector<std::string> Names(const json& obj, const std::string& ptr, const char* key,
-                                 bool faults_only) const {
+                                 bool faults_only, bool engine_rules = false) const {
     std::vector<std::string> names = Strings(obj, ptr, key);
     for (size_t i = 0; i < names.size(); ++i) {
+      if (engine_rules) {
+        const bool control = std::any_of(names[i].begin(), names[i].end(), [](char c) {
+          const auto b = static_cast<unsigned char>(c);
+          return b < 0x20 || b == 0x7f;
+        });
+        if (names[i].empty() || names[i].size() > 256 || control) {
+          Fail(ptr + "/" + key + "/" + std::to_string(i),
+               "an engine rule name must be 1 to 256 bytes without control characters");
+        }
+        continue;
+      }
       bool known = faults_only ? FindFault(names[i]) != nullptr
                                : FindRule(names[i]) != nullptr ||
                                      (std::string_view(key) != "pipeline" && FindFault(names[i]));
@@ -235,9 +249,16 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     if (!o.is_null()) {
       const std::string p = "/target/options";
       rd.Keys(o, p, {"pipeline", "disable", "only", "inject", "bisect_limit"});
-      r.opt.pipeline = rd.Names(o, p, "pipeline", false);
-      r.opt.disable = rd.Names(o, p, "disable", false);
-      r.opt.only = rd.Names(o, p, "only", false);
+      std::optional<TargetSpec> spec;
+      try {
+        spec = TargetSpec::TryParse(r.target.empty() ? "embedded" : r.target);
+      } catch (const InputError&) {
+        // refused above
+      }
+      const bool engine_rules = spec && spec->kind() != TargetKind::kEmbedded;
+      r.opt.pipeline = rd.Names(o, p, "pipeline", false, engine_rules);
+      r.opt.disable = rd.Names(o, p, "disable", false, engine_rules);
+      r.opt.only = rd.Names(o, p, "only", false, engine_rules);
       r.opt.inject = rd.Names(o, p, "inject", true);
       const json& bl = rd.Field(o, p, "bisect_limit", false, json::value_t::number_integer);
       if (!bl.is_null()) {

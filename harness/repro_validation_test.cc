@@ -95,6 +95,26 @@ TEST(ReproValidation, OracleParametersFollowTheCommandLineRules) {
   EXPECT_EQ(OracleParamProblem("rtol", 1e-5), "");
 }
 
+// An engine's own rule names (an ORT transformer, an mlir-opt pass) replay on that engine: a
+// campaign run with `--disable affine-loop-fusion` wrote a reproducer replay refused.
+TEST(ReproValidation, AnEnginesOwnRuleNamesAreAcceptedForItsTarget) {
+  EXPECT_EQ(Edited([](json& j) {
+              j["target"]["spec"] = "onnxruntime:all";
+              j["target"]["options"]["disable"] = {"ConstantFolding", "Pad_Fusion"};
+            }),
+            "<accepted>");
+  EXPECT_CONTAINS(Edited([](json& j) {
+                    j["target"]["spec"] = "onnxruntime:all";
+                    j["target"]["options"]["disable"] = {"a\nb"};
+                  }),
+                  "r.json: /target/options/disable/0: an engine rule name must be 1 to 256 bytes");
+  EXPECT_CONTAINS(Edited([](json& j) {
+                    j["target"]["spec"] = "onnxruntime:all";
+                    j["target"]["options"]["only"] = {std::string(257, 'r')};
+                  }),
+                  "r.json: /target/options/only/0: an engine rule name");
+}
+
 TEST(ReproValidation, BadTargetSpecNamesTheFileNotTheOption) {
   std::string e = Edited([](json& j) { j["target"]["spec"] = "ssh:host"; });
   EXPECT_CONTAINS(e, "r.json: /target/spec: unknown target \"ssh:host\"");
