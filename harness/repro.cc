@@ -14,6 +14,7 @@
 #include "optimizer/pipeline.h"
 #include "optimizer/registry.h"
 #include "targets/builtin_targets.h"
+#include "targets/rule_names.h"
 #include "targets/target_spec.h"
 
 namespace fusefuzz {
@@ -96,11 +97,8 @@ struct Reader {
     std::vector<std::string> names = Strings(obj, ptr, key);
     for (size_t i = 0; i < names.size(); ++i) {
       if (engine_rules) {
-        const bool control = std::any_of(names[i].begin(), names[i].end(), [](char c) {
-          const auto b = static_cast<unsigned char>(c);
-          return b < 0x20 || b == 0x7f;
-        });
-        if (names[i].empty() || names[i].size() > 256 || control) {
+        if (names[i].empty() || names[i].size() > kMaxReportedName ||
+            HasControlCharacter(names[i])) {
           Fail(ptr + "/" + key + "/" + std::to_string(i),
                "an engine rule name must be 1 to 256 bytes without control characters");
         }
@@ -224,6 +222,8 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
       r.target_limits[it.key()] = it->get<std::string>();
     }
     const json& spec = rd.Field(t, "/target", "spec", false, json::value_t::string);
+    // An engine target's own rule names are not fusefuzz's (Names, engine_rules).
+    bool engine_rules = false;
     if (!spec.is_null()) {
       r.target = spec.get<std::string>();
       std::optional<TargetSpec> parsed;
@@ -242,6 +242,7 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
                                     "\" (expected embedded, pytorch:MODE, onnxruntime:LEVEL or "
                                     "exec:CMD)");
       }
+      engine_rules = parsed->kind() != TargetKind::kEmbedded;
     }
     const json& kc = rd.Field(t, "/target", "kernel_check", false, json::value_t::boolean);
     if (!kc.is_null()) r.kernel_check = kc.get<bool>();
@@ -249,13 +250,6 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     if (!o.is_null()) {
       const std::string p = "/target/options";
       rd.Keys(o, p, {"pipeline", "disable", "only", "inject", "bisect_limit"});
-      std::optional<TargetSpec> spec;
-      try {
-        spec = TargetSpec::TryParse(r.target.empty() ? "embedded" : r.target);
-      } catch (const InputError&) {
-        // refused above
-      }
-      const bool engine_rules = spec && spec->kind() != TargetKind::kEmbedded;
       r.opt.pipeline = rd.Names(o, p, "pipeline", false, engine_rules);
       r.opt.disable = rd.Names(o, p, "disable", false, engine_rules);
       r.opt.only = rd.Names(o, p, "only", false, engine_rules);

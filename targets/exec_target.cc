@@ -20,6 +20,7 @@
 #include "onnx/export.h"
 #include "targets/hello_declarations.h"
 #include "targets/reproducer.h"
+#include "targets/rule_names.h"
 #include "targets/subprocess.h"
 #include "targets/target.h"
 
@@ -296,23 +297,15 @@ std::string ParseNodeForms(const json& j, const Graph& g, TargetResult* r) {
   return "";
 }
 
-// A name a target reports (a rule, a node): what is wrong with it, or "". Rule names go into
-// report commands (--disable NAME) and every finding's files: bounded as the hello's rules are,
-// and no control character (a NUL would cut `--disable a\0b` to `--disable a`, a newline forge
-// a report line).
-constexpr size_t kMaxReportedName = 256;
+// A name a target reports (a rule, a node): what is wrong with it, or "" (the limits of
+// targets/rule_names.h, bounded as the hello's rules are).
 std::string BadName(const std::string& name, const std::string& at) {
   if (name.empty()) return at + ": must be a non-empty string";
   if (name.size() > kMaxReportedName) {
     return at + ": a name of " + std::to_string(name.size()) + " bytes, longer than " +
            std::to_string(kMaxReportedName) + " (starting " + Excerpt(name.substr(0, 40)) + ")";
   }
-  for (char c : name) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b < 0x20 || b == 0x7f) {
-      return at + ": " + Excerpt(name) + " holds a control character";
-    }
-  }
+  if (HasControlCharacter(name)) return at + ": " + Excerpt(name) + " holds a control character";
   return "";
 }
 

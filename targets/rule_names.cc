@@ -8,6 +8,13 @@
 
 namespace fusefuzz {
 
+bool HasControlCharacter(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b == 0x7f;
+  });
+}
+
 std::vector<std::string> AcceptedRuleNames(const TargetCaps& caps) {
   if (!caps.rules.empty()) return caps.rules;
   std::vector<std::string> names;

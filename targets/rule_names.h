@@ -12,6 +12,13 @@
 
 namespace fusefuzz {
 
+// A rule or node name a target reports, or a reproducer names for an engine: at most this many
+// bytes and no control character (HasControlCharacter). Such names go into report commands
+// (--disable NAME) and every finding's files: a NUL would cut `--disable a\0b` to `--disable a`,
+// a newline forge a report line.
+inline constexpr size_t kMaxReportedName = 256;
+bool HasControlCharacter(const std::string& s);
+
 // The names `caps` accepts: its hello's "rules" when it declared them, else (capability
 // `disable`) fusefuzz's rules and faults, which is what the protocol's `disable` promises.
 // Empty for a target without `disable`.
