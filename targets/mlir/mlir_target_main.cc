@@ -160,6 +160,7 @@ int Main(int argc, char** argv) {
   if (int8) {
     ops.push_back(std::string(OpName(Op::QuantizeLinear)));
     ops.push_back(std::string(OpName(Op::DequantizeLinear)));
+    ops.push_back(std::string(OpName(Op::QLinearConv)));
   }
   nlohmann::json rules = nlohmann::json::array();
   for (const OptionalPass& p : OptionalPasses()) rules.push_back(p.name);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct Val {
 };
 
 std::string TensorType(const Shape& s, const std::string& element = "f32");
+// The element type of a value's tensor type: "f32", "i32", "i8", "i1".
+std::string ElementType(const Val& v);
 // A float attribute as its exact bit pattern: `0x3F800000 : f32`.
 std::string FloatAttr(float v);
 
@@ -40,7 +43,9 @@ class Emitter {
   Val Scalar(float v, size_t rank) { return Const(Shape(rank, 1), {v}); }
   Val ShapeValue(const std::vector<int64_t>& dims);  // a !tosa.shape constant
   Val ZeroPoint() { return Const({1}, {0.0f}); }
-  Val IntConst(const Shape& s, const std::vector<int32_t>& data);
+  // Integer constants: i32, or i8 (values in [-128, 127]).
+  Val IntConst(const Shape& s, const std::vector<int32_t>& data,
+               const std::string& element = "i32");
   Val Transpose(const Val& v, const std::vector<int64_t>& perm);
   Val ToNhwc(const Val& v) { return Transpose(v, {0, 2, 3, 1}); }
   Val ToNchw(const Val& v) { return Transpose(v, {0, 3, 1, 2}); }
@@ -59,6 +64,8 @@ class Emitter {
   Val Activation(Op op, const AttrMap& attrs, const ParamMap& params, const Val& x,
                  const std::string& where);
   Val Conv(const fusefuzz::Node& n, const Val& x);
+  Val ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<float>& bias,
+               std::optional<int32_t> input_zp);
   Val Pool(const fusefuzz::Node& n, const Val& x);
   Val BinaryNode(const fusefuzz::Node& n);
   Val Gemm(const fusefuzz::Node& n, const Val& x);
@@ -71,6 +78,11 @@ class Emitter {
   Val Dequantize(const fusefuzz::Node& n, const Val& x);
   Val ToFloat(const Val& v);
   Val PadIntegers(const fusefuzz::Node& n, const Val& x);
+  // tosa_qconv.cc (mlir:int8)
+  Val QLinearConv(const fusefuzz::Node& n, const Val& x);
+  Val SignedInt8(const Val& x, const QuantParams& q, int32_t* zero_point);
+  Val Rescale(const Val& v, const std::vector<double>& factors, int32_t input_zp, int32_t output_zp,
+              const std::string& element, double max_abs, const std::string& where);
   Val PadEdges(const Val& x, int64_t axis, int64_t before, int64_t after, const std::string& mode,
                const std::string& where);
 

@@ -92,7 +92,9 @@ Val Emitter::MatMul(const fusefuzz::Node& n, const Val& x) {
 void Emitter::Node(const fusefuzz::Node& n) {
   const std::string where = Where(n);
   const Val x = n.inputs.empty() ? Val{} : In(n, 0);
-  if (n.op != Op::DequantizeLinear && n.op != Op::Pad) {
+  // The ops that read quantized integers: the rest take floats.
+  if (n.op != Op::DequantizeLinear && n.op != Op::Pad && n.op != Op::QLinearConv &&
+      n.op != Op::QLinearAdd) {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const Val& v = In(n, i);
       if (v.type != TensorType(v.shape)) {
@@ -215,9 +217,11 @@ void Emitter::Node(const fusefuzz::Node& n) {
       values_[n.output] = n.op == Op::QuantizeLinear ? Quantize(n, x) : Dequantize(n, x);
       return;
     case Op::QLinearConv:
+      if (!int8_) throw Unsupported("QLinearConv in mlir:fp32" + where);
+      values_[n.output] = QLinearConv(n, x);  // its activation included
+      return;
     case Op::QLinearAdd:
-      throw Unsupported(std::string(OpName(n.op)) +
-                        ": no integer convolution or rescale translation yet" + where);
+      throw Unsupported("QLinearAdd: no integer add translation yet" + where);
   }
   // The epilogue of a FusedConv or Gemm: its unfused steps, in order.
   for (const EpilogueStep& s : n.epilogue) {
