@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -77,7 +78,7 @@ Graph Convs(const std::string& type, int zx, const std::string& wq4) {
 
 TensorMap FloatInputs(const Graph& g) {
   TensorMap in;
-  Tensor t({1, 4, 7, 6});
+  Tensor t(g.inputs[0].shape);
   for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = float((int(i) * 37) % 101 - 50) * 0.09f;
   in[g.inputs[0].name] = t;
   return in;
@@ -157,6 +158,65 @@ TEST(MlirInt8, TheQLinearConvModulePassesTosaValidation) {
       "extensions=doubleround' --tosa-validate=strict-op-spec-alignment " +
       dir + "/graph.mlir -o /dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+std::string Module(Target& t, const Graph& g, const TensorMap& in) {
+  ReproducerCase c;
+  c.title = "test";
+  c.output = g.outputs[0];
+  c.index = 0;
+  c.reference = 1;
+  c.bound = 0.5;
+  c.expected[g.outputs[0]] = Tensor(RunReference(g, in).at(g.outputs[0]).shape);
+  const Reproducer rep = t.AskReproducer(g, in, RunRequest{}, c);
+  return rep.files.empty() ? rep.message : rep.files[0].text;
+}
+
+// DQ -> Conv -> Relu6 -> Q with weights exactly on their declared grid (zero point 3): one
+// integer conv (its bias rounded to int32 at s_x s_w, as the reference admits); off the grid: the
+// float chain.
+TEST(MlirInt8, AQdqConvChainOnItsGridRunsAsAnIntegerConv) {
+  MLIR_INT8_OR_SKIP(t);
+  auto graph = [](float w_scale) {
+    std::string w;
+    char buf[32];
+    for (int i = 0; i < 36; ++i) {
+      // DequantizeLinear of the integer (v + 3) in float32, written exactly (9 digits).
+      std::snprintf(buf, sizeof buf, "%.9g", double(float((i * 53) % 200 - 97) * w_scale));
+      w += (i ? "," : "") + std::string(buf);
+    }
+    return ParseGraph(
+        R"({"format":"fusefuzz-graph","version":2,"inputs":[{"name":"x","shape":[1,2,5,5]}],
+      "nodes":[{"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["q"],"quant":{"y":)" +
+        Quant("int8", 0.05, -7) + R"(}},
+       {"name":"d","op":"DequantizeLinear","inputs":["q"],"outputs":["d"],"quant":{"x":)" +
+        Quant("int8", 0.05, -7) + R"(}},
+       {"name":"c","op":"Conv","inputs":["d"],"outputs":["c"],"attrs":{"pads":[1,1,1,1]},
+        "params":{"W":{"shape":[2,2,3,3],"data":[)" +
+        w + R"(]},"B":{"shape":[2],"data":[0.3,-0.7]}},
+        "quant":{"W":{"type":"int8","scale":[)" +
+        std::to_string(w_scale) + R"(],"zero_point":[3]}}},
+       {"name":"r","op":"Relu6","inputs":["c"],"outputs":["r"]},
+       {"name":"u","op":"QuantizeLinear","inputs":["r"],"outputs":["y"],"quant":{"y":)" +
+        Quant("uint8", 0.03, 4) + R"(}}],"outputs":["y"]})");
+  };
+  // (q - 3) * 0.0625 is exact; float32 (q - 3) * 0.1 is on ONNX's grid but not exactly a
+  // multiple of 0.1f in real numbers: the float chain.
+  for (const float step : {0.0625f, 0.1f}) {
+    SCOPED_TRACE(step);
+    const Graph g = graph(step);
+    const TensorMap in = FloatInputs(g);
+    const RefTensorMap ref = RunReference(g, in, false, QuantizeRounding::kReciprocalMultiply);
+    for (bool optimize : {false, true}) {
+      const TargetResult r = t->Run(g, in, Request(optimize));
+      ASSERT_EQ(r.status, RunStatus::kOk) << r.message << r.log;
+      const OracleResult o = Compare(g, ref, r.outputs);
+      EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+      EXPECT_GT(o.grid.informative, 0);
+    }
+    const std::string module = Module(*t, g, in);
+    EXPECT_EQ(module.find("tosa.rescale") != std::string::npos, step == 0.0625f) << module;
+  }
 }
 
 // What TOSA leaves undefined is declined per node with the rule (README, "UB rules").

@@ -169,6 +169,7 @@ std::string Emitter::Module() {
     args += (i ? ", " : "") + v.ssa + ": " + v.type;
     arg_types += (i ? ", " : "") + v.type;
   }
+  if (int8_) FindQdqConvs();
   for (const fusefuzz::Node& n : r_.graph.nodes) Node(n);
   std::string results, result_types;
   for (size_t i = 0; i < r_.graph.outputs.size(); ++i) {

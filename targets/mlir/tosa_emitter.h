@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,21 @@ std::string TensorType(const Shape& s, const std::string& element = "f32");
 std::string ElementType(const Val& v);
 // A float attribute as its exact bit pattern: `0x3F800000 : f32`.
 std::string FloatAttr(float v);
+
+// An integer convolution's weights (OIHW integers in [-128, 127] held in floats) and zero points.
+struct IntegerWeights {
+  std::vector<float> weights;
+  int32_t input_zp = 0, weight_zp = 0;
+};
+
+// A DequantizeLinear -> Conv [-> Relu | Relu6 | Clip] -> QuantizeLinear chain that mlir:int8 runs
+// as one integer conv (tosa_qconv.cc).
+struct QdqConv {
+  const fusefuzz::Node* dq = nullptr;
+  const fusefuzz::Node* act = nullptr;
+  const fusefuzz::Node* q = nullptr;
+  IntegerWeights w;
+};
 
 class Emitter {
  public:
@@ -65,7 +81,7 @@ class Emitter {
                  const std::string& where);
   Val Conv(const fusefuzz::Node& n, const Val& x);
   Val ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<float>& bias,
-               std::optional<int32_t> input_zp);
+               const std::optional<IntegerWeights>& integer_weights);
   Val Pool(const fusefuzz::Node& n, const Val& x);
   Val BinaryNode(const fusefuzz::Node& n);
   Val Gemm(const fusefuzz::Node& n, const Val& x);
@@ -80,6 +96,11 @@ class Emitter {
   Val PadIntegers(const fusefuzz::Node& n, const Val& x);
   // tosa_qconv.cc (mlir:int8)
   Val QLinearConv(const fusefuzz::Node& n, const Val& x);
+  void FindQdqConvs();
+  bool RunQdqConv(const fusefuzz::Node& n);
+  Val IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParams& qx, IntegerWeights w,
+                  const std::vector<float>& bias, const std::vector<double>& factors,
+                  const QuantParams& qy, double lo_q, double hi_q);
   Val SignedInt8(const Val& x, const QuantParams& q, int32_t* zero_point);
   Val Rescale(const Val& v, const std::vector<double>& factors, int32_t input_zp, int32_t output_zp,
               const std::string& element, double max_abs, const std::string& where);
@@ -90,7 +111,9 @@ class Emitter {
   const bool int8_;
   std::string body_;
   int next_ = 0;
-  std::map<std::string, Val> values_;  // graph value -> its SSA value
+  std::map<std::string, Val> values_;         // graph value -> its SSA value
+  std::map<std::string, QdqConv> qdq_convs_;  // by the Conv's name
+  std::set<std::string> done_;                // nodes an integer conv ran already
 };
 
 }  // namespace fusefuzz::mlir

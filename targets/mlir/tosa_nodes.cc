@@ -90,6 +90,7 @@ Val Emitter::MatMul(const fusefuzz::Node& n, const Val& x) {
 }
 
 void Emitter::Node(const fusefuzz::Node& n) {
+  if (done_.count(n.name)) return;  // the activation or Q of an integer conv (tosa_qconv.cc)
   const std::string where = Where(n);
   const Val x = n.inputs.empty() ? Val{} : In(n, 0);
   // The ops that read quantized integers: the rest take floats.
@@ -107,6 +108,7 @@ void Emitter::Node(const fusefuzz::Node& n) {
   switch (n.op) {
     case Op::Conv:
     case Op::FusedConv:
+      if (RunQdqConv(n)) return;
       y = Conv(n, x);
       break;
     case Op::Gemm:

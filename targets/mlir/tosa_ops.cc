@@ -171,12 +171,13 @@ Val Emitter::Conv(const fusefuzz::Node& n, const Val& x) {
   return ToNchw(ConvNhwc(n, x, bias, std::nullopt));
 }
 
-// The convolution in NHWC: float32 (no `input_zp`), or on i8 with that input zero point, the
-// weights' integers (zero point 0) and an i32 accumulator and bias (QLinearConv, tosa_qconv.cc).
+// The convolution in NHWC: float32 (no `integer`), or on i8 with the zero points and weight
+// integers of `integer` and an i32 accumulator and bias (tosa_qconv.cc).
 Val Emitter::ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<float>& bias,
-                      std::optional<int32_t> input_zp) {
+                      const std::optional<IntegerWeights>& integer_weights) {
   const ConvAttrs a = GetConvAttrs(n);
-  const Tensor& w = n.params.at("W");
+  Tensor w = n.params.at("W");
+  if (integer_weights) w.data = integer_weights->weights;
   const int64_t m = w.shape[0], kh = w.shape[2], kw = w.shape[3], c = x.shape[1];
   const Shape& y = r_.shapes.at(n.output);
   const Span sh = Fit(x.shape[2], (kh - 1) * a.dilation_h + 1, a.stride_h, a.pad_top, a.pad_bottom,
@@ -187,7 +188,7 @@ Val Emitter::ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<f
   if (sh.crop || sw.crop) {
     in = Slice(in, {0, 0, 0, 0}, {in.shape[0], in.shape[1] - sh.crop, in.shape[2] - sw.crop, c});
   }
-  const bool integer = input_zp.has_value();
+  const bool integer = integer_weights.has_value();
   const std::string acc = integer ? "i32" : "f32";
   const std::string props = "acc_type = " + acc +
                             ", dilation = " + I64s({a.dilation_h, a.dilation_w}) +
@@ -203,7 +204,8 @@ Val Emitter::ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<f
   };
   auto zero_points = [&]() -> std::vector<Val> {
     if (!integer) return {ZeroPoint(), ZeroPoint()};
-    return {IntConst({1}, {*input_zp}, "i8"), IntConst({1}, {0}, "i8")};
+    return {IntConst({1}, {integer_weights->input_zp}, "i8"),
+            IntConst({1}, {integer_weights->weight_zp}, "i8")};
   };
   auto conv = [&](const std::string& op, const Val& input, const Val& wt, const Val& b,
                   const Shape& out) {

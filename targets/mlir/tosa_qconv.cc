@@ -5,7 +5,10 @@
 // section of the TOSA 1.0 specification (targets/mlir/README.md, "UB rules").
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "targets/mlir/tosa_emitter.h"
 
@@ -89,70 +92,55 @@ Val Emitter::SignedInt8(const Val& x, const QuantParams& q, int32_t* zero_point)
   return Rescale(v, {1.0}, 0, -offset, "i8", 255, "");
 }
 
-// y = saturate(round(s_x s_w[m] / s_y * acc) + z_y), acc = sum (x - z_x) w + B, clamped by the
-// activation's bounds quantized as the reference quantizes them (kernels/reference/
-// qlinear_conv.cc): round(clamp(v, lo, hi) / s_y) = clamp(round(v / s_y), round(lo / s_y),
-// round(hi / s_y)) for s_y > 0.
-Val Emitter::QLinearConv(const fusefuzz::Node& n, const Val& x) {
-  const std::string where = Where(n);
-  if (n.inputs.size() != 1) {
-    throw Unsupported("QLinearConv with a residual input (no integer residual add yet)" + where);
+namespace {
+
+// The bounds of the conv's activation (Relu, Relu6, Clip) as reals; none: infinite.
+std::pair<double, double> ActivationBounds(Op act, const AttrMap& attrs, const std::string& where) {
+  if (act == Op::Relu) return {0, INFINITY};
+  if (act == Op::Relu6) return {0, 6};
+  if (act == Op::Clip) {
+    const double lo = AttrFloat(Op::Clip, attrs, "min", where);
+    const double hi = AttrFloat(Op::Clip, attrs, "max", where);
+    return {std::min(lo, hi), hi};  // ONNX Clip with min > max: max everywhere
   }
-  const QuantParams &qx = n.quant.at("x"), &qw = n.quant.at("w"), &qy = n.quant.at("y");
-  const double sx = qx.scale[0], sy = qy.scale[0];
-  if (!(sx > 0) || !(sy > 0)) throw Unsupported("QLinearConv with a negative scale" + where);
-  const Tensor& w = n.params.at("W");
-  const int64_t m = w.shape[0], per = w.size() / m;
-  std::vector<float> bias(size_t(m), 0.0f);
-  if (auto it = n.params.find("B"); it != n.params.end()) bias = it->second.data;
+  throw Unsupported("an integer conv's activation " + std::string(OpName(act)) + where);
+}
+
+}  // namespace
+
+// y = saturate(round(factor[m] * acc) + z_y), acc = sum (x - z_x)(w - z_w) + B in i32, then
+// clamped to [lo_q, hi_q] (the activation's bounds on y's grid).
+Val Emitter::IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParams& qx,
+                         IntegerWeights w, const std::vector<float>& bias,
+                         const std::vector<double>& factors, const QuantParams& qy, double lo_q,
+                         double hi_q) {
+  const std::string where = Where(n);
+  const int64_t m = int64_t(bias.size()), per = int64_t(w.weights.size()) / m;
   // The i32 accumulator must not overflow (spec 1.0, CONV2D: apply_add_s / apply_mul_s on i32
-  // REQUIRE the result in range): |B| + max|x - z_x| * sum |w| per output channel, a bound of
+  // REQUIRE the result in range): |B| + max|x - z_x| * sum |w - z_w| per output channel bounds
   // every partial sum.
   const double zx = double(qx.zero_point[0]);
   const double x_dev =
       std::max(std::fabs(double(qx.qmin()) - zx), std::fabs(double(qx.qmax()) - zx));
   double max_acc = 0;
-  std::vector<double> factors;
   for (int64_t c = 0; c < m; ++c) {
     double sum = std::fabs(double(bias[size_t(c)]));
-    for (int64_t i = 0; i < per; ++i) sum += x_dev * std::fabs(double(w.data[size_t(c * per + i)]));
+    for (int64_t i = 0; i < per; ++i) {
+      sum += x_dev * std::fabs(double(w.weights[size_t(c * per + i)]) - w.weight_zp);
+    }
     if (!(sum < kTwo31)) {
-      throw Unsupported("QLinearConv whose int32 accumulator can overflow (bound " +
+      throw Unsupported("an integer conv whose int32 accumulator can overflow (bound " +
                         std::to_string(sum) + ", channel " + std::to_string(c) + ")" + where);
     }
     max_acc = std::max(max_acc, sum);
-    factors.push_back(sx * qw.Scale(c) / sy);
   }
-  if (!qw.PerAxis()) factors.resize(1);
-  int32_t zx8 = 0;
-  const Val x8 = SignedInt8(x, qx, &zx8);
-  const Val acc = ConvNhwc(n, x8, bias, zx8);
+  const Val x8 = SignedInt8(x, qx, &w.input_zp);
+  const Val acc = ConvNhwc(n, x8, bias, w);
   // uint8 outputs in the signed domain too: y - 128, so that RESCALE's i8 saturation is the
   // type's [0, 255].
   const int32_t offset = qy.type == QuantType::kUint8 ? 128 : 0;
   const int32_t zy = static_cast<int32_t>(qy.zero_point[0]);
   Val y = Rescale(acc, factors, 0, zy - offset, "i8", max_acc, where);
-  double lo = -INFINITY, hi = INFINITY;
-  for (const EpilogueStep& s : n.epilogue) {
-    if (s.kind != EpilogueKind::kActivation) continue;
-    // The verifier allows only these three here (ir/verifier_quant.cc).
-    if (s.act == Op::Relu) {
-      lo = 0;
-    } else if (s.act == Op::Relu6) {
-      lo = 0, hi = 6;
-    } else if (s.act == Op::Clip) {
-      lo = AttrFloat(Op::Clip, s.attrs, "min", where);
-      hi = AttrFloat(Op::Clip, s.attrs, "max", where);
-      if (lo > hi) lo = hi;  // ONNX Clip with min > max: max everywhere
-    } else {
-      throw Unsupported("QLinearConv activation " + std::string(OpName(s.act)) + where);
-    }
-  }
-  auto bound = [&](double v) {
-    return std::clamp(std::nearbyint(v / sy) + zy, double(qy.qmin()), double(qy.qmax()));
-  };
-  const double lo_q = std::isfinite(lo) ? bound(lo) : double(qy.qmin());
-  const double hi_q = std::isfinite(hi) ? bound(hi) : double(qy.qmax());
   if (lo_q > double(qy.qmin()) || hi_q < double(qy.qmax())) {
     // CLAMP on i8, min <= max (spec 1.0, CLAMP: ERROR_IF(max_val < min_val)).
     y = Emit("clamp", {y},
@@ -164,6 +152,141 @@ Val Emitter::QLinearConv(const fusefuzz::Node& n, const Val& x) {
   // uint8 back to its i32 holder: (y - 128) - (-128).
   if (offset) y = Rescale(y, {1.0}, -offset, 0, "i32", 255, where);
   return y;
+}
+
+// QLinearConv (symmetric int8 weights, integer bias): the activation's bounds quantized as the
+// reference quantizes them (kernels/reference/qlinear_conv.cc): round(clamp(v, lo, hi) / s_y) =
+// clamp(round(v / s_y), round(lo / s_y), round(hi / s_y)) for s_y > 0.
+Val Emitter::QLinearConv(const fusefuzz::Node& n, const Val& x) {
+  const std::string where = Where(n);
+  if (n.inputs.size() != 1) {
+    throw Unsupported("QLinearConv with a residual input (no integer residual add yet)" + where);
+  }
+  const QuantParams &qx = n.quant.at("x"), &qw = n.quant.at("w"), &qy = n.quant.at("y");
+  const double sx = qx.scale[0], sy = qy.scale[0];
+  if (!(sx > 0) || !(sy > 0)) throw Unsupported("QLinearConv with a negative scale" + where);
+  const Tensor& w = n.params.at("W");
+  std::vector<float> bias(size_t(w.shape[0]), 0.0f);
+  if (auto it = n.params.find("B"); it != n.params.end()) bias = it->second.data;
+  std::vector<double> factors;
+  for (int64_t c = 0; c < (qw.PerAxis() ? w.shape[0] : 1); ++c) {
+    factors.push_back(sx * qw.Scale(c) / sy);
+  }
+  double lo = -INFINITY, hi = INFINITY;
+  for (const EpilogueStep& s : n.epilogue) {
+    if (s.kind == EpilogueKind::kActivation)
+      std::tie(lo, hi) = ActivationBounds(s.act, s.attrs, where);
+  }
+  const double zy = double(qy.zero_point[0]), qmin = double(qy.qmin()), qmax = double(qy.qmax());
+  auto bound = [&](double v, double none) {
+    return std::isfinite(v) ? std::clamp(std::nearbyint(v / sy) + zy, qmin, qmax) : none;
+  };
+  return IntegerConv(n, x, qx, {w.data, 0, 0}, bias, factors, qy, bound(lo, qmin), bound(hi, qmax));
+}
+
+// DequantizeLinear -> Conv [-> Relu | Relu6 | Clip] -> QuantizeLinear, each value read only by
+// the next, run as one integer conv where that is exact: a per-tensor DQ, weights exactly
+// (q - z_w) s_w[m] on their declared int8 grid with one zero point, a per-tensor Q. The bias is
+// rounded to int32 at s_x s_w[m], the deviation the reference admits for that fusion
+// (docs/oracle.md, integer-grid term 3); everything else is the real-number chain.
+void Emitter::FindQdqConvs() {
+  std::map<std::string, const fusefuzz::Node*> producer;
+  std::map<std::string, int> readers;
+  for (const fusefuzz::Node& n : r_.graph.nodes) {
+    producer[n.output] = &n;
+    for (const std::string& i : n.inputs) ++readers[i];
+  }
+  for (const std::string& o : r_.graph.outputs) ++readers[o];
+  auto only_reader = [&](const std::string& value) -> const fusefuzz::Node* {
+    if (readers[value] != 1) return nullptr;
+    for (const fusefuzz::Node& n : r_.graph.nodes) {
+      if (std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end()) return &n;
+    }
+    return nullptr;
+  };
+  for (const fusefuzz::Node& n : r_.graph.nodes) {
+    if (n.op != Op::Conv || n.inputs.size() != 1 || !n.epilogue.empty() || !n.quant.count("W")) {
+      continue;
+    }
+    auto p = producer.find(n.inputs[0]);
+    if (p == producer.end() || p->second->op != Op::DequantizeLinear) continue;
+    QdqConv chain;
+    chain.dq = p->second;
+    const QuantParams& qx = chain.dq->quant.at("x");
+    if (qx.PerAxis() || !(qx.scale[0] > 0)) continue;
+    const fusefuzz::Node* next = only_reader(n.output);
+    if (next && (next->op == Op::Relu || next->op == Op::Relu6 || next->op == Op::Clip)) {
+      chain.act = next;
+      next = only_reader(next->output);
+    }
+    if (!next || next->op != Op::QuantizeLinear) continue;
+    chain.q = next;
+    const QuantParams& qy = chain.q->quant.at("y");
+    if (qy.PerAxis() || !(qy.scale[0] > 0)) continue;
+    const QuantParams& qw = n.quant.at("W");
+    const Tensor& w = n.params.at("W");
+    const int64_t per = w.size() / w.shape[0];
+    bool exact = qw.type == QuantType::kInt8 && (!qw.PerAxis() || qw.axis == 0);
+    for (int64_t c = 0; exact && c < w.shape[0]; ++c) {
+      const double s = qw.Scale(c), z = double(qw.ZeroPoint(c));
+      exact = s > 0 && qw.ZeroPoint(c) == qw.zero_point[0];
+      for (int64_t i = c * per; exact && i < (c + 1) * per; ++i) {
+        const double v = double(w.data[size_t(i)]);
+        const double q = std::nearbyint(v / s) + z;
+        exact = q >= -128 && q <= 127 && (q - z) * s == v;  // both exact in double
+        chain.w.weights.push_back(static_cast<float>(q));
+      }
+    }
+    if (!exact) continue;
+    chain.w.weight_zp = static_cast<int32_t>(qw.zero_point[0]);
+    qdq_convs_[n.name] = chain;
+  }
+}
+
+bool Emitter::RunQdqConv(const fusefuzz::Node& n) {
+  auto it = qdq_convs_.find(n.name);
+  if (it == qdq_convs_.end()) return false;
+  const QdqConv& chain = it->second;
+  const std::string where = Where(n);
+  const QuantParams &qx = chain.dq->quant.at("x"), &qw = n.quant.at("W");
+  const QuantParams& qy = chain.q->quant.at("y");
+  const int64_t m = n.params.at("W").shape[0];
+  std::vector<float> bias(size_t(m), 0.0f);
+  std::vector<double> factors;
+  const auto b = n.params.find("B");
+  for (int64_t c = 0; c < m; ++c) {
+    const double sb = qx.scale[0] * qw.Scale(c);  // as the reference's AdmitBiasRounding
+    if (b != n.params.end()) {
+      const double q = std::nearbyint(double(b->second.data[size_t(c)]) / sb);
+      if (!(std::fabs(q) < 1 << 24)) return false;  // an integer the float holds exactly
+      bias[size_t(c)] = static_cast<float>(q);
+    }
+    if (c == 0 || qw.PerAxis()) factors.push_back(sb / qy.scale[0]);
+  }
+  double lo = -INFINITY, hi = INFINITY;
+  if (chain.act) std::tie(lo, hi) = ActivationBounds(chain.act->op, chain.act->attrs, where);
+  // The bounds as this pack's QuantizeLinear quantizes them (the declared reciprocal_multiply).
+  const float inv = 1.0f / static_cast<float>(qy.scale[0]);
+  const double zy = double(qy.zero_point[0]), qmin = double(qy.qmin()), qmax = double(qy.qmax());
+  auto bound = [&](double v, double none) {
+    if (!std::isfinite(v)) return none;
+    const float scaled = static_cast<float>(v) * inv;
+    return std::clamp(std::nearbyint(double(scaled)) + zy, qmin, qmax);
+  };
+  // What RESCALE or the accumulator cannot say runs as the float chain instead.
+  const std::string body = body_;
+  const int next = next_;
+  try {
+    values_[chain.q->output] = IntegerConv(n, values_.at(chain.dq->inputs[0]), qx, chain.w, bias,
+                                           factors, qy, bound(lo, qmin), bound(hi, qmax));
+  } catch (const Unsupported&) {
+    body_ = body;
+    next_ = next;
+    return false;
+  }
+  if (chain.act) done_.insert(chain.act->name);
+  done_.insert(chain.q->name);
+  return true;
 }
 
 }  // namespace fusefuzz::mlir
