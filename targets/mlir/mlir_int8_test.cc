@@ -219,6 +219,48 @@ TEST(MlirInt8, AQdqConvChainOnItsGridRunsAsAnIntegerConv) {
   }
 }
 
+// DQ -> Clip -> Q and DQ -> Q (new parameters) as one RESCALE each (+ an i8 CLAMP), on the grid.
+TEST(MlirInt8, RequantizationsRunAsRescales) {
+  MLIR_INT8_OR_SKIP(t);
+  const std::string qx = Quant("int8", 0.05, -7);
+  const Graph g = ParseGraph(
+      R"({"format":"fusefuzz-graph","version":2,"inputs":[{"name":"x","shape":[1,2,5,5]}],
+      "nodes":[{"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["q"],"quant":{"y":)" +
+      qx + R"(}},
+       {"name":"d1","op":"DequantizeLinear","inputs":["q"],"outputs":["d1"],"quant":{"x":)" +
+      qx +
+      R"(}},
+       {"name":"c","op":"Clip","inputs":["d1"],"outputs":["c"],"attrs":{"min":-0.75,"max":1.5}},
+       {"name":"u1","op":"QuantizeLinear","inputs":["c"],"outputs":["y1"],"quant":{"y":)" +
+      Quant("uint8", 0.013, 60) + R"(}},
+       {"name":"d2","op":"DequantizeLinear","inputs":["q"],"outputs":["d2"],"quant":{"x":)" +
+      qx +
+      R"(}},
+       {"name":"u2","op":"QuantizeLinear","inputs":["d2"],"outputs":["y2"],"quant":{"y":)" +
+      Quant("int8", 0.031, 9) + R"(}}],"outputs":["y1","y2"]})");
+  const TensorMap in = FloatInputs(g);
+  const RefTensorMap ref = RunReference(g, in, false, QuantizeRounding::kReciprocalMultiply);
+  for (bool optimize : {false, true}) {
+    const TargetResult r = t->Run(g, in, Request(optimize));
+    ASSERT_EQ(r.status, RunStatus::kOk) << r.message << r.log;
+    const OracleResult o = Compare(g, ref, r.outputs);
+    EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+    EXPECT_GT(o.grid.informative, 0);
+  }
+  const std::string module = Module(*t, g, in);
+  // Two requantizations and the uint8 output's widening; no float multiply left.
+  size_t rescales = 0;
+  for (size_t at = module.find("tosa.rescale"); at != std::string::npos;
+       at = module.find("tosa.rescale", at + 1)) {
+    ++rescales;
+  }
+  EXPECT_EQ(rescales, 3u) << module;
+  // The Clip as one CLAMP on i8.
+  const size_t i8_clamp = module.find(" : i8, max_val");
+  EXPECT_NE(i8_clamp, std::string::npos) << module;
+  EXPECT_EQ(i8_clamp, module.rfind(" : i8, max_val")) << module;
+}
+
 // What TOSA leaves undefined is declined per node with the rule (README, "UB rules").
 TEST(MlirInt8, DeclinesWhatRescaleCannotSayWithTheRule) {
   MLIR_INT8_OR_SKIP(t);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "targets/native_server.h"
@@ -43,6 +44,10 @@ struct QdqConv {
   const fusefuzz::Node* q = nullptr;
   IntegerWeights w;
 };
+
+// The bounds of an integer conv's or requantization's activation (Relu, Relu6, Clip) as reals,
+// +-infinity for none (tosa_qconv.cc). Throws Unsupported for other ops.
+std::pair<double, double> ActivationBounds(Op act, const AttrMap& attrs, const std::string& where);
 
 class Emitter {
  public:
@@ -94,10 +99,12 @@ class Emitter {
   Val Dequantize(const fusefuzz::Node& n, const Val& x);
   Val ToFloat(const Val& v);
   Val PadIntegers(const fusefuzz::Node& n, const Val& x);
-  // tosa_qconv.cc (mlir:int8)
+  // tosa_qconv.cc, tosa_qchain.cc (mlir:int8)
   Val QLinearConv(const fusefuzz::Node& n, const Val& x);
   void FindQdqConvs();
   bool RunQdqConv(const fusefuzz::Node& n);
+  bool RunRequant(const fusefuzz::Node& n);
+  Val FinishInt8(Val y, const QuantParams& qy, double lo_q, double hi_q, const std::string& where);
   Val IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParams& qx, IntegerWeights w,
                   const std::vector<float>& bias, const std::vector<double>& factors,
                   const QuantParams& qy, double lo_q, double hi_q);
@@ -113,6 +120,7 @@ class Emitter {
   int next_ = 0;
   std::map<std::string, Val> values_;         // graph value -> its SSA value
   std::map<std::string, QdqConv> qdq_convs_;  // by the Conv's name
+  std::map<std::string, QdqConv> requants_;   // DQ [-> act] -> Q, by the DQ's name
   std::set<std::string> done_;                // nodes an integer conv ran already
 };
 

@@ -216,6 +216,7 @@ void Emitter::Node(const fusefuzz::Node& n) {
     case Op::QuantizeLinear:
     case Op::DequantizeLinear:
       if (!int8_) throw Unsupported(std::string(OpName(n.op)) + " in mlir:fp32" + where);
+      if (RunRequant(n)) return;
       values_[n.output] = n.op == Op::QuantizeLinear ? Quantize(n, x) : Dequantize(n, x);
       return;
     case Op::QLinearConv:

@@ -92,9 +92,6 @@ Val Emitter::SignedInt8(const Val& x, const QuantParams& q, int32_t* zero_point)
   return Rescale(v, {1.0}, 0, -offset, "i8", 255, "");
 }
 
-namespace {
-
-// The bounds of the conv's activation (Relu, Relu6, Clip) as reals; none: infinite.
 std::pair<double, double> ActivationBounds(Op act, const AttrMap& attrs, const std::string& where) {
   if (act == Op::Relu) return {0, INFINITY};
   if (act == Op::Relu6) return {0, 6};
@@ -105,8 +102,6 @@ std::pair<double, double> ActivationBounds(Op act, const AttrMap& attrs, const s
   }
   throw Unsupported("an integer conv's activation " + std::string(OpName(act)) + where);
 }
-
-}  // namespace
 
 // y = saturate(round(factor[m] * acc) + z_y), acc = sum (x - z_x)(w - z_w) + B in i32, then
 // clamped to [lo_q, hi_q] (the activation's bounds on y's grid).
@@ -140,7 +135,15 @@ Val Emitter::IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParam
   // type's [0, 255].
   const int32_t offset = qy.type == QuantType::kUint8 ? 128 : 0;
   const int32_t zy = static_cast<int32_t>(qy.zero_point[0]);
-  Val y = Rescale(acc, factors, 0, zy - offset, "i8", max_acc, where);
+  return FinishInt8(ToNchw(Rescale(acc, factors, 0, zy - offset, "i8", max_acc, where)), qy, lo_q,
+                    hi_q, where);
+}
+
+// A requantized i8 value `y` (uint8: y - 128) clamped to [lo_q, hi_q] on y's grid, and uint8
+// back to its i32 holder.
+Val Emitter::FinishInt8(Val y, const QuantParams& qy, double lo_q, double hi_q,
+                        const std::string& where) {
+  const int32_t offset = qy.type == QuantType::kUint8 ? 128 : 0;
   if (lo_q > double(qy.qmin()) || hi_q < double(qy.qmax())) {
     // CLAMP on i8, min <= max (spec 1.0, CLAMP: ERROR_IF(max_val < min_val)).
     y = Emit("clamp", {y},
@@ -148,8 +151,7 @@ Val Emitter::IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParam
                  " : i8, max_val = " + std::to_string(int64_t(hi_q) - offset) + " : i8",
              y.shape, "i8");
   }
-  y = ToNchw(y);
-  // uint8 back to its i32 holder: (y - 128) - (-128).
+  // (y - 128) - (-128).
   if (offset) y = Rescale(y, {1.0}, -offset, 0, "i32", 255, where);
   return y;
 }
@@ -182,111 +184,6 @@ Val Emitter::QLinearConv(const fusefuzz::Node& n, const Val& x) {
     return std::isfinite(v) ? std::clamp(std::nearbyint(v / sy) + zy, qmin, qmax) : none;
   };
   return IntegerConv(n, x, qx, {w.data, 0, 0}, bias, factors, qy, bound(lo, qmin), bound(hi, qmax));
-}
-
-// DequantizeLinear -> Conv [-> Relu | Relu6 | Clip] -> QuantizeLinear, each value read only by
-// the next, run as one integer conv where that is exact: a per-tensor DQ, weights exactly
-// (q - z_w) s_w[m] on their declared int8 grid with one zero point, a per-tensor Q. The bias is
-// rounded to int32 at s_x s_w[m], the deviation the reference admits for that fusion
-// (docs/oracle.md, integer-grid term 3); everything else is the real-number chain.
-void Emitter::FindQdqConvs() {
-  std::map<std::string, const fusefuzz::Node*> producer;
-  std::map<std::string, int> readers;
-  for (const fusefuzz::Node& n : r_.graph.nodes) {
-    producer[n.output] = &n;
-    for (const std::string& i : n.inputs) ++readers[i];
-  }
-  for (const std::string& o : r_.graph.outputs) ++readers[o];
-  auto only_reader = [&](const std::string& value) -> const fusefuzz::Node* {
-    if (readers[value] != 1) return nullptr;
-    for (const fusefuzz::Node& n : r_.graph.nodes) {
-      if (std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end()) return &n;
-    }
-    return nullptr;
-  };
-  for (const fusefuzz::Node& n : r_.graph.nodes) {
-    if (n.op != Op::Conv || n.inputs.size() != 1 || !n.epilogue.empty() || !n.quant.count("W")) {
-      continue;
-    }
-    auto p = producer.find(n.inputs[0]);
-    if (p == producer.end() || p->second->op != Op::DequantizeLinear) continue;
-    QdqConv chain;
-    chain.dq = p->second;
-    const QuantParams& qx = chain.dq->quant.at("x");
-    if (qx.PerAxis() || !(qx.scale[0] > 0)) continue;
-    const fusefuzz::Node* next = only_reader(n.output);
-    if (next && (next->op == Op::Relu || next->op == Op::Relu6 || next->op == Op::Clip)) {
-      chain.act = next;
-      next = only_reader(next->output);
-    }
-    if (!next || next->op != Op::QuantizeLinear) continue;
-    chain.q = next;
-    const QuantParams& qy = chain.q->quant.at("y");
-    if (qy.PerAxis() || !(qy.scale[0] > 0)) continue;
-    const QuantParams& qw = n.quant.at("W");
-    const Tensor& w = n.params.at("W");
-    const int64_t per = w.size() / w.shape[0];
-    bool exact = qw.type == QuantType::kInt8 && (!qw.PerAxis() || qw.axis == 0);
-    for (int64_t c = 0; exact && c < w.shape[0]; ++c) {
-      const double s = qw.Scale(c), z = double(qw.ZeroPoint(c));
-      exact = s > 0 && qw.ZeroPoint(c) == qw.zero_point[0];
-      for (int64_t i = c * per; exact && i < (c + 1) * per; ++i) {
-        const double v = double(w.data[size_t(i)]);
-        const double q = std::nearbyint(v / s) + z;
-        exact = q >= -128 && q <= 127 && (q - z) * s == v;  // both exact in double
-        chain.w.weights.push_back(static_cast<float>(q));
-      }
-    }
-    if (!exact) continue;
-    chain.w.weight_zp = static_cast<int32_t>(qw.zero_point[0]);
-    qdq_convs_[n.name] = chain;
-  }
-}
-
-bool Emitter::RunQdqConv(const fusefuzz::Node& n) {
-  auto it = qdq_convs_.find(n.name);
-  if (it == qdq_convs_.end()) return false;
-  const QdqConv& chain = it->second;
-  const std::string where = Where(n);
-  const QuantParams &qx = chain.dq->quant.at("x"), &qw = n.quant.at("W");
-  const QuantParams& qy = chain.q->quant.at("y");
-  const int64_t m = n.params.at("W").shape[0];
-  std::vector<float> bias(size_t(m), 0.0f);
-  std::vector<double> factors;
-  const auto b = n.params.find("B");
-  for (int64_t c = 0; c < m; ++c) {
-    const double sb = qx.scale[0] * qw.Scale(c);  // as the reference's AdmitBiasRounding
-    if (b != n.params.end()) {
-      const double q = std::nearbyint(double(b->second.data[size_t(c)]) / sb);
-      if (!(std::fabs(q) < 1 << 24)) return false;  // an integer the float holds exactly
-      bias[size_t(c)] = static_cast<float>(q);
-    }
-    if (c == 0 || qw.PerAxis()) factors.push_back(sb / qy.scale[0]);
-  }
-  double lo = -INFINITY, hi = INFINITY;
-  if (chain.act) std::tie(lo, hi) = ActivationBounds(chain.act->op, chain.act->attrs, where);
-  // The bounds as this pack's QuantizeLinear quantizes them (the declared reciprocal_multiply).
-  const float inv = 1.0f / static_cast<float>(qy.scale[0]);
-  const double zy = double(qy.zero_point[0]), qmin = double(qy.qmin()), qmax = double(qy.qmax());
-  auto bound = [&](double v, double none) {
-    if (!std::isfinite(v)) return none;
-    const float scaled = static_cast<float>(v) * inv;
-    return std::clamp(std::nearbyint(double(scaled)) + zy, qmin, qmax);
-  };
-  // What RESCALE or the accumulator cannot say runs as the float chain instead.
-  const std::string body = body_;
-  const int next = next_;
-  try {
-    values_[chain.q->output] = IntegerConv(n, values_.at(chain.dq->inputs[0]), qx, chain.w, bias,
-                                           factors, qy, bound(lo, qmin), bound(hi, qmax));
-  } catch (const Unsupported&) {
-    body_ = body;
-    next_ = next;
-    return false;
-  }
-  if (chain.act) done_.insert(chain.act->name);
-  done_.insert(chain.q->name);
-  return true;
 }
 
 }  // namespace fusefuzz::mlir
