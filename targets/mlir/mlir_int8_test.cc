@@ -125,41 +125,6 @@ TEST(MlirInt8, QLinearConvPlainDepthwiseGroupedOnTheGrid) {
   }
 }
 
-// The module of a QLinearConv graph passes TOSA's validator (the spec's types and attributes).
-TEST(MlirInt8, TheQLinearConvModulePassesTosaValidation) {
-  MLIR_INT8_OR_SKIP(t);
-  const Graph g = ParseGraph(
-      R"({"format":"fusefuzz-graph","version":2,"inputs":[{"name":"x","shape":[1,2,4,4]}],
-    "nodes":[{"name":"c","op":"QLinearConv","inputs":["x"],"outputs":["y"],"attrs":{"pads":[1,1,1,1]},
-      "params":{"W":{"shape":[2,2,3,3],"data":[)" +
-      Ints(36, 255, 127) + R"(]},"B":{"shape":[2],"data":[500,-300]}},
-      "epilogue":[{"kind":"activation","op":"Relu"}],
-      "quant":{"x":)" +
-      Quant("int8", 0.05, -3) + R"(,"w":)" + Quant("int8", 0.01, 0) + R"(,"y":)" +
-      Quant("int8", 0.4, 3) + R"(}}],"outputs":["y"]})");
-  TensorMap in;
-  in["x"] = Tensor({1, 2, 4, 4});
-  for (size_t i = 0; i < 32; ++i) in["x"].data[i] = float(int(i * 41) % 256 - 128);
-  ReproducerCase c;
-  c.title = "test";
-  c.output = "y";
-  c.index = 0;
-  c.reference = 1;
-  c.bound = 0.5;
-  c.expected["y"] = Tensor({1, 2, 4, 4});
-  const Reproducer rep = t->AskReproducer(g, in, RunRequest{}, c);
-  ASSERT_EQ(rep.files.size(), 3u) << rep.message;
-  const std::string dir = testing::TempDir() + "/mlir_int8_validate";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/graph.mlir") << rep.files[0].text;
-  EXPECT_NE(rep.files[0].text.find("tosa.rescale"), std::string::npos);
-  const std::string cmd =
-      "/usr/lib/llvm-22/bin/mlir-opt --tosa-attach-target='profiles=pro_int,pro_fp "
-      "extensions=doubleround' --tosa-validate=strict-op-spec-alignment " +
-      dir + "/graph.mlir -o /dev/null";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
 std::string Module(Target& t, const Graph& g, const TensorMap& in) {
   ReproducerCase c;
   c.title = "test";
@@ -170,6 +135,23 @@ std::string Module(Target& t, const Graph& g, const TensorMap& in) {
   c.expected[g.outputs[0]] = Tensor(RunReference(g, in).at(g.outputs[0]).shape);
   const Reproducer rep = t.AskReproducer(g, in, RunRequest{}, c);
   return rep.files.empty() ? rep.message : rep.files[0].text;
+}
+
+// The module of a quantized graph passes TOSA's validator: both 8-bit types, QuantizeLinear's
+// saturation, QLinearConvs with their activations; every op inside the profiles.
+TEST(MlirInt8, TheQLinearConvModulePassesTosaValidation) {
+  MLIR_INT8_OR_SKIP(t);
+  const Graph g = Convs("uint8", 120, Quant("int8", 0.01, 0));
+  const std::string module = Module(*t, g, FloatInputs(g));
+  EXPECT_NE(module.find("tosa.rescale"), std::string::npos) << module;
+  const std::string dir = testing::TempDir() + "/mlir_int8_validate";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/graph.mlir") << module;
+  const std::string cmd =
+      "/usr/lib/llvm-22/bin/mlir-opt --tosa-attach-target='profiles=pro_int,pro_fp "
+      "extensions=doubleround' --tosa-validate=strict-op-spec-alignment " +
+      dir + "/graph.mlir -o /dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
 // DQ -> Conv -> Relu6 -> Q with weights exactly on their declared grid (zero point 3): one
@@ -215,7 +197,7 @@ TEST(MlirInt8, AQdqConvChainOnItsGridRunsAsAnIntegerConv) {
       EXPECT_GT(o.grid.informative, 0);
     }
     const std::string module = Module(*t, g, in);
-    EXPECT_EQ(module.find("tosa.rescale") != std::string::npos, step == 0.0625f) << module;
+    EXPECT_EQ(module.find("acc_type = i32") != std::string::npos, step == 0.0625f) << module;
   }
 }
 
@@ -248,13 +230,13 @@ TEST(MlirInt8, RequantizationsRunAsRescales) {
     EXPECT_GT(o.grid.informative, 0);
   }
   const std::string module = Module(*t, g, in);
-  // Two requantizations and the uint8 output's widening; no float multiply left.
+  // The input's QuantizeLinear saturating, two requantizations, the uint8 output's widening.
   size_t rescales = 0;
   for (size_t at = module.find("tosa.rescale"); at != std::string::npos;
        at = module.find("tosa.rescale", at + 1)) {
     ++rescales;
   }
-  EXPECT_EQ(rescales, 3u) << module;
+  EXPECT_EQ(rescales, 4u) << module;
   // The Clip as one CLAMP on i8.
   const size_t i8_clamp = module.find(" : i8, max_val");
   EXPECT_NE(i8_clamp, std::string::npos) << module;

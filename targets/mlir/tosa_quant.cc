@@ -12,8 +12,6 @@ namespace {
 
 std::string Where(const fusefuzz::Node& n) { return " (node '" + n.name + "')"; }
 
-std::string IntAttr(int64_t v) { return std::to_string(v) + " : i32"; }
-
 }  // namespace
 
 // The shape that broadcasts a quantization parameter over `x`: all ones, or the channel count
@@ -49,11 +47,12 @@ Val Emitter::Quantize(const fusefuzz::Node& n, const Val& x) {
   const Val scaled = Clamp(Binary("mul", finite, Const(cs, inv)), -65536.0f, 65536.0f);
   const Val rounded = Emit("cast", {scaled}, "", x.shape, "i32");
   const Val sum = Emit("add", {rounded, IntConst(cs, zp)}, "", x.shape, "i32");
-  const Val sat =
-      Emit("clamp", {sum}, "min_val = " + IntAttr(q.qmin()) + ", max_val = " + IntAttr(q.qmax()),
-           x.shape, "i32");
-  if (q.type == QuantType::kInt8) return Emit("cast", {sat}, "", x.shape, "i8");
-  return sat;  // uint8 stays int32: TOSA's i8 is signed
+  // Saturation by RESCALE to i8 (CLAMP is defined on i8 and i16, not i32: spec 1.0, CLAMP):
+  // uint8 moved down by 128 so that i8's saturation is [0, 255], then back to its i32 holder.
+  const int32_t offset = q.type == QuantType::kUint8 ? 128 : 0;
+  const Val sat = Rescale(sum, {1.0}, 0, -offset, "i8", 65536 + 256, Where(n));
+  if (offset) return Rescale(sat, {1.0}, -offset, 0, "i32", 255, Where(n));
+  return sat;
 }
 
 // y = (x - z) * s in float32, as ONNX: the difference is an exact integer.
