@@ -243,6 +243,38 @@ TEST(MlirInt8, RequantizationsRunAsRescales) {
   EXPECT_EQ(i8_clamp, module.rfind(" : i8, max_val")) << module;
 }
 
+// QLinearAdd (relu) of a QLinearConv's output and another quantized value, uint8 and int8.
+TEST(MlirInt8, QLinearAddOnTheGrid) {
+  MLIR_INT8_OR_SKIP(t);
+  EXPECT_TRUE(t->caps().ops.count(Op::QLinearAdd));
+  for (const std::string type : {"uint8", "int8"}) {
+    SCOPED_TRACE(type);
+    const std::string qx = Quant(type, 0.05, type == "uint8" ? 120 : -8);
+    const std::string qc = Quant(type, 0.3, type == "uint8" ? 100 : -20);
+    const Graph g = ParseGraph(
+        R"({"format":"fusefuzz-graph","version":2,"inputs":[{"name":"x","shape":[1,2,5,5]}],
+      "nodes":[{"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["q"],"quant":{"y":)" +
+        qx + R"(}},
+       {"name":"c","op":"QLinearConv","inputs":["q"],"outputs":["c"],"attrs":{"pads":[1,1,1,1]},
+        "params":{"W":{"shape":[2,2,3,3],"data":[)" +
+        Ints(36, 255, 127) + R"(]}},"quant":{"x":)" + qx + R"(,"w":)" + Quant("int8", 0.01, 0) +
+        R"(,"y":)" + qc + R"(}},
+       {"name":"a","op":"QLinearAdd","inputs":["c","q"],"outputs":["y"],
+        "attrs":{"activation":"relu"},"quant":{"a":)" +
+        qc + R"(,"b":)" + qx + R"(,"y":)" + Quant(type, 0.17, type == "uint8" ? 3 : -120) +
+        R"(}}],"outputs":["y"]})");
+    const TensorMap in = FloatInputs(g);
+    const RefTensorMap ref = RunReference(g, in, false, QuantizeRounding::kReciprocalMultiply);
+    for (bool optimize : {false, true}) {
+      const TargetResult r = t->Run(g, in, Request(optimize));
+      ASSERT_EQ(r.status, RunStatus::kOk) << r.message << r.log;
+      const OracleResult o = Compare(g, ref, r.outputs);
+      EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+      EXPECT_GT(o.grid.informative, 0);
+    }
+  }
+}
+
 // What TOSA leaves undefined is declined per node with the rule (README, "UB rules").
 TEST(MlirInt8, DeclinesWhatRescaleCannotSayWithTheRule) {
   MLIR_INT8_OR_SKIP(t);

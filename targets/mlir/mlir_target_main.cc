@@ -177,6 +177,7 @@ int Main(int argc, char** argv) {
     ops.push_back(std::string(OpName(Op::QuantizeLinear)));
     ops.push_back(std::string(OpName(Op::DequantizeLinear)));
     ops.push_back(std::string(OpName(Op::QLinearConv)));
+    ops.push_back(std::string(OpName(Op::QLinearAdd)));
   }
   nlohmann::json rules = nlohmann::json::array();
   for (const OptionalPass& p : OptionalPasses()) rules.push_back(p.name);

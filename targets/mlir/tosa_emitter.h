@@ -99,6 +99,7 @@ class Emitter {
   Val Dequantize(const fusefuzz::Node& n, const Val& x);
   Val ToFloat(const Val& v);
   Val PadIntegers(const fusefuzz::Node& n, const Val& x);
+  Val QLinearAdd(const fusefuzz::Node& n);
   // tosa_qconv.cc, tosa_qchain.cc (mlir:int8)
   Val QLinearConv(const fusefuzz::Node& n, const Val& x);
   void FindQdqConvs();

@@ -224,7 +224,9 @@ void Emitter::Node(const fusefuzz::Node& n) {
       values_[n.output] = QLinearConv(n, x);  // its activation included
       return;
     case Op::QLinearAdd:
-      throw Unsupported("QLinearAdd: no integer add translation yet" + where);
+      if (!int8_) throw Unsupported("QLinearAdd in mlir:fp32" + where);
+      values_[n.output] = QLinearAdd(n);
+      return;
   }
   // The epilogue of a FusedConv or Gemm: its unfused steps, in order.
   for (const EpilogueStep& s : n.epilogue) {
