@@ -92,7 +92,8 @@ Val Emitter::QLinearAdd(const fusefuzz::Node& n) {
     const Shape ones(v.shape.size(), 1);
     const Val diff = Emit("sub", {wide, IntConst(ones, {static_cast<int32_t>(q.zero_point[0])})},
                           "", v.shape, "i32");
-    return Binary("mul", ToFloat(diff), Scalar(static_cast<float>(q.scale[0] / sy), ones.size()));
+    const Val real = ToFloat(diff);  // one statement each: the same module text with any compiler
+    return Binary("mul", real, Scalar(static_cast<float>(q.scale[0] / sy), ones.size()));
   };
   const Val a = term(In(n, 0), qa);
   const Val b = term(In(n, 1), qb);
