@@ -132,7 +132,8 @@ else()
   fusefuzz_deb_version(mlir-22-tools mlir_version)
   add_executable(fusefuzz-mlir-target targets/mlir/mlir_target_main.cc targets/mlir/pipeline.cc
                  targets/mlir/repro_writer.cc targets/mlir/tosa_emitter.cc targets/mlir/tosa_nodes.cc
-                 targets/mlir/tosa_ops.cc targets/mlir/tosa_quant.cc)
+                 targets/mlir/tosa_ops.cc targets/mlir/tosa_quant.cc
+                 targets/mlir/tosa_qconv.cc targets/mlir/tosa_qchain.cc)
   target_link_libraries(fusefuzz-mlir-target PRIVATE fusefuzz_targets CLI11::CLI11)
   target_compile_definitions(fusefuzz-mlir-target PRIVATE FUSEFUZZ_MLIR_VERSION="${mlir_version}")
   list(APPEND FUSEFUZZ_MOBILE_TARGETS mlir)

@@ -84,6 +84,21 @@ class StageClock {
     line_ += buf;
     Mark();
   }
+  // The module's convolutions on integers and in float32, and its RESCALEs (mlir:int8's share
+  // of integer arithmetic, README "Campaigns and figures").
+  void Count(const std::string& module) {
+    if (path_.empty()) return;
+    auto count = [&](const std::string& what) {
+      size_t k = 0;
+      for (size_t at = module.find(what); at != std::string::npos; at = module.find(what, at + 1)) {
+        ++k;
+      }
+      return k;
+    };
+    line_ += "int_convs " + std::to_string(count("acc_type = i32")) + " float_convs " +
+             std::to_string(count("acc_type = f32, dilation")) + " rescales " +
+             std::to_string(count("\"tosa.rescale\"")) + " ";
+  }
   ~StageClock() {
     if (!path_.empty()) std::ofstream(path_, std::ios::app) << line_ << "\n";
   }
@@ -113,6 +128,7 @@ NativeAnswer Run(const NativeRequest& r, const mlir::Tools& tools, bool int8) {
   mlir::TempDir dir;
   WriteFile(dir.path() + "/graph.mlir", module);
   clock.Lap(r.optimize ? "optimized translate" : "unoptimized translate");
+  clock.Count(module);
   const std::vector<std::string> enabled = EnabledPasses(r, tools, dir.path());
   const std::vector<std::string> changed =
       mlir::Lower(tools, dir.path(), enabled, kStageTimeoutSeconds);
@@ -160,6 +176,8 @@ int Main(int argc, char** argv) {
   if (int8) {
     ops.push_back(std::string(OpName(Op::QuantizeLinear)));
     ops.push_back(std::string(OpName(Op::DequantizeLinear)));
+    ops.push_back(std::string(OpName(Op::QLinearConv)));
+    ops.push_back(std::string(OpName(Op::QLinearAdd)));
   }
   nlohmann::json rules = nlohmann::json::array();
   for (const OptionalPass& p : OptionalPasses()) rules.push_back(p.name);

@@ -53,6 +53,11 @@ std::string FloatAttr(float v) {
   return buf;
 }
 
+std::string ElementType(const Val& v) {
+  const size_t x = v.type.rfind('x'), end = v.type.rfind('>');
+  return v.type.substr(x + 1, end - x - 1);
+}
+
 std::string Emitter::Fresh() { return "%v" + std::to_string(next_++); }
 
 Val Emitter::Emit(const std::string& op, const std::vector<Val>& operands, const std::string& props,
@@ -75,8 +80,21 @@ Val Emitter::Const(const Shape& s, const std::vector<float>& data) {
   return v;
 }
 
-Val Emitter::IntConst(const Shape& s, const std::vector<int32_t>& data) {
-  Val v{Fresh(), s, TensorType(s, "i32")};
+Val Emitter::IntConst(const Shape& s, const std::vector<int32_t>& data,
+                      const std::string& element) {
+  Val v{Fresh(), s, TensorType(s, element)};
+  if (element == "i8") {
+    // One byte per value (weights, zero points, shifts), little-endian like the i32 constants.
+    std::string hex = "dense<\"0x";
+    char buf[3];
+    for (int32_t d : data) {
+      std::snprintf(buf, sizeof buf, "%02X", static_cast<unsigned>(d) & 0xFFu);
+      hex += buf;
+    }
+    body_ += "    " + v.ssa + " = \"tosa.const\"() <{values = " + hex + "\"> : " + v.type +
+             "}> : () -> " + v.type + "\n";
+    return v;
+  }
   std::vector<float> bits(data.size());  // the same little-endian bytes as the int32 values
   std::memcpy(bits.data(), data.data(), data.size() * sizeof(int32_t));
   body_ += "    " + v.ssa + " = \"tosa.const\"() <{values = " + HexDense(bits) + " : " + v.type +
@@ -95,16 +113,16 @@ Val Emitter::ShapeValue(const std::vector<int64_t>& dims) {
 Val Emitter::Transpose(const Val& v, const std::vector<int64_t>& perm) {
   Shape out;
   for (int64_t p : perm) out.push_back(v.shape[size_t(p)]);
-  return Emit("transpose", {v}, "perms = array<i32: " + Ints(perm) + ">", out);
+  return Emit("transpose", {v}, "perms = array<i32: " + Ints(perm) + ">", out, ElementType(v));
 }
 
 Val Emitter::Reshape(const Val& v, const Shape& to) {
   if (v.shape == to) return v;
-  return Emit("reshape", {v, ShapeValue(to)}, "", to);
+  return Emit("reshape", {v, ShapeValue(to)}, "", to, ElementType(v));
 }
 
 Val Emitter::Slice(const Val& v, const std::vector<int64_t>& start, const Shape& size) {
-  return Emit("slice", {v, ShapeValue(start), ShapeValue(size)}, "", size);
+  return Emit("slice", {v, ShapeValue(start), ShapeValue(size)}, "", size, ElementType(v));
 }
 
 Val Emitter::PadConstant(const Val& v, const std::vector<int64_t>& before_after, float value) {
@@ -151,6 +169,7 @@ std::string Emitter::Module() {
     args += (i ? ", " : "") + v.ssa + ": " + v.type;
     arg_types += (i ? ", " : "") + v.type;
   }
+  if (int8_) FindQdqConvs();
   for (const fusefuzz::Node& n : r_.graph.nodes) Node(n);
   std::string results, result_types;
   for (size_t i = 0; i < r_.graph.outputs.size(); ++i) {

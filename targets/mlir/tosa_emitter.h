@@ -6,7 +6,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "targets/native_server.h"
@@ -22,8 +25,29 @@ struct Val {
 };
 
 std::string TensorType(const Shape& s, const std::string& element = "f32");
+// The element type of a value's tensor type: "f32", "i32", "i8", "i1".
+std::string ElementType(const Val& v);
 // A float attribute as its exact bit pattern: `0x3F800000 : f32`.
 std::string FloatAttr(float v);
+
+// An integer convolution's weights (OIHW integers in [-128, 127] held in floats) and zero points.
+struct IntegerWeights {
+  std::vector<float> weights;
+  int32_t input_zp = 0, weight_zp = 0;
+};
+
+// A DequantizeLinear -> Conv [-> Relu | Relu6 | Clip] -> QuantizeLinear chain that mlir:int8 runs
+// as one integer conv (tosa_qconv.cc).
+struct QdqConv {
+  const fusefuzz::Node* dq = nullptr;
+  const fusefuzz::Node* act = nullptr;
+  const fusefuzz::Node* q = nullptr;
+  IntegerWeights w;
+};
+
+// The bounds of an integer conv's or requantization's activation (Relu, Relu6, Clip) as reals,
+// +-infinity for none (tosa_qconv.cc). Throws Unsupported for other ops.
+std::pair<double, double> ActivationBounds(Op act, const AttrMap& attrs, const std::string& where);
 
 class Emitter {
  public:
@@ -40,7 +64,9 @@ class Emitter {
   Val Scalar(float v, size_t rank) { return Const(Shape(rank, 1), {v}); }
   Val ShapeValue(const std::vector<int64_t>& dims);  // a !tosa.shape constant
   Val ZeroPoint() { return Const({1}, {0.0f}); }
-  Val IntConst(const Shape& s, const std::vector<int32_t>& data);
+  // Integer constants: i32, or i8 (values in [-128, 127]).
+  Val IntConst(const Shape& s, const std::vector<int32_t>& data,
+               const std::string& element = "i32");
   Val Transpose(const Val& v, const std::vector<int64_t>& perm);
   Val ToNhwc(const Val& v) { return Transpose(v, {0, 2, 3, 1}); }
   Val ToNchw(const Val& v) { return Transpose(v, {0, 3, 1, 2}); }
@@ -59,6 +85,8 @@ class Emitter {
   Val Activation(Op op, const AttrMap& attrs, const ParamMap& params, const Val& x,
                  const std::string& where);
   Val Conv(const fusefuzz::Node& n, const Val& x);
+  Val ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<float>& bias,
+               const std::optional<IntegerWeights>& integer_weights);
   Val Pool(const fusefuzz::Node& n, const Val& x);
   Val BinaryNode(const fusefuzz::Node& n);
   Val Gemm(const fusefuzz::Node& n, const Val& x);
@@ -71,6 +99,19 @@ class Emitter {
   Val Dequantize(const fusefuzz::Node& n, const Val& x);
   Val ToFloat(const Val& v);
   Val PadIntegers(const fusefuzz::Node& n, const Val& x);
+  Val QLinearAdd(const fusefuzz::Node& n);
+  // tosa_qconv.cc, tosa_qchain.cc (mlir:int8)
+  Val QLinearConv(const fusefuzz::Node& n, const Val& x);
+  void FindQdqConvs();
+  bool RunQdqConv(const fusefuzz::Node& n);
+  bool RunRequant(const fusefuzz::Node& n);
+  Val FinishInt8(Val y, const QuantParams& qy, double lo_q, double hi_q, const std::string& where);
+  Val IntegerConv(const fusefuzz::Node& n, const Val& x, const QuantParams& qx, IntegerWeights w,
+                  const std::vector<float>& bias, const std::vector<double>& factors,
+                  const QuantParams& qy, double lo_q, double hi_q);
+  Val SignedInt8(const Val& x, const QuantParams& q, int32_t* zero_point);
+  Val Rescale(const Val& v, const std::vector<double>& factors, int32_t input_zp, int32_t output_zp,
+              const std::string& element, double max_abs, const std::string& where);
   Val PadEdges(const Val& x, int64_t axis, int64_t before, int64_t after, const std::string& mode,
                const std::string& where);
 
@@ -78,7 +119,10 @@ class Emitter {
   const bool int8_;
   std::string body_;
   int next_ = 0;
-  std::map<std::string, Val> values_;  // graph value -> its SSA value
+  std::map<std::string, Val> values_;         // graph value -> its SSA value
+  std::map<std::string, QdqConv> qdq_convs_;  // by the Conv's name
+  std::map<std::string, QdqConv> requants_;   // DQ [-> act] -> Q, by the DQ's name
+  std::set<std::string> done_;                // nodes an integer conv ran already
 };
 
 }  // namespace fusefuzz::mlir

@@ -90,9 +90,12 @@ Val Emitter::MatMul(const fusefuzz::Node& n, const Val& x) {
 }
 
 void Emitter::Node(const fusefuzz::Node& n) {
+  if (done_.count(n.name)) return;  // the activation or Q of an integer conv (tosa_qconv.cc)
   const std::string where = Where(n);
   const Val x = n.inputs.empty() ? Val{} : In(n, 0);
-  if (n.op != Op::DequantizeLinear && n.op != Op::Pad) {
+  // The ops that read quantized integers: the rest take floats.
+  if (n.op != Op::DequantizeLinear && n.op != Op::Pad && n.op != Op::QLinearConv &&
+      n.op != Op::QLinearAdd) {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const Val& v = In(n, i);
       if (v.type != TensorType(v.shape)) {
@@ -105,6 +108,7 @@ void Emitter::Node(const fusefuzz::Node& n) {
   switch (n.op) {
     case Op::Conv:
     case Op::FusedConv:
+      if (RunQdqConv(n)) return;
       y = Conv(n, x);
       break;
     case Op::Gemm:
@@ -212,12 +216,17 @@ void Emitter::Node(const fusefuzz::Node& n) {
     case Op::QuantizeLinear:
     case Op::DequantizeLinear:
       if (!int8_) throw Unsupported(std::string(OpName(n.op)) + " in mlir:fp32" + where);
+      if (RunRequant(n)) return;
       values_[n.output] = n.op == Op::QuantizeLinear ? Quantize(n, x) : Dequantize(n, x);
       return;
     case Op::QLinearConv:
+      if (!int8_) throw Unsupported("QLinearConv in mlir:fp32" + where);
+      values_[n.output] = QLinearConv(n, x);  // its activation included
+      return;
     case Op::QLinearAdd:
-      throw Unsupported(std::string(OpName(n.op)) +
-                        ": no integer convolution or rescale translation yet" + where);
+      if (!int8_) throw Unsupported("QLinearAdd in mlir:fp32" + where);
+      values_[n.output] = QLinearAdd(n);
+      return;
   }
   // The epilogue of a FusedConv or Gemm: its unfused steps, in order.
   for (const EpilogueStep& s : n.epilogue) {

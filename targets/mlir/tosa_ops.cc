@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "targets/mlir/tosa_emitter.h"
@@ -165,8 +166,18 @@ Val Emitter::Activation(Op op, const AttrMap& attrs, const ParamMap& params, con
 }
 
 Val Emitter::Conv(const fusefuzz::Node& n, const Val& x) {
+  std::vector<float> bias(size_t(n.params.at("W").shape[0]), 0.0f);
+  if (auto it = n.params.find("B"); it != n.params.end()) bias = it->second.data;
+  return ToNchw(ConvNhwc(n, x, bias, std::nullopt));
+}
+
+// The convolution in NHWC: float32 (no `integer`), or on i8 with the zero points and weight
+// integers of `integer` and an i32 accumulator and bias (tosa_qconv.cc).
+Val Emitter::ConvNhwc(const fusefuzz::Node& n, const Val& x, const std::vector<float>& bias,
+                      const std::optional<IntegerWeights>& integer_weights) {
   const ConvAttrs a = GetConvAttrs(n);
-  const Tensor& w = n.params.at("W");
+  Tensor w = n.params.at("W");
+  if (integer_weights) w.data = integer_weights->weights;
   const int64_t m = w.shape[0], kh = w.shape[2], kw = w.shape[3], c = x.shape[1];
   const Shape& y = r_.shapes.at(n.output);
   const Span sh = Fit(x.shape[2], (kh - 1) * a.dilation_h + 1, a.stride_h, a.pad_top, a.pad_bottom,
@@ -177,38 +188,55 @@ Val Emitter::Conv(const fusefuzz::Node& n, const Val& x) {
   if (sh.crop || sw.crop) {
     in = Slice(in, {0, 0, 0, 0}, {in.shape[0], in.shape[1] - sh.crop, in.shape[2] - sw.crop, c});
   }
-  std::vector<float> bias(size_t(m), 0.0f);
-  if (auto it = n.params.find("B"); it != n.params.end()) bias = it->second.data;
-  const std::string props = "acc_type = f32, dilation = " + I64s({a.dilation_h, a.dilation_w}) +
+  const bool integer = integer_weights.has_value();
+  const std::string acc = integer ? "i32" : "f32";
+  const std::string props = "acc_type = " + acc +
+                            ", dilation = " + I64s({a.dilation_h, a.dilation_w}) +
                             ", pad = " + I64s({sh.before, sh.after, sw.before, sw.after}) +
                             ", stride = " + I64s({a.stride_h, a.stride_w});
+  // Weights, bias and zero points in the conv's types: integers held exactly in the floats.
+  auto weights = [&](const Shape& s, const std::vector<float>& v) {
+    return integer ? IntConst(s, std::vector<int32_t>(v.begin(), v.end()), "i8") : Const(s, v);
+  };
+  auto biases = [&](const std::vector<float>& v) {
+    const Shape s = {int64_t(v.size())};
+    return integer ? IntConst(s, std::vector<int32_t>(v.begin(), v.end())) : Const(s, v);
+  };
+  auto zero_points = [&]() -> std::vector<Val> {
+    if (!integer) return {ZeroPoint(), ZeroPoint()};
+    return {IntConst({1}, {integer_weights->input_zp}, "i8"),
+            IntConst({1}, {integer_weights->weight_zp}, "i8")};
+  };
+  auto conv = [&](const std::string& op, const Val& input, const Val& wt, const Val& b,
+                  const Shape& out) {
+    const std::vector<Val> zp = zero_points();
+    return Emit(op, {input, wt, b, zp[0], zp[1]}, props, out, acc);
+  };
   const Shape out = {y[0], y[2], y[3], m};
-  Val conv;
+  // Constants in a fixed order (one statement each): the module text is the same whatever order a
+  // compiler evaluates arguments in.
   if (a.group == 1) {
-    const Val wt = Const({m, kh, kw, c}, Ohwi(w));
-    conv = Emit("conv2d", {in, wt, Const({m}, bias), ZeroPoint(), ZeroPoint()}, props, out);
-  } else if (a.group == c && w.shape[1] == 1 && m % c == 0) {
-    const Val wt = Const({kh, kw, c, m / c}, Hwcm(w, c));
-    conv =
-        Emit("depthwise_conv2d", {in, wt, Const({m}, bias), ZeroPoint(), ZeroPoint()}, props, out);
-  } else {
-    // Other groups: one conv2d per group on its slice of the channels, concatenated.
-    const int64_t cg = c / a.group, mg = m / a.group;
-    const std::vector<float> ohwi = Ohwi(w);
-    std::vector<Val> parts;
-    for (int64_t g = 0; g < a.group; ++g) {
-      const Val part = Slice(in, {0, 0, 0, g * cg}, {in.shape[0], in.shape[1], in.shape[2], cg});
-      const size_t per = size_t(mg * kh * kw * cg);
-      const std::vector<float> wg(ohwi.begin() + ptrdiff_t(size_t(g) * per),
-                                  ohwi.begin() + ptrdiff_t(size_t(g + 1) * per));
-      const std::vector<float> bg(bias.begin() + g * mg, bias.begin() + (g + 1) * mg);
-      parts.push_back(Emit(
-          "conv2d", {part, Const({mg, kh, kw, cg}, wg), Const({mg}, bg), ZeroPoint(), ZeroPoint()},
-          props, {y[0], y[2], y[3], mg}));
-    }
-    conv = Emit("concat", parts, "axis = 3 : i32", out);
+    const Val wt = weights({m, kh, kw, c}, Ohwi(w));
+    return conv("conv2d", in, wt, biases(bias), out);
   }
-  return ToNchw(conv);
+  if (a.group == c && w.shape[1] == 1 && m % c == 0) {
+    const Val wt = weights({kh, kw, c, m / c}, Hwcm(w, c));
+    return conv("depthwise_conv2d", in, wt, biases(bias), out);
+  }
+  // Other groups: one conv2d per group on its slice of the channels, concatenated.
+  const int64_t cg = c / a.group, mg = m / a.group;
+  const std::vector<float> ohwi = Ohwi(w);
+  std::vector<Val> parts;
+  for (int64_t g = 0; g < a.group; ++g) {
+    const Val part = Slice(in, {0, 0, 0, g * cg}, {in.shape[0], in.shape[1], in.shape[2], cg});
+    const size_t per = size_t(mg * kh * kw * cg);
+    const std::vector<float> wg(ohwi.begin() + ptrdiff_t(size_t(g) * per),
+                                ohwi.begin() + ptrdiff_t(size_t(g + 1) * per));
+    const std::vector<float> bg(bias.begin() + g * mg, bias.begin() + (g + 1) * mg);
+    const Val wt = weights({mg, kh, kw, cg}, wg);
+    parts.push_back(conv("conv2d", part, wt, biases(bg), {y[0], y[2], y[3], mg}));
+  }
+  return Emit("concat", parts, "axis = 3 : i32", out, acc);
 }
 
 Val Emitter::Pool(const fusefuzz::Node& n, const Val& x) {

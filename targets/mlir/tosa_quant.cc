@@ -3,6 +3,7 @@
 // inside the ranges TOSA defines (targets/mlir/README.md, "UB rules").
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include "targets/mlir/tosa_emitter.h"
@@ -11,8 +12,6 @@ namespace fusefuzz::mlir {
 namespace {
 
 std::string Where(const fusefuzz::Node& n) { return " (node '" + n.name + "')"; }
-
-std::string IntAttr(int64_t v) { return std::to_string(v) + " : i32"; }
 
 }  // namespace
 
@@ -49,11 +48,12 @@ Val Emitter::Quantize(const fusefuzz::Node& n, const Val& x) {
   const Val scaled = Clamp(Binary("mul", finite, Const(cs, inv)), -65536.0f, 65536.0f);
   const Val rounded = Emit("cast", {scaled}, "", x.shape, "i32");
   const Val sum = Emit("add", {rounded, IntConst(cs, zp)}, "", x.shape, "i32");
-  const Val sat =
-      Emit("clamp", {sum}, "min_val = " + IntAttr(q.qmin()) + ", max_val = " + IntAttr(q.qmax()),
-           x.shape, "i32");
-  if (q.type == QuantType::kInt8) return Emit("cast", {sat}, "", x.shape, "i8");
-  return sat;  // uint8 stays int32: TOSA's i8 is signed
+  // Saturation by RESCALE to i8 (CLAMP is defined on i8 and i16, not i32: spec 1.0, CLAMP):
+  // uint8 moved down by 128 so that i8's saturation is [0, 255], then back to its i32 holder.
+  const int32_t offset = q.type == QuantType::kUint8 ? 128 : 0;
+  const Val sat = Rescale(sum, {1.0}, 0, -offset, "i8", 65536 + 256, Where(n));
+  if (offset) return Rescale(sat, {1.0}, -offset, 0, "i32", 255, Where(n));
+  return sat;
 }
 
 // y = (x - z) * s in float32, as ONNX: the difference is an exact integer.
@@ -75,6 +75,40 @@ Val Emitter::Dequantize(const fusefuzz::Node& n, const Val& x) {
   }
   const Val diff = Emit("sub", {wide, IntConst(cs, zp)}, "", x.shape, "i32");
   return Binary("mul", ToFloat(diff), Const(cs, scale));
+}
+
+// QLinearAdd: y = saturate(round(fl(fl((a - z_a) * fl(s_a / s_y)) + fl((b - z_b) *
+// fl(s_b / s_y)))) + z_y), relu before the rounding: the float32 requantization of an integer
+// kernel, whose three roundings the reference admits (docs/oracle.md, integer-grid term 2). An
+// i32 common scale cannot be exact within that bound (README, "QLinearAdd").
+Val Emitter::QLinearAdd(const fusefuzz::Node& n) {
+  const QuantParams &qa = n.quant.at("a"), &qb = n.quant.at("b"), &qy = n.quant.at("y");
+  const double sy = qy.scale[0];
+  if (!(qa.scale[0] > 0) || !(qb.scale[0] > 0) || !(sy > 0)) {
+    throw Unsupported("QLinearAdd with a negative scale" + Where(n));
+  }
+  auto term = [&](const Val& v, const QuantParams& q) {
+    const Val wide = ElementType(v) == "i32" ? v : Emit("cast", {v}, "", v.shape, "i32");
+    const Shape ones(v.shape.size(), 1);
+    const Val diff = Emit("sub", {wide, IntConst(ones, {static_cast<int32_t>(q.zero_point[0])})},
+                          "", v.shape, "i32");
+    const Val real = ToFloat(diff);  // one statement each: the same module text with any compiler
+    return Binary("mul", real, Scalar(static_cast<float>(q.scale[0] / sy), ones.size()));
+  };
+  const Val a = term(In(n, 0), qa);
+  const Val b = term(In(n, 1), qb);
+  Val sum = Binary("add", a, b);
+  if (AttrString(n, "activation") == "relu") sum = Clamp(sum, 0.0f, INFINITY);
+  // CAST rounds half to even; clamped first so that it and the i32 add stay in range.
+  const Val rounded = Emit("cast", {Clamp(sum, -65536.0f, 65536.0f)}, "", sum.shape, "i32");
+  const Shape ones(sum.shape.size(), 1);
+  const Val shifted =
+      Emit("add", {rounded, IntConst(ones, {static_cast<int32_t>(qy.zero_point[0])})}, "",
+           sum.shape, "i32");
+  const int32_t offset = qy.type == QuantType::kUint8 ? 128 : 0;
+  const Val sat = Rescale(shifted, {1.0}, 0, -offset, "i8", 65536 + 256, Where(n));
+  if (offset) return Rescale(sat, {1.0}, -offset, 0, "i32", 255, Where(n));
+  return sat;
 }
 
 // A constant Pad on a quantized value (the integers before a DequantizeLinear): TOSA PAD on the
