@@ -150,7 +150,14 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                     {"blamed_rule", r.blamed_rule},
                     {"folder", r.signature.empty() ? "" : "findings/" + r.signature},
                     {"nodes_before", r.nodes_before},
-                    {"nodes_after", r.nodes_after}};
+                    {"nodes_after", r.nodes_after},
+                    {"minimize_seconds", r.minimize_seconds}};
+    if (!r.cut_layer.empty()) {
+      j["finding"]["minimized_from"] = {
+          {"layer", r.cut_layer}, {"nodes", r.cut_nodes}, {"widen", r.cut_widen}};
+    } else if (!r.cut_note.empty()) {
+      j["finding"]["minimized_from"] = {{"nodes", r.nodes_before}, {"why_not_a_block", r.cut_note}};
+    }
   }
   return j;
 }
@@ -342,6 +349,16 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   s << "; culprit " << r.nodes_after << " of " << r.nodes_before << " nodes";
   std::snprintf(buf, sizeof buf, " (%.1f s)\n", r.seconds);
   s << buf;
+  if (!r.cut_layer.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "  minimized from the block around the first departing layer '%s' (%lld of "
+                  "%lld nodes, its inputs the engine's integers there; widened %d) in %.1f s\n",
+                  r.cut_layer.c_str(), static_cast<long long>(r.cut_nodes),
+                  static_cast<long long>(r.nodes_before), r.cut_widen, r.minimize_seconds);
+    s << buf;
+  } else if (!r.cut_note.empty()) {
+    s << "  minimized from the whole model (" << r.cut_note << ")\n";
+  }
   if (!r.signature.empty()) {
     s << "finding: " << out_dir << "/findings/" << r.signature << "/\n";
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include "kernels/reference/teacher_forced.h"
 #include "oracles/grid.h"
@@ -169,6 +170,7 @@ LayerwiseResult CheckLayers(Target& target, const Graph& g, const TensorMap& inp
     res.layers.push_back(std::move(l));
   }
   if (!any_integer) res.min_informative_share = 0;
+  res.engine_values = std::move(forced);
   return res;
 }
 

@@ -51,6 +51,9 @@ struct LayerwiseResult {
   std::vector<std::string> rewrites_plain, rewrites_exposed;
   bool same_fusion() const { return rewrites_plain == rewrites_exposed; }
   double min_informative_share = 0;  // over the integer layers that were exposed
+  // The integers the engine answered at each boundary (what the reference was forced with): the
+  // inputs of a cut around the departing layer (harness/layer_cut.h).
+  TensorMap engine_values;
 };
 
 // The boundary tensors of `g`: the outputs of QuantizeLinear, QLinearConv and QLinearAdd, in

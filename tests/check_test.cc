@@ -223,3 +223,39 @@ TEST(CheckCommand, SamplesNameTheirRewrites) {
 
 }  // namespace
 }  // namespace fusefuzz
+
+namespace fusefuzz {
+namespace {
+
+// Issue 43, item 4: on an int8 model the minimizer starts from the block around the first
+// departing layer, its inputs the engine's integers there, not from the whole model. A 33-node
+// chain whose middle layer (l6) alone departs under the fault (make_layers_chain.py): the start is
+// that layer and the next (6 nodes), also without --layers (the table is made for the cut).
+TEST(CheckCommand, MinimizerStartsFromTheDepartingLayersBlock) {
+  fs::path dir = TempDir("check-layer-cut");
+  const std::string check = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/";
+  const std::string model =
+      check + "layers-chain.json --inputs " + check + "layers-chain.inputs.json -q -o ";
+  CmdResult pass = Fusefuzz("check " + model + dir.string() + " --layers");
+  EXPECT_EQ(pass.status, 0) << pass.out;
+  EXPECT_NE(pass.out.find("0 departing"), std::string::npos) << pass.out;
+
+  CmdResult bad = Fusefuzz("check " + model + dir.string() +
+                           " --inject bias-scale-unchecked --json " + (dir / "r.json").string());
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("minimized from the block around the first departing layer 'l6_q' (6 "
+                         "of 33 nodes"),
+            std::string::npos)
+      << bad.out;
+  std::ifstream in(dir / "r.json");
+  const nlohmann::json finding = nlohmann::json::parse(in)["targets"][0]["finding"];
+  EXPECT_EQ(finding["blamed_rule"], "bias-scale-unchecked");
+  EXPECT_EQ(finding["nodes_before"], 33);
+  EXPECT_EQ(finding["minimized_from"]["layer"], "l6_q");
+  EXPECT_EQ(finding["minimized_from"]["nodes"], 6);
+  EXPECT_EQ(finding["nodes_after"], 3);  // DQ -> Conv -> Q: the fused layer alone
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fusefuzz
