@@ -257,5 +257,35 @@ TEST(CheckCommand, MinimizerStartsFromTheDepartingLayersBlock) {
   fs::remove_all(dir);
 }
 
+// Issue 43, item 2: top-1 agreement beside the logit error, over the samples, saying what it
+// rests on: one row is an observation, never read as an agreement rate.
+TEST(CheckCommand, ClassifierAgreementSaysWhatItRestsOn) {
+  fs::path dir = TempDir("check-classifier");
+  const std::string model = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/classifier.json";
+  CmdResult one = Fusefuzz("check " + model + " -q --no-minimize -o " + dir.string() + " --json " +
+                           (dir / "one.json").string());
+  EXPECT_EQ(one.status, 0) << one.out;
+  EXPECT_NE(one.out.find("classifier agreement over 1 sample: top-1 1/1, top-5 1/1, largest "
+                         "logit error 0 (one row: an observation, not an agreement rate"),
+            std::string::npos)
+      << one.out;
+  CmdResult three = Fusefuzz("check " + model + " -q --no-minimize --samples 3 -o " + dir.string() +
+                             " --json " + (dir / "three.json").string());
+  EXPECT_EQ(three.status, 0) << three.out;
+  EXPECT_NE(three.out.find("classifier agreement over 3 samples: top-1 3/3, top-5 3/3, largest "
+                           "logit error 0\n"),
+            std::string::npos)
+      << three.out;
+  std::ifstream in1(dir / "one.json"), in3(dir / "three.json");
+  const nlohmann::json a1 = nlohmann::json::parse(in1)["targets"][0]["classifier_agreement"];
+  const nlohmann::json a3 = nlohmann::json::parse(in3)["targets"][0]["classifier_agreement"];
+  EXPECT_EQ(a1["rows"], 1);
+  EXPECT_EQ(a1["a_rate"], false);
+  EXPECT_EQ(a3["samples"], 3);
+  EXPECT_EQ(a3["top1_agree"], 3);
+  EXPECT_EQ(a3["a_rate"], true);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace fusefuzz
