@@ -61,7 +61,8 @@ struct LayerwiseResult {
 std::vector<std::string> QuantBoundaries(const Graph& g);
 
 // `g` with the boundaries added to its outputs (existing outputs first, then the boundaries not
-// already among them).
+// already among them, nor answered dequantized: a per-tensor DequantizeLinear of one that is a
+// graph output already carries its integers, which CheckLayers reads back).
 Graph WithBoundaryOutputs(const Graph& g);
 
 // Runs the optimized target once more on WithBoundaryOutputs(g) and judges every boundary and
