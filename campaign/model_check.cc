@@ -276,6 +276,12 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
             " nodes (budget " + std::to_string(static_cast<int>(mo.budget_seconds)) + " s)");
       filed = Minimize(start, target, mo);
       result.nodes_after = static_cast<int64_t>(filed.graph.nodes.size());
+      if (!result.cut_layer.empty() && filed.minimization.is_object()) {
+        // The reducer's nodes_before is the cut's: say what it was cut from.
+        filed.minimization["started_from"] = {{"departing_layer", result.cut_layer},
+                                              {"nodes", result.cut_nodes},
+                                              {"model_nodes", result.nodes_before}};
+      }
       result.minimize_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - minimize_start).count();
     }

@@ -254,6 +254,16 @@ TEST(CheckCommand, MinimizerStartsFromTheDepartingLayersBlock) {
   EXPECT_EQ(finding["minimized_from"]["layer"], "l6_q");
   EXPECT_EQ(finding["minimized_from"]["nodes"], 6);
   EXPECT_EQ(finding["nodes_after"], 3);  // DQ -> Conv -> Q: the fused layer alone
+  bool recorded = false;                 // the finding's repro.json says where the reducer started
+  for (const auto& f : fs::recursive_directory_iterator(dir / "findings")) {
+    if (f.path().filename() != "repro.json") continue;
+    std::ifstream r(f.path());
+    const nlohmann::json m = nlohmann::json::parse(r)["provenance"]["minimization"];
+    EXPECT_EQ(m["started_from"]["departing_layer"], "l6_q");
+    EXPECT_EQ(m["started_from"]["model_nodes"], 33);
+    recorded = true;
+  }
+  EXPECT_TRUE(recorded);
   fs::remove_all(dir);
 }
 
