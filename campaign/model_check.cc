@@ -188,6 +188,7 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
   result.oracle_kind = o.check.oracle.kind;
   const int samples = inputs.empty() ? std::max(1, o.samples) : 1;
   Repro first;  // the first finding
+  size_t first_sample = 0;
   for (int i = 0; i < samples; ++i) {
     SampleCheck s;
     s.seed = o.seed + static_cast<uint64_t>(i);
@@ -227,6 +228,7 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     const CaseOutcome& decisive = s.plain.finding() ? s.plain : s.optimized;
     if (!result.finding && decisive.finding()) {
       result.finding = true;
+      first_sample = result.samples.size();
       first = ReproOfCheck(g, in, target.spec(), o.check);
       first.kernel_check = true;  // both runs are always made
       SetOutcome(decisive, &first);
@@ -260,12 +262,28 @@ ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inp
     result.nodes_before = result.nodes_after = static_cast<int64_t>(g.nodes.size());
     Repro filed = first;
     if (o.minimize && first.kind != FindingKind::kTimeout) {
+      const auto minimize_start = std::chrono::steady_clock::now();
+      // On an int8 model the minimizer starts from the block around the first departing layer
+      // (issue 43): from the whole ResNet-18 it did not get below 125 of 132 nodes in 120 s.
+      const Repro start = StartFromDepartingLayer(target, g, result.samples[first_sample], first,
+                                                  o.check, phase, &result);
+      // The budget covers the cut too (at least a tenth of it is left to the reducer).
+      const double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - minimize_start).count();
       MinimizeOptions mo;
-      mo.budget_seconds = o.minimize_budget;
-      phase("minimizing the finding (budget " +
-            std::to_string(static_cast<int>(o.minimize_budget)) + " s)");
-      filed = Minimize(first, target, mo);
+      mo.budget_seconds = std::max(o.minimize_budget / 10, o.minimize_budget - spent);
+      phase("minimizing the finding from " + std::to_string(start.graph.nodes.size()) +
+            " nodes (budget " + std::to_string(static_cast<int>(mo.budget_seconds)) + " s)");
+      filed = Minimize(start, target, mo);
       result.nodes_after = static_cast<int64_t>(filed.graph.nodes.size());
+      if (!result.cut_layer.empty() && filed.minimization.is_object()) {
+        // The reducer's nodes_before is the cut's: say what it was cut from.
+        filed.minimization["started_from"] = {{"departing_layer", result.cut_layer},
+                                              {"nodes", result.cut_nodes},
+                                              {"model_nodes", result.nodes_before}};
+      }
+      result.minimize_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - minimize_start).count();
     }
     if (!o.out_dir.empty()) {
       const OutLayout layout(o.out_dir);

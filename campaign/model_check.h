@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "harness/check.h"
 #include "harness/layerwise.h"
+#include "harness/repro.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -89,6 +91,13 @@ struct ModelCheckResult {
   std::string signature;    // its folder under OUT/findings/, "" when none was written
   std::string blamed_rule;  // "" when not blamed
   int64_t nodes_before = 0, nodes_after = 0;  // the culprit's size after minimization
+  // Where the minimizer started (issue 43): the block cut around the first departing layer
+  // (harness/layer_cut.h), "" when it started from the whole model; its size and widening.
+  std::string cut_layer;
+  int64_t cut_nodes = 0;
+  int cut_widen = 0;
+  std::string cut_note;         // why no cut was used, when the model has quantization boundaries
+  double minimize_seconds = 0;  // the cut and the minimization
   // The target declined the model (a run was UNSUPPORTED) and nothing was found: the model was
   // not checked. The first such message.
   std::string unsupported;
@@ -109,6 +118,16 @@ inline constexpr int kExitNotJudged = 3;
 // `inputs`: explicit inputs (one sample), or empty to seed `samples` samples.
 ModelCheckResult CheckModel(Target& target, const Graph& g, const TensorMap& inputs,
                             const ModelCheckOptions& o);
+
+// The minimizer's starting point for a fusion finding `first` found on sample `s` of a quantized
+// model: the block around the sample's first departing layer, its inputs the engine's integers
+// there, when replaying that block gives the same finding (same kind, same blamed rule, the
+// blamed nodes inside it); widened a boundary at a time up to twice, else `first` itself.
+// Computes the layer table when `s` has none (one more optimized run). Fills result->cut_*.
+Repro StartFromDepartingLayer(Target& target, const Graph& g, const SampleCheck& s,
+                              const Repro& first, const CheckOptions& check,
+                              const std::function<void(const std::string&)>& phase,
+                              ModelCheckResult* result);
 
 // The text report printed by `fusefuzz check`.
 std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir);

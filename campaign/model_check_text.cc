@@ -69,6 +69,30 @@ std::string Plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// The classifier outputs' agreement over every sample (null when the model has none): how many
+// samples and rows it rests on, so one agreeing row is not read as a rate.
+nlohmann::json ClassifierAgreementJson(const ModelCheckResult& r) {
+  int64_t rows = 0, top1 = 0, top5 = 0;
+  double logit_max = 0;
+  bool steps = false;
+  for (const SampleCheck& sc : r.samples) {
+    for (const OutputCheck& c : sc.outputs) {
+      if (c.rows == 0) continue;
+      rows += c.rows, top1 += c.top1_agree, top5 += c.top5_agree;
+      logit_max = std::max(logit_max, c.logit_max_abs);
+      steps |= c.grid.compared > 0;
+    }
+  }
+  if (rows == 0) return nullptr;
+  return {{"samples", r.samples.size()},
+          {"rows", rows},
+          {"top1_agree", top1},
+          {"top5_agree", top5},
+          {"largest_logit_error", logit_max},
+          {"logit_error_unit", steps ? "steps" : "output units"},
+          {"a_rate", rows > 1}};
+}
+
 }  // namespace
 
 nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& target,
@@ -131,6 +155,9 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                 : r.not_judged                 ? "not_judged"
                                                : "pass";
   if (!r.unsupported.empty()) j["unsupported"] = r.unsupported;
+  if (auto agreement = ClassifierAgreementJson(r); !agreement.is_null()) {
+    j["classifier_agreement"] = std::move(agreement);
+  }
   if (r.not_judged) {
     int64_t n = 0;
     for (const SampleCheck& sc : r.samples) n += VerdictOfSample(sc) == SampleVerdict::kNotJudged;
@@ -150,7 +177,14 @@ nlohmann::json ModelCheckJson(const ModelCheckResult& r, const std::string& targ
                     {"blamed_rule", r.blamed_rule},
                     {"folder", r.signature.empty() ? "" : "findings/" + r.signature},
                     {"nodes_before", r.nodes_before},
-                    {"nodes_after", r.nodes_after}};
+                    {"nodes_after", r.nodes_after},
+                    {"minimize_seconds", r.minimize_seconds}};
+    if (!r.cut_layer.empty()) {
+      j["finding"]["minimized_from"] = {
+          {"layer", r.cut_layer}, {"nodes", r.cut_nodes}, {"widen", r.cut_widen}};
+    } else if (!r.cut_note.empty()) {
+      j["finding"]["minimized_from"] = {{"nodes", r.nodes_before}, {"why_not_a_block", r.cut_note}};
+    }
   }
   return j;
 }
@@ -254,9 +288,12 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
     s << "classifier agreement over "
       << Plural(static_cast<int64_t>(r.samples.size()), "sample", "samples") << ": top-1 " << top1
       << "/" << rows << ", top-5 " << top5 << "/" << rows;
-    std::snprintf(buf, sizeof buf, ", largest logit error %.4g%s\n", logit_max,
+    std::snprintf(buf, sizeof buf, ", largest logit error %.4g%s", logit_max,
                   logit_steps ? " steps" : "");
     s << buf;
+    // One row agreeing says nothing about a rate (issue 43): it is what was seen, not a pass.
+    if (rows == 1) s << " (one row: an observation, not an agreement rate; --samples N for one)";
+    s << "\n";
   }
   if (top1 < rows) {
     s << "note: the target's top-1 differs from the reference's on " << rows - top1 << " of "
@@ -342,6 +379,16 @@ std::string ModelCheckText(const ModelCheckResult& r, const std::string& out_dir
   s << "; culprit " << r.nodes_after << " of " << r.nodes_before << " nodes";
   std::snprintf(buf, sizeof buf, " (%.1f s)\n", r.seconds);
   s << buf;
+  if (!r.cut_layer.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "  minimized from the block around the first departing layer '%s' (%lld of "
+                  "%lld nodes, its inputs the engine's integers there; widened %d) in %.1f s\n",
+                  r.cut_layer.c_str(), static_cast<long long>(r.cut_nodes),
+                  static_cast<long long>(r.nodes_before), r.cut_widen, r.minimize_seconds);
+    s << buf;
+  } else if (!r.cut_note.empty()) {
+    s << "  minimized from the whole model (" << r.cut_note << ")\n";
+  }
   if (!r.signature.empty()) {
     s << "finding: " << out_dir << "/findings/" << r.signature << "/\n";
   }

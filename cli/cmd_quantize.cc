@@ -51,6 +51,14 @@ void RegisterQuantize(Cli& cli) {
   cmd->add_option("--method", o->method, "activation ranges: minmax or percentile")
       ->transform(CLI::CheckedTransformer(methods, CLI::ignore_case))
       ->capture_default_str();
+  const std::map<std::string, QuantizeFlavor> flavors = {
+      {"onnxruntime", QuantizeFlavor::kOnnxRuntime}, {"pytorch", QuantizeFlavor::kPyTorch}};
+  cmd->add_option("--flavor", o->q.flavor,
+                  "whose quantization to imitate: onnxruntime (quantize_static's QDQ placement) "
+                  "or pytorch (the points PyTorch's eager/FX flows quantize: also Linear, pools "
+                  "and Flatten on their input's grid, per_channel_symmetric weights)")
+      ->transform(CLI::CheckedTransformer(flavors, CLI::ignore_case))
+      ->default_str("onnxruntime");
   auto* percentile = cmd->add_option("--percentile", o->q.percentile,
                                      "with --method percentile: the range is [P(100 - p), P(p)]")
                          ->capture_default_str();
@@ -96,10 +104,11 @@ void RegisterQuantize(Cli& cli) {
     WriteFileAtomic(o->output, m.bytes);
     for (const std::string& note : sum.notes) std::fprintf(stderr, "quantize: %s\n", note.c_str());
     std::printf(
-        "%s: %lld conv(s) with int8 per-channel weights%s, %lld activation(s) quantized to uint8 "
-        "(%s on %d input(s), %s), %lld float bias(es)\n",
-        o->output.c_str(), static_cast<long long>(sum.convs), o->q.reduce_range ? " (7-bit)" : "",
-        static_cast<long long>(sum.activations),
+        "%s: %lld conv(s)%s with int8 per-channel weights%s, %lld activation(s) quantized to "
+        "uint8 (%s on %d input(s), %s), %lld float bias(es)\n",
+        o->output.c_str(), static_cast<long long>(sum.convs),
+        sum.gemms > 0 ? (" and " + std::to_string(sum.gemms) + " gemm(s)").c_str() : "",
+        o->q.reduce_range ? " (7-bit)" : "", static_cast<long long>(sum.activations),
         o->q.method == CalibrationMethod::kMinMax ? "minmax" : "percentile",
         o->q.calibration_data.empty() ? o->q.calibration_inputs
                                       : static_cast<int>(o->q.calibration_data.size()),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include "kernels/reference/teacher_forced.h"
 #include "oracles/grid.h"
@@ -96,6 +97,30 @@ LayerCheck JudgeFloat(const Graph& g, const std::string& name, const RefTensorMa
   return l;
 }
 
+// The model already answers these integers dequantized: a per-tensor DequantizeLinear of them is
+// a graph output (a classifier's logits after PyTorch's DeQuantStub). Exposing them too would
+// answer one value twice, which PyTorch's adapter refuses ("two graph outputs are one value of
+// the float model"); their integers are read back from that output instead, exactly: (q - z) * s
+// in float32 divided by s rounds back to q - z. Returns that DequantizeLinear, or nullptr.
+const Node* AnsweredDequantized(const Graph& g, const std::string& v) {
+  for (int c : g.Consumers(v)) {
+    const Node& n = g.nodes[static_cast<size_t>(c)];
+    auto x = n.quant.find("x");
+    if (n.op == Op::DequantizeLinear && g.IsGraphOutput(n.output) && x != n.quant.end() &&
+        !x->second.PerAxis()) {
+      return &n;
+    }
+  }
+  return nullptr;
+}
+
+Tensor IntegersOf(const Tensor& dequantized, const QuantParams& q) {
+  Tensor t = dequantized;
+  const double s = q.scale[0], z = static_cast<double>(q.zero_point[0]);
+  for (float& v : t.data) v = static_cast<float>(std::nearbyint(static_cast<double>(v) / s) + z);
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> QuantBoundaries(const Graph& g) {
@@ -109,7 +134,7 @@ std::vector<std::string> QuantBoundaries(const Graph& g) {
 Graph WithBoundaryOutputs(const Graph& g) {
   Graph exposed = g;
   for (const std::string& v : QuantBoundaries(g)) {
-    if (!g.IsGraphOutput(v)) exposed.outputs.push_back(v);
+    if (!g.IsGraphOutput(v) && AnsweredDequantized(g, v) == nullptr) exposed.outputs.push_back(v);
   }
   return exposed;
 }
@@ -122,7 +147,14 @@ LayerwiseResult CheckLayers(Target& target, const Graph& g, const TensorMap& inp
   req.optimize = true;
   req.opt = opts.opt;
   req.threads = opts.threads;
-  const TargetResult run = target.Run(exposed, inputs, req);
+  TargetResult run = target.Run(exposed, inputs, req);
+  for (const std::string& v : QuantBoundaries(g)) {
+    const Node* dq = AnsweredDequantized(g, v);
+    auto answered = dq == nullptr ? run.outputs.end() : run.outputs.find(dq->output);
+    if (run.outputs.count(v) == 0 && answered != run.outputs.end()) {
+      run.outputs[v] = IntegersOf(answered->second, dq->quant.at("x"));
+    }
+  }
   res.rewrites_plain = RewriteLines(plain_optimized);
   res.rewrites_exposed = RewriteLines(run);
   if (run.status != RunStatus::kOk) {
@@ -169,6 +201,7 @@ LayerwiseResult CheckLayers(Target& target, const Graph& g, const TensorMap& inp
     res.layers.push_back(std::move(l));
   }
   if (!any_integer) res.min_informative_share = 0;
+  res.engine_values = std::move(forced);
   return res;
 }
 

@@ -51,6 +51,9 @@ struct LayerwiseResult {
   std::vector<std::string> rewrites_plain, rewrites_exposed;
   bool same_fusion() const { return rewrites_plain == rewrites_exposed; }
   double min_informative_share = 0;  // over the integer layers that were exposed
+  // The integers the engine answered at each boundary (what the reference was forced with): the
+  // inputs of a cut around the departing layer (harness/layer_cut.h).
+  TensorMap engine_values;
 };
 
 // The boundary tensors of `g`: the outputs of QuantizeLinear, QLinearConv and QLinearAdd, in
@@ -58,7 +61,8 @@ struct LayerwiseResult {
 std::vector<std::string> QuantBoundaries(const Graph& g);
 
 // `g` with the boundaries added to its outputs (existing outputs first, then the boundaries not
-// already among them).
+// already among them, nor answered dequantized: a per-tensor DequantizeLinear of one that is a
+// graph output already carries its integers, which CheckLayers reads back).
 Graph WithBoundaryOutputs(const Graph& g);
 
 // Runs the optimized target once more on WithBoundaryOutputs(g) and judges every boundary and

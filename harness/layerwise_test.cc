@@ -110,5 +110,29 @@ TEST(Layerwise, AWrongLayerIsTheFirstDeparting) {
   EXPECT_EQ(l.failing_channels, std::vector<int64_t>{13});
 }
 
+// A boundary the model answers dequantized (rq, whose DequantizeLinear is the graph output y)
+// is not exposed again: one value answered twice is refused by PyTorch's adapter ("two graph
+// outputs are one value of the float model": MobileNetV2's logits after quantize --flavor
+// pytorch). Its integers are read back from y, and it is still judged on the grid.
+TEST(Layerwise, ABoundaryAnsweredDequantizedIsReadBackNotExposed) {
+  const Graph g = QuantGraph("qdq-conv-relu.json");
+  const Graph exposed = WithBoundaryOutputs(g);
+  EXPECT_NE(std::find(exposed.outputs.begin(), exposed.outputs.end(), "xq"), exposed.outputs.end());
+  EXPECT_EQ(std::find(exposed.outputs.begin(), exposed.outputs.end(), "rq"), exposed.outputs.end());
+  auto target = MakeTarget(EmbeddedSpecText(), {});
+  const TensorMap in = InputsFromSeed(g, 1);
+  RunRequest req;
+  req.optimize = true;
+  const LayerwiseResult r = CheckLayers(*target, g, in, {}, target->Run(g, in, req));
+  ASSERT_TRUE(r.ran) << r.message;
+  auto rq = std::find_if(r.layers.begin(), r.layers.end(),
+                         [](const LayerCheck& l) { return l.value == "rq"; });
+  ASSERT_NE(rq, r.layers.end());
+  EXPECT_TRUE(rq->exposed);
+  EXPECT_TRUE(rq->integer);
+  EXPECT_EQ(rq->failed, 0);
+  EXPECT_GT(rq->informative, 0);
+}
+
 }  // namespace
 }  // namespace fusefuzz::testing

@@ -32,19 +32,26 @@ bool IsTrailingActivation(Op op) { return op == Op::Relu || op == Op::Relu6 || o
 // input of a Conv, every operand of an Add, and the output of each Conv and Add, taken after the
 // Relu/Relu6/Clip chain that alone consumes it (kept in the graph, so that ORT's QDQ fusions see
 // Conv -> Relu -> Q, which they fold into QLinearConv). Graph outputs stay float.
-std::vector<std::string> ValuesToQuantize(const Graph& g, bool integer_outputs) {
+// kPyTorch adds the Gemm (nn.Linear) like a Conv, and keeps a graph output made by a quantized
+// op (PyTorch quantizes it, then the DeQuantStub).
+std::vector<std::string> ValuesToQuantize(const Graph& g, bool integer_outputs,
+                                          QuantizeFlavor flavor) {
+  const bool torch = flavor == QuantizeFlavor::kPyTorch;
   std::vector<std::string> order;
   std::set<std::string> seen;
   auto mark = [&](const std::string& v) {
-    if (g.IsGraphOutput(v) || !seen.insert(v).second) return;
+    if ((g.IsGraphOutput(v) && !torch) || !seen.insert(v).second) return;
     order.push_back(v);
   };
   for (const Node& n : g.nodes) {
-    if (n.op == Op::Conv && !n.inputs.empty()) mark(n.inputs[0]);
+    const bool computes = n.op == Op::Conv || n.op == Op::Add || (torch && n.op == Op::Gemm);
+    if ((n.op == Op::Conv || n.op == Op::Gemm) && computes && !n.inputs.empty()) {
+      mark(n.inputs[0]);
+    }
     if (n.op == Op::Add) {
       for (const std::string& v : n.inputs) mark(v);
     }
-    if (n.op != Op::Conv && n.op != Op::Add) continue;
+    if (!computes) continue;
     std::string out = n.output;
     for (;;) {
       std::vector<int> users = g.Consumers(out);
@@ -84,24 +91,60 @@ std::string FreshName(const std::string& base, std::set<std::string>& taken) {
   return name;
 }
 
+// PyTorch runs these on the quantized tensor with its input's qparams (no observer of their own).
+bool SharesInputGrid(Op op) {
+  return op == Op::MaxPool || op == Op::AvgPool || op == Op::GlobalAvgPool || op == Op::Flatten ||
+         op == Op::Reshape;
+}
+
+// The weight integers' range: [-qmax, qmax] (ONNX Runtime), [-128, 127] (PyTorch's qint8).
+std::pair<double, double> WeightRange(bool reduce_range, QuantizeFlavor flavor) {
+  if (flavor == QuantizeFlavor::kPyTorch) return {-128, 127};
+  const double qmax = WeightQmax(reduce_range);
+  return {-qmax, qmax};
+}
+
+// The params of `w` snapped onto `q` (channel along `axis` of a 2-d or 4-d tensor).
+void SnapWeights(Tensor& w, const QuantParams& q, int64_t axis, std::pair<double, double> range) {
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < w.shape.size(); ++d) inner *= w.shape[d];
+  const int64_t channels = w.shape[static_cast<size_t>(axis)];
+  for (size_t i = 0; i < w.data.size(); ++i) {
+    const double s = q.scale[static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels)];
+    const double v =
+        std::clamp(std::nearbyint(static_cast<double>(w.data[i]) / s), range.first, range.second);
+    w.data[i] = static_cast<float>(s * v);
+  }
+}
+
+// kPyTorch: nn.Linear's weight per output channel (axis 0 of B when transB, else axis 1); its
+// bias stays float, as PyTorch's quantized Linear keeps it (the kernel rounds it itself).
+void QuantizeGemmParams(Node& n, bool reduce_range, QuantizeFlavor flavor, QuantizeSummary& sum) {
+  auto b_it = n.params.find("B");
+  if (b_it == n.params.end() || b_it->second.shape.size() != 2) {
+    sum.notes.push_back(Where(n) + ": weights are not a constant 2-d param, kept float");
+    return;
+  }
+  const int64_t axis = AttrInt(n, "transB") != 0 ? 0 : 1;
+  const QuantParams q = WeightParams(b_it->second, reduce_range, flavor, axis);
+  SnapWeights(b_it->second, q, axis, WeightRange(reduce_range, flavor));
+  n.quant["B"] = q;
+  ++sum.gemms;
+}
+
 // Gives the Conv int8 per-channel weights and, when its integers fit, an int32 bias at
 // s_x * s_w[m] (both float32, as the tool's numpy float32 product).
-void QuantizeConvParams(Node& n, double s_x, bool reduce_range, QuantizeSummary& sum) {
+void QuantizeConvParams(Node& n, double s_x, bool reduce_range, QuantizeFlavor flavor,
+                        QuantizeSummary& sum) {
   auto w_it = n.params.find("W");
   if (w_it == n.params.end() || w_it->second.shape.size() != 4) {
     sum.notes.push_back(Where(n) + ": weights are not a constant 4-d param, kept float");
     return;
   }
   Tensor& w = w_it->second;
-  const QuantParams qw = WeightParams(w, reduce_range);
-  const double qmax = WeightQmax(reduce_range);
+  const QuantParams qw = WeightParams(w, reduce_range, flavor);
   const int64_t m_count = w.shape[0];
-  const size_t per = w.data.size() / static_cast<size_t>(m_count);
-  for (size_t i = 0; i < w.data.size(); ++i) {
-    const double s = qw.scale[i / per];
-    const double q = std::clamp(std::nearbyint(static_cast<double>(w.data[i]) / s), -qmax, qmax);
-    w.data[i] = static_cast<float>(s * q);
-  }
+  SnapWeights(w, qw, 0, WeightRange(reduce_range, flavor));
   n.quant["W"] = qw;
   ++sum.convs;
   auto b_it = n.params.find("B");
@@ -144,21 +187,25 @@ QuantParams ActivationParams(double lo, double hi) {
 
 int WeightQmax(bool reduce_range) { return reduce_range ? 64 : 127; }
 
-QuantParams WeightParams(const Tensor& w, bool reduce_range) {
+QuantParams WeightParams(const Tensor& w, bool reduce_range, QuantizeFlavor flavor, int64_t axis) {
   QuantParams q;
   q.type = QuantType::kInt8;
-  q.axis = 0;
+  q.axis = static_cast<int>(axis);
   q.scale.clear();  // QuantParams starts as per tensor {1}, {0}
   q.zero_point.clear();
-  const int64_t m_count = w.shape.empty() ? 1 : w.shape[0];
-  const size_t per = m_count > 0 ? w.data.size() / static_cast<size_t>(m_count) : 0;
-  for (int64_t m = 0; m < m_count; ++m) {
-    double amax = 0;
-    for (size_t i = 0; i < per; ++i) {
-      amax =
-          std::max(amax, std::fabs(static_cast<double>(w.data[static_cast<size_t>(m) * per + i])));
-    }
-    const float s = static_cast<float>(amax) / static_cast<float>(WeightQmax(reduce_range));
+  const int64_t m_count = w.shape.empty() ? 1 : w.shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < w.shape.size(); ++d) inner *= w.shape[d];
+  std::vector<double> amax(static_cast<size_t>(std::max<int64_t>(m_count, 0)), 0.0);
+  for (size_t i = 0; i < w.data.size() && m_count > 0; ++i) {
+    double& a = amax[static_cast<size_t>((static_cast<int64_t>(i) / inner) % m_count)];
+    a = std::max(a, std::fabs(static_cast<double>(w.data[i])));
+  }
+  // PyTorch: max / ((quant_max - quant_min) / 2) = max / 127.5; ONNX Runtime: max / qmax.
+  const float divisor =
+      flavor == QuantizeFlavor::kPyTorch ? 127.5f : static_cast<float>(WeightQmax(reduce_range));
+  for (double a : amax) {
+    const float s = static_cast<float>(a) / divisor;
     q.scale.push_back(s >= std::numeric_limits<float>::min() ? s : 1.0);
     q.zero_point.push_back(0);
   }
@@ -180,7 +227,13 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
                        "model)");
     }
   }
-  const std::vector<std::string> values = ValuesToQuantize(g, o.integer_outputs);
+  const bool torch = o.flavor == QuantizeFlavor::kPyTorch;
+  if (torch && o.reduce_range) {
+    throw InputError("--reduce-range",
+                     "is ONNX Runtime's weight rule; --flavor pytorch quantizes weights as "
+                     "PyTorch's per_channel_symmetric qint8 does");
+  }
+  const std::vector<std::string> values = ValuesToQuantize(g, o.integer_outputs, o.flavor);
   if (values.empty()) {
     throw InputError("", "nothing to quantize: the model has no Conv or Add");
   }
@@ -219,6 +272,16 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
     }
     params[v] = ActivationParams(r.lo, r.hi);
   }
+  // kPyTorch: a pool, Flatten or Reshape of a quantized value is quantized on that value's grid
+  // (in node order, so pool -> Flatten chains share one grid).
+  std::set<std::string> shared;
+  for (const Node& n : g.nodes) {
+    if (!torch || !SharesInputGrid(n.op) || n.inputs.empty()) continue;
+    auto in = params.find(n.inputs[0]);
+    if (in == params.end()) continue;
+    params[n.output] = in->second;
+    shared.insert(n.output);
+  }
 
   QuantizeSummary sum;
   std::set<std::string> taken;
@@ -228,6 +291,7 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
     taken.insert(n.output);
   }
   std::map<std::string, std::string> dq_of;  // value -> its dequantized copy
+  std::map<std::string, std::string> q_of;   // value -> its integers
   Graph out = g;
   out.nodes.clear();
   auto emit_pair = [&](const std::string& v) {
@@ -238,8 +302,18 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
     q.inputs = {v};
     q.output = FreshName(v + "_QuantizeLinear_Output", taken);
     q.quant["y"] = p;
-    if (g.IsGraphOutput(v)) {  // integer_outputs: the integers are the output
-      std::replace(out.outputs.begin(), out.outputs.end(), v, q.output);
+    // kPyTorch: a value only reshaped further (pool -> Flatten) is read as integers: no DQ here.
+    // Else (integer_outputs aside) Q -> DQ.
+    const std::vector<int> users = g.Consumers(v);
+    const bool only_reshaped = torch && !users.empty() && !g.IsGraphOutput(v) &&
+                               std::all_of(users.begin(), users.end(), [&](int u) {
+                                 const Op op = g.nodes[static_cast<size_t>(u)].op;
+                                 return op == Op::Flatten || op == Op::Reshape;
+                               });
+    if ((g.IsGraphOutput(v) && o.integer_outputs) || only_reshaped) {
+      // integer_outputs: the integers are the output.
+      if (g.IsGraphOutput(v)) std::replace(out.outputs.begin(), out.outputs.end(), v, q.output);
+      q_of[v] = q.output;
       out.nodes.push_back(std::move(q));
       ++sum.activations;
       return;
@@ -251,6 +325,9 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
     dq.output = FreshName(v + "_DequantizeLinear_Output", taken);
     dq.quant["x"] = p;
     dq_of[v] = dq.output;
+    q_of[v] = q.output;
+    // kPyTorch: a quantized graph output is answered dequantized (the DeQuantStub).
+    if (g.IsGraphOutput(v)) std::replace(out.outputs.begin(), out.outputs.end(), v, dq.output);
     out.nodes.push_back(std::move(q));
     out.nodes.push_back(std::move(dq));
     ++sum.activations;
@@ -260,18 +337,48 @@ Graph QuantizeStatic(const Graph& g, const QuantizeOptions& o, QuantizeSummary* 
   }
   for (const Node& n : g.nodes) {
     Node copy = n;
+    // kPyTorch: Flatten and Reshape of a quantized value move its integers (PyTorch reshapes the
+    // quantized tensor), then one DequantizeLinear: Q -> Flatten -> DQ, not a second Q -> DQ pair
+    // of the same value.
+    if (torch && (n.op == Op::Flatten || n.op == Op::Reshape) && !n.inputs.empty() &&
+        q_of.count(n.inputs[0]) != 0) {
+      copy.inputs[0] = q_of.at(n.inputs[0]);
+      const QuantParams& p = params.at(n.inputs[0]);
+      copy.output = FreshName(n.output + "_integers", taken);
+      Node dq;
+      dq.op = Op::DequantizeLinear;
+      dq.name = FreshName(n.output + "_DequantizeLinear", taken);
+      dq.inputs = {copy.output};
+      dq.output = FreshName(n.output + "_DequantizeLinear_Output", taken);
+      dq.quant["x"] = p;
+      dq_of[n.output] = dq.output;
+      q_of[n.output] = copy.output;
+      if (g.IsGraphOutput(n.output)) {
+        std::replace(out.outputs.begin(), out.outputs.end(), n.output, dq.output);
+      }
+      out.nodes.push_back(std::move(copy));
+      out.nodes.push_back(std::move(dq));
+      continue;
+    }
     for (std::string& in : copy.inputs) {
       if (auto it = dq_of.find(in); it != dq_of.end()) in = it->second;
     }
     if (copy.op == Op::Conv) {
       if (auto p = params.find(n.inputs[0]); p != params.end()) {
-        QuantizeConvParams(copy, p->second.scale[0], o.reduce_range, sum);
+        QuantizeConvParams(copy, p->second.scale[0], o.reduce_range, o.flavor, sum);
       } else {
         sum.notes.push_back(Where(n) + ": its input is a graph output, kept float");
       }
     }
+    if (copy.op == Op::Gemm && torch && params.count(n.inputs[0]) != 0) {
+      QuantizeGemmParams(copy, o.reduce_range, o.flavor, sum);
+    }
     out.nodes.push_back(std::move(copy));
-    if (params.count(n.output) != 0) emit_pair(n.output);
+    if (params.count(n.output) != 0 &&
+        (shared.count(n.output) != 0 ||
+         std::find(values.begin(), values.end(), n.output) != values.end())) {
+      emit_pair(n.output);
+    }
   }
   VerifyGraph(out);
   if (summary != nullptr) *summary = std::move(sum);

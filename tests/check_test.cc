@@ -223,3 +223,79 @@ TEST(CheckCommand, SamplesNameTheirRewrites) {
 
 }  // namespace
 }  // namespace fusefuzz
+
+namespace fusefuzz {
+namespace {
+
+// Issue 43, item 4: on an int8 model the minimizer starts from the block around the first
+// departing layer, its inputs the engine's integers there, not from the whole model. A 33-node
+// chain whose middle layer (l6) alone departs under the fault (make_layers_chain.py): the start is
+// that layer and the next (6 nodes), also without --layers (the table is made for the cut).
+TEST(CheckCommand, MinimizerStartsFromTheDepartingLayersBlock) {
+  fs::path dir = TempDir("check-layer-cut");
+  const std::string check = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/";
+  const std::string model =
+      check + "layers-chain.json --inputs " + check + "layers-chain.inputs.json -q -o ";
+  CmdResult pass = Fusefuzz("check " + model + dir.string() + " --layers");
+  EXPECT_EQ(pass.status, 0) << pass.out;
+  EXPECT_NE(pass.out.find("0 departing"), std::string::npos) << pass.out;
+
+  CmdResult bad = Fusefuzz("check " + model + dir.string() +
+                           " --inject bias-scale-unchecked --json " + (dir / "r.json").string());
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("minimized from the block around the first departing layer 'l6_q' (6 "
+                         "of 33 nodes"),
+            std::string::npos)
+      << bad.out;
+  std::ifstream in(dir / "r.json");
+  const nlohmann::json finding = nlohmann::json::parse(in)["targets"][0]["finding"];
+  EXPECT_EQ(finding["blamed_rule"], "bias-scale-unchecked");
+  EXPECT_EQ(finding["nodes_before"], 33);
+  EXPECT_EQ(finding["minimized_from"]["layer"], "l6_q");
+  EXPECT_EQ(finding["minimized_from"]["nodes"], 6);
+  EXPECT_EQ(finding["nodes_after"], 3);  // DQ -> Conv -> Q: the fused layer alone
+  bool recorded = false;                 // the finding's repro.json says where the reducer started
+  for (const auto& f : fs::recursive_directory_iterator(dir / "findings")) {
+    if (f.path().filename() != "repro.json") continue;
+    std::ifstream r(f.path());
+    const nlohmann::json m = nlohmann::json::parse(r)["provenance"]["minimization"];
+    EXPECT_EQ(m["started_from"]["departing_layer"], "l6_q");
+    EXPECT_EQ(m["started_from"]["model_nodes"], 33);
+    recorded = true;
+  }
+  EXPECT_TRUE(recorded);
+  fs::remove_all(dir);
+}
+
+// Issue 43, item 2: top-1 agreement beside the logit error, over the samples, saying what it
+// rests on: one row is an observation, never read as an agreement rate.
+TEST(CheckCommand, ClassifierAgreementSaysWhatItRestsOn) {
+  fs::path dir = TempDir("check-classifier");
+  const std::string model = std::string(FUSEFUZZ_SOURCE_DIR) + "/tests/data/check/classifier.json";
+  CmdResult one = Fusefuzz("check " + model + " -q --no-minimize -o " + dir.string() + " --json " +
+                           (dir / "one.json").string());
+  EXPECT_EQ(one.status, 0) << one.out;
+  EXPECT_NE(one.out.find("classifier agreement over 1 sample: top-1 1/1, top-5 1/1, largest "
+                         "logit error 0 (one row: an observation, not an agreement rate"),
+            std::string::npos)
+      << one.out;
+  CmdResult three = Fusefuzz("check " + model + " -q --no-minimize --samples 3 -o " + dir.string() +
+                             " --json " + (dir / "three.json").string());
+  EXPECT_EQ(three.status, 0) << three.out;
+  EXPECT_NE(three.out.find("classifier agreement over 3 samples: top-1 3/3, top-5 3/3, largest "
+                           "logit error 0\n"),
+            std::string::npos)
+      << three.out;
+  std::ifstream in1(dir / "one.json"), in3(dir / "three.json");
+  const nlohmann::json a1 = nlohmann::json::parse(in1)["targets"][0]["classifier_agreement"];
+  const nlohmann::json a3 = nlohmann::json::parse(in3)["targets"][0]["classifier_agreement"];
+  EXPECT_EQ(a1["rows"], 1);
+  EXPECT_EQ(a1["a_rate"], false);
+  EXPECT_EQ(a3["samples"], 3);
+  EXPECT_EQ(a3["top1_agree"], 3);
+  EXPECT_EQ(a3["a_rate"], true);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fusefuzz
