@@ -150,14 +150,28 @@ BatchOutcome CheckBatch(Target& target, const std::vector<BatchCase>& cases,
     if (optimized.status != RunStatus::kOk) b.batch_failure = "optimized run: " + optimized.message;
   }
   if (!b.batch_failure.empty()) {
-    // Which case (if any) the failure was: each alone. None failing alone makes the failure the
-    // batch's own, and every case of it batch-only.
+    // Which case (if any) the failure was: each half as a batch again, down to single cases
+    // checked alone, so that one case the target refuses costs about 2 log K calls, not K. A
+    // failure no case explains (every case passes in a smaller batch or alone) is the batch's
+    // own: every case of it is batch-only.
+    const auto middle = cases.begin() + static_cast<std::ptrdiff_t>(cases.size() / 2);
+    const std::string failure = b.batch_failure;
+    b = BatchOutcome{};
+    b.batch_failure = failure;
     bool explained = false;
-    for (size_t j = 0; j < cases.size(); ++j) {
-      b.cases[j].outcome = alone(j);
-      explained |= !PassOrMistrusted(b.cases[j].outcome);
+    for (const std::vector<BatchCase>& half : {std::vector<BatchCase>(cases.begin(), middle),
+                                               std::vector<BatchCase>(middle, cases.end())}) {
+      BatchOutcome h = CheckBatch(target, half, opts);
+      for (BatchedCase& c : h.cases) {
+        explained |= !PassOrMistrusted(c.outcome);
+        b.cases.push_back(std::move(c));
+      }
+      b.unattributed.insert(b.unattributed.end(), h.unattributed.begin(), h.unattributed.end());
+      b.spanning_rewrites += h.spanning_rewrites;
     }
-    for (BatchedCase& c : b.cases) c.batch_only = !explained;
+    if (!explained) {
+      for (BatchedCase& c : b.cases) c.batch_only = true;
+    }
     return b;
   }
   const BatchSplit plain_split =

@@ -49,15 +49,18 @@ BatchSplit SplitBatchResult(const TargetResult& r, size_t cases);
 struct BatchedCase {
   // What is filed: the batch's judgement when the case passed there, else the alone run's.
   CaseOutcome outcome;
-  bool alone = false;       // run alone: not PASS in the batch, spanned, or the batch failed
-  bool batch_only = false;  // failed in the batch (or with it) but not alone: never a finding
+  bool alone = false;  // run alone: not PASS in a batch, spanned, or alone after halving
+  // Failed in the batch (or its batch failed) but passed alone or in a smaller batch: never a
+  // finding.
+  bool batch_only = false;
 };
 
 struct BatchOutcome {
   std::vector<BatchedCase> cases;
   std::vector<Rewrite> unattributed;  // optimized run's rewrites no case's nodes name
   int64_t spanning_rewrites = 0;
-  // The batch's run itself failed (error, crash, timeout, unsupported): every case ran alone.
+  // The batch's run itself failed (error, crash, timeout, unsupported): its halves were checked
+  // as batches again, down to single cases alone.
   std::string batch_failure;
 };
 

@@ -42,7 +42,7 @@ bool JoinsTwoCases(const Graph& g) {
 // `anonymous` reports a rewrite naming no node.
 class BatchFaultTarget final : public Target {
  public:
-  enum class Fault { kNone, kWrong, kError, kSpan, kAnonymous };
+  enum class Fault { kNone, kWrong, kError, kSpan, kAnonymous, kRefuseMarked };
   explicit BatchFaultTarget(Fault fault) : inner_(MakeEmbeddedTarget()), fault_(fault) {
     caps_ = inner_->caps();
     caps_.batch_cases = 8;
@@ -52,6 +52,16 @@ class BatchFaultTarget final : public Target {
   TargetResult Run(const Graph& g, const TensorMap& inputs, const RunRequest& req) override {
     ++calls;
     max_cases = std::max(max_cases, req.cases);
+    if (fault_ == Fault::kRefuseMarked) {
+      for (const ValueInfo& v : g.inputs) {
+        if (v.name.ends_with("refuse_me")) {
+          TargetResult u;
+          u.status = RunStatus::kUnsupported;
+          u.message = "target: unsupported: " + v.name;
+          return u;
+        }
+      }
+    }
     TargetResult r = inner_->Run(g, inputs, req);
     if (!JoinsTwoCases(g) || !req.optimize) return r;
     switch (fault_) {
@@ -71,6 +81,8 @@ class BatchFaultTarget final : public Target {
         break;
       case Fault::kAnonymous:
         r.rewrites.push_back({0, "anonymous", {}});
+        break;
+      case Fault::kRefuseMarked:
         break;
     }
     return r;
@@ -163,10 +175,10 @@ TEST(BatchNames, CollidingAndHostileNamesRoundTrip) {
   }
 }
 
-// With a planted fault, a batch of 8 gives each case the verdict and kind it has alone, in two
+// With a planted fault, a batch of 24 gives each case the verdict and kind it has alone, in two
 // target calls (unoptimized, optimized) plus one alone check per failing case.
 TEST(CheckBatch, SameVerdictsAsAloneWithAPlantedFault) {
-  std::vector<Case> cases = Generate(100, 8);
+  std::vector<Case> cases = Generate(100, 24);
   CheckOptions opts;
   opts.opt.inject = {"through-activation"};
   BatchFaultTarget alone_target(BatchFaultTarget::Fault::kNone);
@@ -186,7 +198,7 @@ TEST(CheckBatch, SameVerdictsAsAloneWithAPlantedFault) {
     EXPECT_EQ(b.cases[j].alone, alone[j].verdict != Verdict::kPass) << j;
     EXPECT_FALSE(b.cases[j].batch_only);
   }
-  EXPECT_EQ(target.max_cases, 8);
+  EXPECT_EQ(target.max_cases, 24);
   EXPECT_LE(target.calls, 2 + 2 * failing);
 }
 
@@ -206,8 +218,8 @@ TEST(CheckBatch, AFailureOnlyInTheBatchIsBatchOnlyNotAFinding) {
   for (size_t j = 1; j < b.cases.size(); ++j) EXPECT_FALSE(b.cases[j].batch_only) << j;
 }
 
-// The joined call fails as a whole: every case runs alone; none failing there, all are
-// batch-only.
+// The joined call fails as a whole, and so does every smaller batch: every case runs alone;
+// none failing there, all are batch-only.
 TEST(CheckBatch, AFailedBatchRunsEveryCaseAlone) {
   std::vector<Case> cases = Generate(300, 3);
   BatchFaultTarget target(BatchFaultTarget::Fault::kError);
@@ -218,6 +230,35 @@ TEST(CheckBatch, AFailedBatchRunsEveryCaseAlone) {
     EXPECT_TRUE(c.batch_only);
     EXPECT_EQ(c.outcome.verdict, Verdict::kPass);
   }
+}
+
+// One case the target refuses (alone too) fails its batch: the halves are batches again, and
+// only that case and its last partner end alone, the case UNSUPPORTED as it is alone; the
+// others pass in smaller batches.
+TEST(CheckBatch, ARefusedCaseIsFoundByHalving) {
+  std::vector<Case> cases = Generate(500, 8);
+  Graph& g = cases[6].gen.graph;
+  const std::string from = g.inputs.front().name;
+  g.inputs.front().name = "refuse_me";
+  for (Node& n : g.nodes) {
+    for (std::string& in : n.inputs) in = in == from ? "refuse_me" : in;
+  }
+  auto node = cases[6].gen.inputs.extract(from);
+  node.key() = "refuse_me";
+  cases[6].gen.inputs.insert(std::move(node));
+  cases[6].ref = RunReference(g, cases[6].gen.inputs);
+  BatchFaultTarget target(BatchFaultTarget::Fault::kRefuseMarked);
+  BatchOutcome b = CheckBatch(target, Batch(cases), CheckOptions{});
+  EXPECT_NE(b.batch_failure.find("refuse_me"), std::string::npos) << b.batch_failure;
+  ASSERT_EQ(b.cases.size(), 8u);
+  for (size_t j = 0; j < 8; ++j) {
+    EXPECT_EQ(b.cases[j].alone, j >= 6) << j;  // 6 and its half's other case, 7
+    EXPECT_FALSE(b.cases[j].batch_only) << j;
+    EXPECT_EQ(b.cases[j].outcome.verdict, j == 6 ? Verdict::kUnsupported : Verdict::kPass) << j;
+  }
+  // 8 (refused: 1 call) -> 4 (2 calls) + 4 (refused) -> 2 (2 calls) + 2 (refused) -> 6 alone
+  // (refused) + 7 alone (2 calls): 10 calls where alone checks would take 16.
+  EXPECT_EQ(target.calls, 10);
 }
 
 // A rewrite over two cases' nodes is an interaction: both cases run alone; a rewrite naming no
