@@ -12,9 +12,12 @@ if [ $# -lt 4 ]; then
 fi
 fusefuzz=$1 target=$2 graphs=$3 k=$4
 shift 4
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# KEEP=DIR keeps both output folders there (DIR/b1, DIR/bK).
+work=${KEEP:-$(mktemp -d)}
+mkdir -p "$work"
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 for b in 1 "$k"; do
+  rm -rf "$work/b$b"
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   status=0
   "$fusefuzz" fuzz --target "$target" --graphs "$graphs" --batch "$b" -q \
@@ -34,7 +37,12 @@ def findings(b):
     d = os.path.join(work, "b" + b, "findings")
     if not os.path.isdir(d):
         return {}
-    return {n: json.load(open(os.path.join(d, n, "repro.json"))) for n in sorted(os.listdir(d))}
+    out = {}
+    for n in sorted(os.listdir(d)):
+        r = json.load(open(os.path.join(d, n, "repro.json")))
+        r.pop("command", None)  # names the output folder
+        out[n] = r
+    return out
 s1, sk = summary("1"), summary(k)
 r1, rk = s1["graphs_per_second"], sk["graphs_per_second"]
 print("batch 1: %d graphs in %.1f s, %.1f graphs/s; verdicts %s" %
