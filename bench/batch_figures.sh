@@ -2,7 +2,7 @@
 # Paired figures for several cases per target call (docs/campaign.md, "Several cases per target
 # call"): the same campaign with --batch 1 and --batch K, back to back, same seed; graphs/s of
 # each, their ratio, the load average around them, and whether the finding folders (names and
-# repro.json) are the same.
+# repro.json) are the same. Exit status 1 when they are not (a `long` ctest runs it on ONNX Runtime).
 #   bench/batch_figures.sh FUSEFUZZ TARGET GRAPHS K [extra fuzz options...]
 #   bench/batch_figures.sh build/release/fusefuzz onnxruntime:all 400 16 --seed 3
 set -eu
@@ -59,4 +59,5 @@ if not same:
     for n in sorted(set(f1) | set(fk)):
         if f1.get(n) != fk.get(n):
             print("  differs:", n)
+    sys.exit(1)
 EOF
