@@ -85,6 +85,23 @@ TEST(BatchCampaign, AFaultOnlyInTheBatchIsBatchOnly) {
   fs::remove_all(dir);
 }
 
+// A worker stuck in a batch's call past its cases' --case-timeout is killed; nothing is charged
+// to the batch, its cases run again alone, and the hang is the one case's (case 3, HardSigmoid).
+TEST(BatchCampaign, AWorkerStuckInABatchChargesOnlyTheCaseThatHangs) {
+  fs::path dir = TempDir("batch-hang");
+  CmdResult r = Fusefuzz(
+      "fuzz --graphs 8 --seed 3 -j 1 -q --no-minimize --timeout 100 --case-timeout 1 --target " +
+      Example("--batch 4 --hang-on HardSigmoid") + " --out " + dir.string());
+  ASSERT_EQ(r.status, 1) << r.out;
+  json s = ReadJson(dir / "summary.json");
+  EXPECT_EQ(s["verdicts"], json({{"PASS", 7}, {"TIMEOUT", 1}}));
+  EXPECT_EQ(s["batches"]["deaths"], 1);
+  std::map<std::string, json> found = Findings(dir);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found.begin()->second["provenance"]["case_index"], 3);
+  fs::remove_all(dir);
+}
+
 // --batch 1, and a target without the capability: one case per call, no batch counts.
 TEST(BatchCampaign, Batch1IsOneCasePerCall) {
   fs::path dir = TempDir("batch-1");
