@@ -48,7 +48,10 @@ struct Worker {
   std::string buffer;
   int64_t next = 0;         // next case index this worker would take
   int64_t current = -1;     // case in progress (-1: none)
-  Clock::time_point since;  // start of the current case
+  Clock::time_point since;  // start of the current case or batch
+  // The batch in progress ({"batch": [...]}: its cases run in one target call), empty when none:
+  // a worker that dies in it files nothing and restarts with those cases alone.
+  std::vector<int64_t> batch;
   bool done = false;
   bool fatal = false;  // said {"fatal": ...}: its exit is not a crash
 };
@@ -169,7 +172,7 @@ int RunCampaign(const CampaignOptions& in) {
     while (done.Checked(i)) i += o.jobs;
     return i;
   };
-  auto spawn = [&](size_t w, int64_t first) {
+  auto spawn = [&](size_t w, int64_t first, int64_t alone_until) {
     int fds[2];
     if (::pipe(fds) != 0) throw InputError("fuzz", ErrnoText("pipe"));
     std::fflush(nullptr);
@@ -179,7 +182,7 @@ int RunCampaign(const CampaignOptions& in) {
       ::close(fds[0]);
       for (size_t k = 0; k < workers.size(); ++k)
         if (workers[k].fd >= 0) ::close(workers[k].fd);
-      WorkerMain(o, first, o.jobs, fds[1], start, self, done);
+      WorkerMain(o, first, o.jobs, fds[1], start, self, done, alone_until);
     }
     ::close(fds[1]);
     workers[w].pid = pid;
@@ -187,6 +190,7 @@ int RunCampaign(const CampaignOptions& in) {
     workers[w].buffer.clear();
     workers[w].next = skip_done(first);
     workers[w].current = -1;
+    workers[w].batch.clear();
     workers[w].done = false;
     workers[w].fatal = false;
   };
@@ -195,7 +199,7 @@ int RunCampaign(const CampaignOptions& in) {
     for (auto& wk : workers)
       if (wk.pid > 0) ::kill(wk.pid, SIGTERM);  // they stop after their current case
   };
-  for (size_t w = 0; w < workers.size(); ++w) spawn(w, static_cast<int64_t>(w));
+  for (size_t w = 0; w < workers.size(); ++w) spawn(w, static_cast<int64_t>(w), -1);
 
   // Bucket -> the first filed case of it (kind, signature); duplicates waiting for one.
   std::map<std::string, CaseReport> resolved;
@@ -204,8 +208,12 @@ int RunCampaign(const CampaignOptions& in) {
     json m = json::parse(line, nullptr, false);
     try {
       if (!m.is_object()) throw std::runtime_error("not a JSON object");
-      if (m.contains("begin")) {
+      if (m.contains("batch")) {
+        wk.batch = m["batch"].get<std::vector<int64_t>>();
+        wk.since = Clock::now();
+      } else if (m.contains("begin")) {
         wk.current = m["begin"].get<int64_t>();
+        wk.batch.clear();
         wk.since = Clock::now();
       } else if (m.contains("fatal")) {
         wk.fatal = true;
@@ -256,6 +264,17 @@ int RunCampaign(const CampaignOptions& in) {
             pending.erase(c.bucket);
           }
         }
+        if (m.value("batched", false)) {
+          BatchStats b;
+          b.batched = 1;
+          b.alone = m.value("alone", false) ? 1 : 0;
+          if (m.value("batch_only", false)) {
+            b.batch_only = 1;
+            b.batch_only_cases.push_back(c.index);
+          }
+          b.spanning_rewrites = m.value("spanning_rewrites", int64_t{0});
+          stats.batches.Add(b);
+        }
         for (const auto& [rule, n] : m.at("rewrites").items()) {
           stats.rule_fires[rule] += n.get<int64_t>();
         }
@@ -281,6 +300,22 @@ int RunCampaign(const CampaignOptions& in) {
     bool clean = !killed_for_timeout && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (clean || wk.fatal || !fatal.empty()) {
       wk.done = true;
+      return;
+    }
+    // Died in a batch: no case of it is charged; they run again alone, where a crash or a hang
+    // is the one case's.
+    int64_t alone_until = -1;
+    if (!wk.batch.empty()) {
+      ++stats.worker_errors;
+      ++stats.batches.deaths;
+      alone_until = wk.batch.back();
+      wk.next = wk.batch.front();
+      wk.batch.clear();
+      if (!g_stop && stats.worker_errors <= 16 * o.jobs) {
+        spawn(w, wk.next, alone_until);
+      } else {
+        wk.done = true;
+      }
       return;
     }
     // Killed between two cases (e.g. from outside, while it was reporting the last one): the
@@ -313,7 +348,7 @@ int RunCampaign(const CampaignOptions& in) {
     // cannot even start must not be restarted forever).
     if (!g_stop && !(o.seconds > 0 && Since(start) >= o.seconds) &&
         !(o.graphs > 0 && wk.next >= o.graphs) && stats.worker_errors <= 16 * o.jobs) {
-      spawn(w, wk.next);
+      spawn(w, wk.next, -1);
     } else {
       wk.done = true;
     }
@@ -390,7 +425,10 @@ int RunCampaign(const CampaignOptions& in) {
     // A case stuck beyond the timeout: kill the worker; the case becomes a TIMEOUT finding.
     for (size_t w = 0; w < workers.size(); ++w) {
       Worker& wk = workers[w];
-      if (wk.pid > 0 && wk.current >= 0 && Since(wk.since) > o.case_timeout) {
+      // A batch has its cases' time together.
+      const double limit =
+          o.case_timeout * static_cast<double>(std::max<size_t>(1, wk.batch.size()));
+      if (wk.pid > 0 && (wk.current >= 0 || !wk.batch.empty()) && Since(wk.since) > limit) {
         ::kill(wk.pid, SIGKILL);
         int status = 0;
         ::waitpid(wk.pid, &status, 0);

@@ -36,8 +36,11 @@ struct CampaignOptions {
   bool sensitivity_check = true;
   KnownSignatures known;     // --known: signatures counted as known, not new (shared, not copied)
   double case_timeout = 60;  // seconds: a worker stuck this long on one case is killed
-  std::string junit;         // JUnit XML path, or empty
-  bool status = true;        // status line on stderr
+  // Cases per target call (--batch; harness/batch.h): 0 = what the target's hello suggests, 1 =
+  // one case per call. Targets without the capability batch always get one.
+  int batch = 0;
+  std::string junit;   // JUnit XML path, or empty
+  bool status = true;  // status line on stderr
   // A non-empty --out is refused unless one of these is given: `resume` continues the campaign
   // found there (same seed and target; findings kept, counts extended, cases already checked
   // skipped), `force` deletes its findings and summary first.

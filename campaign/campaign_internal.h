@@ -37,13 +37,17 @@ struct Progress {
 };
 
 // Worker: this shard's cases first, first + stride, ... (CampaignOptions::CaseIndex maps them to
-// the campaign's) until a limit or a stop request. Messages to
-// the parent on `fd`: {"begin": i}; {"end": i, "verdict", "kind", "signature", "bucket",
-// "known", "duplicate", "reason" (of an UNSUPPORTED), "rewrites": {rule: count}}; {"fatal":
-// message} when fusefuzz cannot write its output (the worker then exits with status 2: that is the
-// harness's error, never a finding).
+// the campaign's) until a limit or a stop request, several per target call (a batch) when the
+// target has the capability batch, one per call up to case `alone_until`. Messages to
+// the parent on `fd`: {"batch": [i, ...]} before a batch's call, then {"begin": i} before each
+// case's judgement and filing; {"end": i, "verdict", "kind", "signature", "bucket",
+// "known", "duplicate", "reason" (of an UNSUPPORTED), "rewrites": {rule: count}, and for batched
+// cases "batched", "alone" (run again alone), "batch_only" (failed in the batch only),
+// "spanning_rewrites"}; {"fatal": message} when fusefuzz cannot write its output (the worker then
+// exits with status 2: that is the harness's error, never a finding).
 [[noreturn]] void WorkerMain(const CampaignOptions& o, int64_t first, int stride, int fd,
-                             Clock::time_point start, pid_t parent, const Progress& done);
+                             Clock::time_point start, pid_t parent, const Progress& done,
+                             int64_t alone_until);
 
 // The reproducer of this shard's case `local` (the campaign's CaseIndex(local)), on which a
 // worker died (`timeout`: killed after --case-timeout) with wait status `status`: regenerated

@@ -288,6 +288,7 @@ int MergeShards(const MergeOptions& o) {
     const CampaignStats& x = s.stats;
     m.graphs += x.graphs;
     m.worker_errors += x.worker_errors;
+    m.batches.Add(x.batches);
     m.seconds = std::max(m.seconds, x.seconds);  // the shards ran side by side
     m.interrupted = m.interrupted || x.interrupted;
     for (const auto& [k, n] : x.verdicts) m.verdicts[k] += n;

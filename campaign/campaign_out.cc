@@ -164,6 +164,7 @@ Progress LoadForResume(const std::string& path, const CampaignOptions& o, Campai
     }
     stats->unsupported_reasons = j.value("unsupported_reasons", std::map<std::string, int64_t>{});
     stats->worker_errors = j.value("worker_errors", int64_t{0});
+    if (auto b = j.find("batches"); b != j.end()) stats->batches = BatchStatsFromJson(*b);
     stats->seconds = j.at("seconds").get<double>();
     stats->verdicts = j.at("verdicts").get<std::map<std::string, int64_t>>();
     stats->rule_fires = j.value("rule_fires", std::map<std::string, int64_t>{});

@@ -91,6 +91,13 @@ void ReadFindings(const Fields& f, const json& j, ShardSummary* s) {
   st.known = j.contains("known") ? f.Count(j["known"], "/known") : 0;
   st.worker_errors =
       j.contains("worker_errors") ? f.Count(j["worker_errors"], "/worker_errors") : 0;
+  if (auto b = j.find("batches"); b != j.end()) {
+    try {
+      st.batches = BatchStatsFromJson(f.Object(*b, "/batches"));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(s->path + ": /batches", e.what());
+    }
+  }
   if (auto k = j.find("findings_by_kind"); k != j.end()) {
     for (const auto& [kind, v] : f.Object(*k, "/findings_by_kind").items()) {
       const std::string p = "/findings_by_kind/" + kind;

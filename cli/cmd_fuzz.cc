@@ -104,6 +104,11 @@ void RegisterFuzz(Cli& cli) {
                   "seconds before a stuck worker is killed (the case becomes a TIMEOUT finding)")
       ->check(kPositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--batch", o->c.batch,
+                  "cases per target call for targets with the capability batch (default: what "
+                  "the target suggests; 1 = one per call); a case that fails in a batch is "
+                  "checked again alone before it is filed")
+      ->check(CLI::Range(1, 256));
   AddOptimizerOptions(*cmd, o->c.check.opt);
   AddOracleOptions(*cmd, o->c.check.oracle, o->oracle);
   cmd->add_option("--config", o->config,

@@ -150,6 +150,39 @@ std::string VerdictMeaning(const std::string& verdict) {
   return it == kMeanings.end() ? "" : it->second;
 }
 
+void BatchStats::Add(const BatchStats& o) {
+  batched += o.batched;
+  alone += o.alone;
+  batch_only += o.batch_only;
+  for (int64_t c : o.batch_only_cases) {
+    if (batch_only_cases.size() < kMaxListed) batch_only_cases.push_back(c);
+  }
+  spanning_rewrites += o.spanning_rewrites;
+  deaths += o.deaths;
+}
+
+nlohmann::json BatchStatsToJson(const BatchStats& b) {
+  return {{"batched", b.batched},
+          {"alone", b.alone},
+          {"batch_only", b.batch_only},
+          {"batch_only_cases", b.batch_only_cases},
+          {"spanning_rewrites", b.spanning_rewrites},
+          {"deaths", b.deaths}};
+}
+
+BatchStats BatchStatsFromJson(const nlohmann::json& j) {
+  BatchStats b;
+  b.batched = j.value("batched", int64_t{0});
+  b.alone = j.value("alone", int64_t{0});
+  b.batch_only = j.value("batch_only", int64_t{0});
+  b.batch_only_cases = j.value("batch_only_cases", std::vector<int64_t>{});
+  if (b.batch_only_cases.size() > BatchStats::kMaxListed)
+    b.batch_only_cases.resize(BatchStats::kMaxListed);
+  b.spanning_rewrites = j.value("spanning_rewrites", int64_t{0});
+  b.deaths = j.value("deaths", int64_t{0});
+  return b;
+}
+
 std::string CampaignStats::SummaryText(const std::string& out_dir, bool written) const {
   std::ostringstream s;
   // StatusLine starts with "fuzz: " itself: said once ("fuzz: done. fuzz: ..." was a glitch).
@@ -167,6 +200,10 @@ std::string CampaignStats::SummaryText(const std::string& out_dir, bool written)
   if (known > 0) s << "known (--known): " << known << " cases, not counted as findings\n";
   if (worker_errors > 0) {
     s << "worker errors: " << worker_errors << (written ? " (see summary.md)\n" : "\n");
+  }
+  if (batches.batch_only > 0) {
+    s << "batch-only: " << batches.batch_only
+      << " cases failed in a batch but passed alone (not findings)\n";
   }
   if (written) s << "summary: " << out_dir << "/summary.md, " << out_dir << "/summary.html\n";
   return s.str();
@@ -248,6 +285,16 @@ std::string SummaryMarkdown(const CampaignStats& s) {
     md << "**Worker errors: " << s.worker_errors
        << "**: a worker process died or was killed; the case it was on is a crash or timeout "
           "finding below, and its message went to stderr.\n\n";
+  }
+  if (!s.batches.empty()) {
+    const BatchStats& b = s.batches;
+    md << "**Batches**: " << b.batched << " cases checked several per target call, " << b.alone
+       << " of them run again alone, " << b.batch_only
+       << " batch-only (failed in their batch, passed alone: not findings";
+    for (size_t i = 0; i < b.batch_only_cases.size(); ++i)
+      md << (i == 0 ? ": case " : ", ") << b.batch_only_cases[i];
+    md << "), " << b.spanning_rewrites << " rewrites over two cases' nodes, " << b.deaths
+       << " workers died in a batch's call.\n\n";
   }
   if (!s.by_kind.empty()) {
     md << "## Findings\n\n| kind | new cases | per 1000 graphs | unique | known cases | first "
@@ -358,6 +405,7 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
   j["findings"] = s.findings;
   j["known"] = s.known;
   j["worker_errors"] = s.worker_errors;
+  if (!s.batches.empty()) j["batches"] = BatchStatsToJson(s.batches);
   if (!s.by_kind.empty()) {
     nlohmann::json kinds = nlohmann::json::object();
     for (const auto& [kind, k] : s.by_kind) {

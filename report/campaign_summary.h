@@ -83,6 +83,21 @@ struct FirstFinding {
   double seconds = -1;  // since the campaign started
 };
 
+// Several cases per target call (--batch; docs/campaign.md, "Batches").
+struct BatchStats {
+  int64_t batched = 0;     // cases checked in a batch
+  int64_t alone = 0;       // of them, run again alone (not PASS in the batch, or it failed)
+  int64_t batch_only = 0;  // failed in the batch but not alone: never findings
+  std::vector<int64_t> batch_only_cases;  // their case indices, the first kMaxListed
+  int64_t spanning_rewrites = 0;          // rewrites over the nodes of two cases
+  int64_t deaths = 0;  // workers that died in a batch's call (its cases ran again alone)
+  static constexpr size_t kMaxListed = 100;
+  bool empty() const { return batched == 0 && deaths == 0; }
+  void Add(const BatchStats& o);
+};
+nlohmann::json BatchStatsToJson(const BatchStats& b);
+BatchStats BatchStatsFromJson(const nlohmann::json& j);  // throws nlohmann's errors on bad types
+
 struct CampaignStats {
   std::string command_line;  // the exact command that reruns the campaign, or ""
   uint64_t seed = 0;
@@ -93,6 +108,7 @@ struct CampaignStats {
   int64_t findings = 0;  // cases that are new findings (incl. duplicates; known ones apart)
   int64_t known = 0;     // cases whose finding matched --known
   int64_t worker_errors = 0;
+  BatchStats batches;
   double seconds = 0;
   bool interrupted = false;
   // Why a campaign stopped early other than by a signal ("fusefuzz could not write its output"):

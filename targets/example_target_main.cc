@@ -3,6 +3,7 @@
 // flags, a misbehaving program for testing the harness:
 //   fusefuzz run ... --target 'exec:fusefuzz-example-target --inject through-activation'
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,9 @@ struct Flags {
   int decline_over = 0;                // > 0: answer unsupported for graphs with more nodes
   std::string bad_timings;             // a lie told in the timings of graphs with bad_timings_on
   std::vector<std::string> bad_timings_on;
+  int batch = 0;                // > 0: announce the capability batch, suggesting this many cases
+  int batch_max_nodes = 0;      // > 0: and this most nodes per joined graph
+  bool wrong_in_batch = false;  // wrong first output when the graph joins two cases or more
 };
 
 std::set<Op> OpSet(const std::vector<std::string>& names) {
@@ -76,6 +80,7 @@ class Server {
     json caps = json::array();
     if (!f_.no_capabilities) caps = {"bisect_limit", "disable", "inject", "rewrites", "bench"};
     if (f_.onnx) caps.push_back("onnx");
+    if (f_.batch > 0) caps.push_back("batch");
     nlohmann::ordered_json hello = {{"protocol", "fusefuzz-target"},
                                     {"version", f_.bad_hello ? 99 : 1},
                                     {"name", f_.name},
@@ -88,6 +93,10 @@ class Server {
       for (const FaultInfo& fi : AllFaults()) rules.push_back(std::string(fi.rule->name()));
       if (!f_.rule_name.empty() && !f_.rule_name_unannounced) rules.push_back(f_.rule_name);
       hello["rules"] = rules;
+    }
+    if (f_.batch > 0) {
+      hello["batch"] = {{"cases", f_.batch}};
+      if (f_.batch_max_nodes > 0) hello["batch"]["max_nodes"] = f_.batch_max_nodes;
     }
     return hello;
   }
@@ -157,6 +166,12 @@ class Server {
         if (lie) Lie(&resp["timings"]);
       } else {
         run();
+      }
+      // A fault of the batch only: case 1's names (harness/batch.h) mean two cases share the call.
+      if (f_.wrong_in_batch && !g.outputs.empty() &&
+          std::any_of(g.inputs.begin(), g.inputs.end(),
+                      [](const ValueInfo& v) { return v.name.rfind("b1_", 0) == 0; })) {
+        for (float& x : result.at(g.outputs.front()).data) x += 1;
       }
       json outputs = json::object();
       for (const auto& [name, t] : result) outputs[name] = TensorToJson(t);
@@ -250,6 +265,14 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"negative", "missing", "runs", "nan"}));
   app.add_option("--bad-timings-on", f.bad_timings_on, "graphs with this op get lying timings")
       ->delimiter(',');
+  app.add_option("--batch", f.batch,
+                 "announce the capability batch, suggesting this many cases per call")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--batch-max-nodes", f.batch_max_nodes,
+                 "with --batch: the most nodes of a joined graph");
+  app.add_flag("--wrong-in-batch", f.wrong_in_batch,
+               "add 1 to the first output of a graph that joins two cases or more (a fault that "
+               "shows only in a batch)");
   CLI11_PARSE(app, argc, argv);
   try {
     Server server(f);

@@ -176,6 +176,7 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
   caps->onnx_only = false;
   caps->bench = false;
   caps->repro = false;
+  caps->batch_cases = 0;
   if (auto c = j.find("capabilities"); c != j.end()) {
     if (!c->is_array()) return "hello: \"capabilities\" must be an array of strings";
     for (const json& cap : *c) {
@@ -190,7 +191,28 @@ std::string ParseHello(const std::string& line, TargetCaps* caps) {
       if (cap == "onnx_only") caps->onnx = caps->onnx_only = true;
       if (cap == "bench") caps->bench = true;
       if (cap == "repro") caps->repro = true;
+      if (cap == "batch") caps->batch_cases = kDefaultBatchCases;
     }
+  }
+  // Batches (docs/target-protocol.md): how many cases per call it suggests, and the most nodes
+  // a joined graph may have. Without the capability the object is ignored, as unknown keys are.
+  caps->batch_max_nodes = 0;
+  if (auto b = j.find("batch"); b != j.end() && caps->batch_cases > 0) {
+    if (!b->is_object()) return "hello: \"batch\" must be an object";
+    auto whole = [&](const char* key, int most, int* out) -> std::string {
+      auto v = b->find(key);
+      if (v == b->end()) return "";
+      if (!v->is_number_integer() || *v < 1 || *v > most) {
+        return "hello: /batch/" + std::string(key) + " must be an integer from 1 to " +
+               std::to_string(most) + ", got " + v->dump();
+      }
+      *out = v->get<int>();
+      return "";
+    };
+    if (std::string why = whole("cases", kMaxBatchCases, &caps->batch_cases); !why.empty())
+      return why;
+    if (std::string why = whole("max_nodes", 1 << 20, &caps->batch_max_nodes); !why.empty())
+      return why;
   }
   return "";
 }
@@ -397,7 +419,8 @@ class ExecTarget : public Target {
       }
     }
     const int64_t id = next_id_++;
-    Deadline deadline = Now() + Timeout();
+    // A batch of K cases (harness/batch.h) has K cases' time.
+    Deadline deadline = Now() + Timeout() * std::max(1, req.cases);
     Subprocess::Io io = proc_->Write(
         RequestLine(id, g, inputs, req, onnx ? &*onnx : nullptr, caps_.onnx_only), deadline);
     std::string line;
@@ -413,9 +436,10 @@ class ExecTarget : public Target {
       }
       case Subprocess::Io::kTimeout:
         proc_->Kill();
-        return Fail(RunStatus::kTimeout, "target gave no answer within " +
-                                             Seconds(settings_.timeout_seconds) +
-                                             "; killed its process group");
+        return Fail(RunStatus::kTimeout,
+                    "target gave no answer within " +
+                        Seconds(settings_.timeout_seconds * std::max(1, req.cases)) +
+                        "; killed its process group");
       case Subprocess::Io::kTooLong:
         proc_->Kill();
         return Fail(RunStatus::kError, "target wrote garbage: a line longer than " +

@@ -62,3 +62,35 @@ TEST(HelloDeclarations, DeclaredFusionsFallBackToRulesThenFusefuzzRules) {
 
 }  // namespace
 }  // namespace fusefuzz
+
+namespace fusefuzz {
+namespace {
+
+std::string Hello(const std::string& tail) {
+  return R"({"protocol":"fusefuzz-target","version":1,"name":"t","ops":["Relu"])" + tail + "}";
+}
+
+// Capability batch (docs/target-protocol.md, "Batches"): the suggested cases and node limit.
+TEST(HelloBatch, CapabilityCasesAndMaxNodes) {
+  TargetCaps caps;
+  ASSERT_EQ(ParseHello(Hello(R"(,"capabilities":["batch"])"), &caps), "");
+  EXPECT_EQ(caps.batch_cases, kDefaultBatchCases);
+  EXPECT_EQ(caps.batch_max_nodes, 0);
+  ASSERT_EQ(
+      ParseHello(Hello(R"(,"capabilities":["batch"],"batch":{"cases":16,"max_nodes":600})"), &caps),
+      "");
+  EXPECT_EQ(caps.batch_cases, 16);
+  EXPECT_EQ(caps.batch_max_nodes, 600);
+  // Without the capability the object promises nothing.
+  ASSERT_EQ(ParseHello(Hello(R"(,"batch":{"cases":16})"), &caps), "");
+  EXPECT_EQ(caps.batch_cases, 0);
+  EXPECT_EQ(ParseHello(Hello(R"(,"capabilities":["batch"],"batch":{"cases":0})"), &caps),
+            "hello: /batch/cases must be an integer from 1 to 256, got 0");
+  EXPECT_EQ(ParseHello(Hello(R"(,"capabilities":["batch"],"batch":{"max_nodes":"many"})"), &caps),
+            "hello: /batch/max_nodes must be an integer from 1 to 1048576, got \"many\"");
+  EXPECT_EQ(ParseHello(Hello(R"(,"capabilities":["batch"],"batch":[16])"), &caps),
+            "hello: \"batch\" must be an object");
+}
+
+}  // namespace
+}  // namespace fusefuzz

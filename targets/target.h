@@ -59,6 +59,11 @@ struct TargetConstraints {
   bool operator==(const TargetConstraints&) const = default;
 };
 
+// Cases per call a target with the capability batch gets unless its hello says how many, and the
+// most it may ask for (docs/target-protocol.md, "Batches").
+inline constexpr int kDefaultBatchCases = 8;
+inline constexpr int kMaxBatchCases = 256;
+
 struct TargetCaps {
   std::string name;
   std::set<Op> ops;           // ops the target accepts; the generator restricts itself to them
@@ -70,6 +75,11 @@ struct TargetCaps {
   bool onnx_only = false;  // wants the graph only as ONNX: requests carry no graph JSON
   bool bench = false;      // times repeated runs itself (RunRequest::bench_runs)
   bool repro = false;      // writes standalone reproducers (request "repro", AskReproducer)
+  // Capability batch (docs/target-protocol.md, "Batches"): takes one graph that joins several
+  // cases. batch_cases: how many it suggests per call (hello "batch" {"cases"}); 0 = no batches.
+  // batch_max_nodes: the most nodes of a joined graph (hello "batch" {"max_nodes"}); 0 = no limit.
+  int batch_cases = 0;
+  int batch_max_nodes = 0;
   std::string engine;  // optional hello "engine": the engine and its version, e.g. "torch 1.13.0"
   // optional hello "precision": the arithmetic of its runs; the oracle holds them to its u.
   Precision precision = Precision::kFloat32;
@@ -105,6 +115,8 @@ struct RunRequest {
   bool optimize = true;  // false: run the graph as given (kernel check)
   OptimizeOptions opt;   // on_rewrite is ignored by external targets
   int threads = 1;
+  // How many cases the graph joins (a batch, harness/batch.h): the target's timeout scales with it.
+  int cases = 1;
   // > 0: a timing request (capability bench): prepare the case once, run it bench_warmup times
   // untimed, then bench_runs times timed, and report the timings of those runs.
   int bench_warmup = 0;

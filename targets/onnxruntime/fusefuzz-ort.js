@@ -270,8 +270,12 @@ function handle(req) {
   };
 }
 
+// The batch size this adapter suggests, and the most nodes of one joined model.
+const BATCH_CASES = 16;
+const BATCH_MAX_NODES = 600;
+
 function start() {
-  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'].filter((c) =>
+  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'batch'].filter((c) =>
     !(c === 'disable' && limits.disable) && !(c === 'rewrites' && limits.rewrites));
   const hello = {
     protocol: 'fusefuzz-target', version: 1, name: opts.name,
@@ -285,6 +289,9 @@ function start() {
     fusions: TRANSFORMERS.concat(REWRITE_RULES).filter((n) => !CONTAINERS.includes(n) &&
         n !== 'EliminateUnsqueeze'),
     unreachable_fusions: UNREACHABLE,
+    // Several cases per request (docs/target-protocol.md, "Batches"): one session per call costs
+    // milliseconds, a node of a joined model little (docs/campaign.md, "Batches" has the figures).
+    batch: {cases: BATCH_CASES, max_nodes: BATCH_MAX_NODES},
   };
   // A release that cannot say what fired (and so cannot disable either) declares no fusions or
   // rules: a campaign would count them all as never fired.

@@ -102,16 +102,23 @@ def spellings_of(mode):
     return [] if mode in QUANT_MODES else list(SPELLINGS)
 
 
+# Several cases per request (docs/target-protocol.md, "Batches"): fusefuzz joins them into one
+# graph, so one translation and one trace or script serve them all. The float modes only: the
+# quantization flows calibrate and convert a whole model, and are slow per node, not per call.
+BATCH = {"cases": 16, "max_nodes": 600}
+
+
 def capabilities(mode):
     # fuse_modules takes the module groups from us, so applying only the first N is exact;
     # the other passes are opaque, so they cannot be cut short (no bisect_limit).
+    batch = ["batch"] if mode in FLOAT_MODES else []
     if mode in ("fuse_modules", "ptq_eager"):
-        return ["bisect_limit", "rewrites", "bench"]
+        return ["bisect_limit", "rewrites", "bench"] + batch
     if mode in QUANT_MODES:
         return ["rewrites", "bench"]
     if mode in ("fx", "fuse_fx"):
-        return ["rewrites", "bench"]  # rewrites read off the module tree before and after
-    return ["bench"]
+        return ["rewrites", "bench"] + batch  # rewrites read off the module tree before and after
+    return ["bench"] + batch
 
 
 def bench_counts(req):
@@ -311,6 +318,8 @@ def main():
              "name": args.name or "pytorch-" + args.mode, "engine": engine_version(),
              "ops": QUANT_OPS if args.mode in QUANT_MODES else OPS,
              "capabilities": capabilities(args.mode)}
+    if "batch" in capabilities(args.mode):
+        hello["batch"] = BATCH
     if spellings_of(args.mode):
         hello["spellings"] = spellings_of(args.mode)
     if args.mode in QUANT_MODES:

@@ -264,7 +264,8 @@ class Protocol(unittest.TestCase):
         hello = json.loads(p.stdout.readline())
         self.assertEqual(hello["protocol"], "fusefuzz-target")
         self.assertEqual(hello["name"], "pytorch-fx")
-        self.assertEqual(hello["capabilities"], ["rewrites", "bench"])
+        self.assertEqual(hello["capabilities"], ["rewrites", "bench", "batch"])
+        self.assertEqual(hello["batch"], fusefuzz_torch.BATCH)
         with open(os.path.join(ROOT, "corpus", "seeds", "conv-bn-bn.json")) as f:
             g = json.load(f)
         x = rand(g["inputs"][0]["shape"])
