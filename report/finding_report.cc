@@ -355,10 +355,11 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
      << (r.blame.rule.empty() ? "" : " in " + MdCode(r.blame.rule)) << "\n\n";
   if (r.known_upstream.is_object()) {
     // Said first: a reader of a known bug's folder need not triage it again.
-    md << "**Known upstream: " << MdText(r.known_upstream.value("link", "")) << "** ("
-       << MdText(r.known_upstream.value("title", "")) << "; "
-       << MdText(r.known_upstream.value("doc", "")) << "). Listed in corpus/known: counted as "
-       << "known, not new.\n\n";
+    const std::string link = r.known_upstream.value("link", "");
+    const std::string doc = r.known_upstream.value("doc", "");
+    md << "**Known upstream: " << MdText(link) << "** ("
+       << MdText(r.known_upstream.value("title", "")) << (doc == link ? "" : "; " + MdText(doc))
+       << "). Listed in corpus/known: counted as known, not new.\n\n";
   }
   md << "- verdict: **" << r.verdict << "**\n";
   md << "- target: " << MdCode(r.target);
