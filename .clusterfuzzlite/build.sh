@@ -22,9 +22,9 @@ cmake -S "$src" -B "$build" -G Ninja \
   -DFUSEFUZZ_FUZZ_INJECT="${FUSEFUZZ_FUZZ_INJECT:-}"
 fuzzers="fusion_fuzzer graph_json_fuzzer onnx_import_fuzzer onnx_cut_fuzzer tensor_proto_fuzzer"
 # The in-process engine targets (fuzz/engine_fuzzer.h) exist when CMake found the engine's
-# packages (cmake/mobile_targets.cmake): XNNPACK and Arm NN, fp32 and int8.
+# packages (cmake/mobile_targets.cmake): XNNPACK, Arm NN and OpenCV DNN, fp32 and int8.
 engine_fuzzers=$(ninja -C "$build" -t targets all |
-  sed -n 's/^\(\(xnnpack\|armnn\)_\(fp32\|int8\)_fuzzer\): .*/\1/p' | sort)
+  sed -n 's/^\(\(xnnpack\|armnn\|opencv\)_\(fp32\|int8\)_fuzzer\): .*/\1/p' | sort)
 echo "build.sh: engine fuzz targets: ${engine_fuzzers:-none (no engine packages found)}" >&2
 fuzzers="$fuzzers $engine_fuzzers"
 # shellcheck disable=SC2086
@@ -36,11 +36,11 @@ for t in $fuzzers; do
   (cd "$src/corpus/fuzz/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
 done
 # The shared libraries of ONNX and protobuf (Ubuntu ships no static libonnx) and of the engines
-# (Debian/Ubuntu ship XNNPACK and Arm NN shared only): the runner image does not have them; the
+# (Debian/Ubuntu ship XNNPACK, Arm NN and OpenCV shared only): the runner image does not have them; the
 # fuzzers look in $ORIGIN/lib (fuzz/CMakeLists.txt).
 mkdir -p "$OUT/lib"
 for t in $fuzzers; do
-  ldd "$OUT/$t" | awk '/libonnx|libprotobuf|libXNNPACK|libpthreadpool|libcpuinfo|libarmnn/ {print $3}'
+  ldd "$OUT/$t" | awk '/libonnx|libprotobuf|libXNNPACK|libpthreadpool|libcpuinfo|libarmnn|libopencv/ {print $3}'
 done | sort -u | xargs -r cp -L -t "$OUT/lib"
 # Each engine target's known-signature list (its engine's upstream bugs, passed over), read
 # beside the binary; and libFuzzer options: inputs are choice bytes, a few KiB decide a graph.

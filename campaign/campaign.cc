@@ -136,6 +136,16 @@ int RunCampaign(const CampaignOptions& in) {
   CampaignStats stats;
   Progress done;
   const int lock_fd = PrepareOut(o, &stats, &done);
+  if (o.upstream_baseline) {
+    const KnownUpstream baseline = BaselineFor(KnownBaselineDir(), o.target, engine);
+    for (const auto& [sig, bug] : baseline.bugs()) o.upstream.Add(sig, bug);
+    for (const std::string& f : baseline.files) {
+      if (o.status)
+        std::fprintf(stderr, "fuzz: known upstream bugs of %s: %s (--known none: off)\n",
+                     engine.c_str(), std::filesystem::path(f).filename().c_str());
+    }
+  }
+  for (const auto& [sig, bug] : o.upstream.bugs()) stats.upstream_links[sig] = bug.link;
   // The target's hello, not a resumed summary's, says what it has now.
   stats.engine_fusions = engine_fusions;
   stats.engine = engine;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "campaign/known_signatures.h"
+#include "campaign/known_upstream.h"
 #include "generators/gen_config.h"
 #include "harness/check.h"
 #include "targets/target.h"
@@ -34,7 +35,11 @@ struct CampaignOptions {
   // Before filing a fusion finding, rerun the unoptimized target on inputs within rounding of the
   // case's (harness/sensitivity.h): a failure there makes it a kernel finding.
   bool sensitivity_check = true;
-  KnownSignatures known;     // --known: signatures counted as known, not new (shared, not copied)
+  KnownSignatures known;  // --known: signatures counted as known, not new (shared, not copied)
+  // A built-in target's known upstream bugs (corpus/known baseline of the release its hello
+  // names), loaded by RunCampaign unless false (`--known none`); `upstream` adds to it.
+  bool upstream_baseline = true;
+  KnownUpstream upstream;
   double case_timeout = 60;  // seconds: a worker stuck this long on one case is killed
   // Cases per target call (--batch; harness/batch.h): 0 = what the target's hello suggests, 1 =
   // one case per call. Targets without the capability batch always get one.

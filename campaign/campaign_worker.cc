@@ -238,6 +238,7 @@ std::string ErrnoText(const std::string& what) { return what + ": " + std::strer
     filing.minimize_budget = o.minimize_budget;
     filing.sensitivity_check = o.sensitivity_check && o.check.kernel_check;
     filing.known = o.known;
+    filing.upstream = o.upstream;
     if (!IsEmbeddedSpec(o.target)) {
       filing.fresh_target = [&o] { return MakeTarget(o.target, o.target_settings); };
     }

@@ -343,6 +343,10 @@ Filed FileFinding(const OutLayout& l, const FilingOptions& o, Target& target, Re
   if (o.known.contains(f.signature)) {
     f.known = true;
   } else {
+    if (const UpstreamBug* bug = o.upstream.Find(f.signature)) {
+      f.known = true;
+      r.known_upstream = {{"title", bug->title}, {"link", bug->link}, {"doc", bug->doc}};
+    }
     if (o.fresh_target) NoteFreshTargetReplay(o, r);
     // One more run of the minimized case: what the target answers goes into report.md.
     const TargetAnswer answer = AskTarget(target, r);

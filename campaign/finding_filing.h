@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "campaign/known_signatures.h"
+#include "campaign/known_upstream.h"
 #include "harness/repro.h"
 #include "report/target_answer.h"
 #include "targets/target.h"
@@ -39,6 +40,9 @@ struct FilingOptions {
   double minimize_budget = 10;  // seconds per minimized case
   bool sensitivity_check = true;
   KnownSignatures known;  // signatures counted as known (--known), never written
+  // Known upstream bugs of the target's engine release (corpus/known): counted as known, but
+  // written, their folder marked with the bug's link.
+  KnownUpstream upstream;
   // A freshly started copy of the campaign's target (external targets; empty: none). Each new
   // folder's case is replayed on it once: a finding it does not reproduce depends on what the
   // campaign's long-lived target ran before (PyTorch 13, an earlier conv's zero point), and

@@ -158,5 +158,40 @@ TEST(FileFinding, AFindingAFreshTargetDoesNotReproduceSaysItDependsOnEarlierCase
   fs::remove_all(dir);
 }
 
+// A finding whose signature the engine release's baseline lists (corpus/known) is counted as
+// known but still gets its folder, marked with the bug's link in report.md and repro.json;
+// one in --known gets none (issue 45, item 8).
+TEST(FileFinding, AKnownUpstreamBugIsFiledKnownAndMarked) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-upstream-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const OutLayout l(dir.string());
+  for (const std::string& d : {l.findings, l.claims, l.buckets, l.tmp}) fs::create_directories(d);
+  FilingOptions o;
+  o.minimize = false;
+  o.sensitivity_check = false;
+  std::unique_ptr<Target> target = MakeEmbeddedTarget();
+  const std::string sig = Signature(Case({}, "R"));
+  o.upstream.Add(sig, {"R drops a Relu", "https://example.org/issue/1",
+                       "docs/upstream-bugs.md#r-drops-a-relu"});
+  const Filed f = FileFinding(l, o, *target, Case({}, "R"), {"R"}, 1);
+  EXPECT_TRUE(f.known);
+  EXPECT_EQ(f.signature, sig);
+  const std::string md = ReportOf(l, f);
+  EXPECT_NE(md.find("\n\n**Known upstream: https://example.org/issue/1** (R drops a Relu; "
+                    "docs/upstream-bugs.md#r-drops-a-relu)"),
+            std::string::npos)
+      << md.substr(0, 400);
+  const Repro back = ReadReproFile((fs::path(l.findings) / sig / "repro.json").string());
+  EXPECT_EQ(back.known_upstream.value("link", ""), "https://example.org/issue/1");
+  // Listed by --known as well: known, and no folder (the user's baseline says "filed before").
+  const std::string other = Signature(Case({Op::Tanh}, "S"));
+  o.upstream.Add(other, {"S", "l", "d"});
+  o.known = KnownSignatures(std::vector<std::string>{other});
+  const Filed g = FileFinding(l, o, *target, Case({Op::Tanh}, "S"), {"S"}, 2);
+  EXPECT_TRUE(g.known);
+  EXPECT_FALSE(fs::exists(fs::path(l.findings) / other));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace fusefuzz

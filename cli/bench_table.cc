@@ -171,19 +171,14 @@ std::string BenchMarkdown(const BenchTable& t) {
        "speedup: unfused / fused; verdict: fusefuzz's oracle on the outputs of the timed runs "
        "(\"kernel:\" when the unfused run already failed)"
     << (int8 ? "; GOPS: 2 ops per multiply-add of the conv, over the median time" : "") << "\n\n";
-  o << "| pattern | layer | shape |";
-  std::string rule = "|---|---|---|";
-  for (const BenchEngine& e : t.engines) {
-    std::vector<const char*> cols = {"unfused µs", "fused µs"};
-    if (int8) cols.insert(cols.end(), {"unfused GOPS", "fused GOPS"});
-    cols.insert(cols.end(), {"speedup", "cv %", "verdict"});
-    for (const char* col : cols) o << " " << MdCell(e.label) << " " << col << " |";
-    rule += int8 ? "---:|---:|---:|---:|---:|---:|---|" : "---:|---:|---:|---:|---|";
-  }
-  o << "\n" << rule << "\n";
+  // One line per case and engine (issue 45, item 11): 7 engines side by side made a
+  // 45-column table no screen shows; this way the columns stay the same for any number of
+  // engines, and one case's engines sit on adjacent lines.
+  o << "| pattern | layer | shape | engine | unfused µs | fused µs |"
+    << (int8 ? " unfused GOPS | fused GOPS |" : "") << " speedup | cv % | verdict |\n"
+    << "|---|---|---|---|---:|---:|" << (int8 ? "---:|---:|" : "") << "---:|---:|---|\n";
   std::vector<std::string> notes;
   for (const BenchRow& row : t.rows) {
-    o << "| " << row.pattern << " | " << row.layer << " | " << row.shape << " |";
     for (size_t e = 0; e < t.engines.size(); ++e) {
       const BenchCell& c = row.cells[e];
       auto us = [](const std::vector<double>& v) {
@@ -200,16 +195,17 @@ std::string BenchMarkdown(const BenchTable& t) {
         notes.push_back(row.name + " on " + t.engines[e].label + ": " + c.note);
         verdict += " [" + std::to_string(notes.size()) + "]";
       }
-      o << " " << us(c.unfused_ns) << " | " << us(c.fused_ns) << " | ";
+      o << "| " << row.pattern << " | " << row.layer << " | " << row.shape << " | "
+        << MdCell(t.engines[e].label) << " | " << us(c.unfused_ns) << " | " << us(c.fused_ns)
+        << " | ";
       if (int8) {
         auto gops = [&row](const std::vector<double>& v) {
           return v.empty() ? std::string("-") : Fixed(row.ops / Median(v), 1);
         };
         o << gops(c.unfused_ns) << " | " << gops(c.fused_ns) << " | ";
       }
-      o << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |";
+      o << (s > 0 ? Fixed(s, 2) : "-") << " | " << cv << " | " << verdict << " |\n";
     }
-    o << "\n";
   }
   if (!notes.empty()) {
     o << "\n";

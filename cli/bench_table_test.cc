@@ -71,10 +71,19 @@ TEST(BenchTable, GoogleBenchmarkJson) {
 TEST(BenchTable, MarkdownRowHasSpeedupVerdictAndEscapedNote) {
   const std::string md = BenchMarkdown(Table());
   // unfused median 200 ns = 0.2 µs, fused 60 ns; speedup 3.33; cv 50.0 / 36.1 (%).
-  EXPECT_NE(md.find("| conv_bn | resnet18_conv3_x | N1_C128_H28_K3 | 0.2 | 0.1 | 3.33 | 50.0 / "),
+  // One line per case and engine: the same 10 columns for any number of engines.
+  EXPECT_NE(md.find("| pattern | layer | shape | engine | unfused µs | fused µs | speedup | cv % "
+                    "| verdict |\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| PASS | - | - | - | - | UNSUPPORTED [1] |"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| conv_bn | resnet18_conv3_x | N1_C128_H28_K3 | eng-a | 0.2 | 0.1 | 3.33 | 50.0 / "),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| conv_bn | resnet18_conv3_x | N1_C128_H28_K3 | eng-b | - | - | - | - | "
+                    "UNSUPPORTED [1] |\n"),
+            std::string::npos)
+      << md;
   EXPECT_NE(
       md.find("1. BM_Fusion/conv_bn/resnet18_conv3_x/N1_C128_H28_K3 on eng-b: grouped \\| conv"),
       std::string::npos)
@@ -100,9 +109,12 @@ TEST(BenchTable, Int8RowsHaveGopsAndRewrites) {
   t.rows = {row, none, row};
   const std::string md = BenchMarkdown(t);
   EXPECT_EQ(md.rfind("# fusefuzz bench --quant: int8", 0), 0u) << md;
-  EXPECT_NE(md.find("| eng-a unfused GOPS | eng-a fused GOPS | eng-a speedup |"), std::string::npos)
+  EXPECT_NE(md.find("| engine | unfused µs | fused µs | unfused GOPS | fused GOPS | speedup |"),
+            std::string::npos)
       << md;
-  EXPECT_NE(md.find("| N1_C128_H28_K3 | 0.2 | 0.1 | 5.0 | 16.7 | 3.33 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| N1_C128_H28_K3 | eng-a | 0.2 | 0.1 | 5.0 | 16.7 | 3.33 |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("- **eng-a**: qdq-conv-fuse (2 rows); none (1 row)\n"), std::string::npos)
       << md;
   EXPECT_EQ(md.find("- **eng-b**"), std::string::npos) << md;  // it answered nothing

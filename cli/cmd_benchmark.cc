@@ -400,9 +400,10 @@ void RegisterBench(Cli& cli) {
                                "do not run: tabulate an existing fusion_bench JSON output");
   auto* extra =
       cmd->add_option("extra", a->extra, "after --: flags passed to the benchmark binaries");
-  auto* target = cmd->add_option("--target", t->targets,
-                                 "time through this engine (embedded, exec:CMD with the protocol "
-                                 "capability bench, onednn); repeat for one column group each");
+  auto* target = cmd->add_option(
+      "--target", t->targets,
+      "time through this engine (embedded, exec:CMD with the protocol "
+      "capability bench, onednn); repeat for several (one table line per case and engine)");
   target->excludes(from)->excludes(extra);
   cmd->add_option("--repetitions", t->repetitions, "with --target: timing requests per variant")
       ->check(CLI::Range(1, 1000))

@@ -128,7 +128,9 @@ void RegisterFuzz(Cli& cli) {
                 "inputs within rounding (docs/campaign.md, Kernel sensitivity)");
   cmd->add_option("--known", o->known,
                   "baseline: a summary.json (or campaign folder) or a file of signatures; "
-                  "matching findings are counted as known, not new");
+                  "matching findings are counted as known, not new, and get no folder. It adds "
+                  "to a built-in target's known upstream bugs (corpus/known, folders marked "
+                  "'known upstream'); `--known none` turns those off");
   cmd->add_option("--junit", o->c.junit, "also write JUnit XML here");
   cmd->add_option("--threads", o->c.check.threads, "threads of the fast kernels per worker")
       ->check(CLI::Range(1, 256))
@@ -152,7 +154,11 @@ void RegisterFuzz(Cli& cli) {
     c.minimize = !o->no_minimize;
     c.check.kernel_check = !o->no_kernel_check;
     c.sensitivity_check = !o->no_sensitivity_check;
-    if (!o->known.empty()) c.known = ReadKnownSignatures(o->known);
+    if (o->known == "none") {
+      c.upstream_baseline = false;
+    } else if (!o->known.empty()) {
+      c.known = ReadKnownSignatures(o->known);
+    }
     c.status = !o->quiet;
     c.command_line = cli.command_line;
     if (!o->shard.empty()) {

@@ -106,15 +106,17 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/targets/opencv/opencv_target_main.cc)
                    "libopencv-dnn-dev (ci/setup installs it); its tests are skipped")
   else()
     fusefuzz_deb_version(libopencv-dnn406 opencv_version)
-    add_executable(fusefuzz-opencv-target targets/opencv/opencv_target_main.cc
-                   targets/opencv/opencv_net.cc targets/opencv/faithful.cc
-                   targets/opencv/int8_check.cc
-                   targets/opencv/repro_writer.cc)
-    target_include_directories(fusefuzz-opencv-target SYSTEM PRIVATE ${OPENCV_DNN_INCLUDE_DIR})
-    target_link_libraries(fusefuzz-opencv-target PRIVATE fusefuzz_targets CLI11::CLI11
-                          ${OPENCV_DNN_LIBRARY} ${OPENCV_CORE_LIBRARY})
-    target_compile_definitions(fusefuzz-opencv-target PRIVATE
+    # The hello and the runs (engine.h, opencv_net.h), shared with the in-process fuzz targets.
+    add_library(fusefuzz_opencv_engine STATIC targets/opencv/engine.cc targets/opencv/opencv_net.cc
+                targets/opencv/faithful.cc targets/opencv/int8_check.cc)
+    target_include_directories(fusefuzz_opencv_engine SYSTEM PUBLIC ${OPENCV_DNN_INCLUDE_DIR})
+    target_link_libraries(fusefuzz_opencv_engine PUBLIC fusefuzz_targets ${OPENCV_DNN_LIBRARY}
+                          ${OPENCV_CORE_LIBRARY})
+    target_compile_definitions(fusefuzz_opencv_engine PRIVATE
                                FUSEFUZZ_OPENCV_VERSION="${opencv_version}")
+    add_executable(fusefuzz-opencv-target targets/opencv/opencv_target_main.cc
+                   targets/opencv/repro_writer.cc)
+    target_link_libraries(fusefuzz-opencv-target PRIVATE fusefuzz_opencv_engine CLI11::CLI11)
     list(APPEND FUSEFUZZ_MOBILE_TARGETS opencv)
     message(STATUS "OpenCV ${opencv_version} target enabled (fusefuzz-opencv-target)")
   endif()

@@ -87,7 +87,7 @@ rm -rf "$pb"
 
 # The in-process engine targets (fuzz/engine_fuzzer.h): campaign graphs, decodable bytes.
 engines=0
-for t in xnnpack_fp32 xnnpack_int8 armnn_fp32 armnn_int8; do
+for t in xnnpack_fp32 xnnpack_int8 armnn_fp32 armnn_int8 opencv_fp32 opencv_int8; do
   replay=$build/fuzz/${t}_fuzzer_replay
   [ -x "$replay" ] || continue
   rm -rf "corpus/fuzz/${t}_fuzzer"

@@ -123,7 +123,15 @@ TEST(Coverage, MarkdownTableFlagsRareClasses) {
   EXPECT_GT(quant, 0u);
   EXPECT_EQ(j["flagged"].size(), AllCoverageClasses().size() - 1 - quant);
   t.Add({{"quant/qlinear_add", 1}});
-  EXPECT_NE(RenderCoverageMarkdown(t, o).find("quant/qlinear_conv"), std::string::npos);
+  const std::string q = RenderCoverageMarkdown(t, o);
+  EXPECT_NE(q.find("quant/qlinear_conv"), std::string::npos);
+  // A quantized campaign lists the quantized classes and the float classes it reached, not the
+  // float generator's never-reached ones (issue 45, item 21).
+  EXPECT_NE(q.find("motif/conv_bn"), std::string::npos);
+  EXPECT_EQ(q.find("motif/repeat"), std::string::npos) << q;
+  EXPECT_NE(q.find("the quantized generator's"), std::string::npos);
+  // Every quantized class and the two float classes reached, each below 0.75 of 3 graphs.
+  EXPECT_EQ(CoverageToJson(t, o)["flagged"].size(), quant + 2);
 }
 
 }  // namespace

@@ -158,6 +158,7 @@ json ReproToJson(const Repro& r, const std::string& path_for_command) {
   if (!r.blame.set_up_by.empty()) finding["blame"]["set_up_by"] = r.blame.set_up_by;
   if (!r.target_log.empty()) finding["target_log"] = r.target_log;
   if (!r.failing_run.empty()) finding["failing_run"] = r.failing_run;
+  if (!r.known_upstream.is_null()) finding["known_upstream"] = r.known_upstream;
   json prov = {{"fusefuzz_version", r.fusefuzz_version}};
   if (r.has_seed) prov["seed"] = r.seed;
   if (r.case_index >= 0) prov["case_index"] = r.case_index;
@@ -325,6 +326,13 @@ Repro ReadRepro(const json& j, const std::string& source, const Limits& limits) 
     if (!d.is_null()) r.detail = d.get<std::string>();
     const json& tl = rd.Field(f, "/finding", "target_log", false, json::value_t::string);
     if (!tl.is_null()) r.target_log = tl.get<std::string>();
+    const json& ku = rd.Field(f, "/finding", "known_upstream", false, json::value_t::object);
+    if (!ku.is_null()) {
+      for (const char* key : {"title", "link", "doc"}) {
+        const json& v = rd.Field(ku, "/finding/known_upstream", key, true, json::value_t::string);
+        r.known_upstream[key] = v;
+      }
+    }
     const json& fr = rd.Field(f, "/finding", "failing_run", false, json::value_t::string);
     if (!fr.is_null()) {
       r.failing_run = fr.get<std::string>();

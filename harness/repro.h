@@ -39,6 +39,9 @@ struct Repro {
   // passed: a fusion-side failure, blamed and minimized like a mismatch) or "unoptimized"; ""
   // when unknown (older files, or no kernel check).
   std::string failing_run;
+  // A known upstream bug this finding's signature is listed as (corpus/known baseline):
+  // {"title", "link", "doc"}; null when not known.
+  nlohmann::json known_upstream;
 
   // Provenance.
   std::string fusefuzz_version = FUSEFUZZ_VERSION;

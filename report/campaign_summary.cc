@@ -50,6 +50,12 @@ void CampaignStats::AddCase(const CaseReport& c) {
   if (c.known) {
     ++known;
     ++by_kind[c.kind].known;
+    if (upstream_links.count(c.signature)) {
+      SignatureStats& u = known_upstream[c.signature];
+      u.kind = c.kind;
+      ++u.count;
+      if (u.first_case < 0 || c.index < u.first_case) u.first_case = c.index;
+    }
     return;
   }
   ++findings;
@@ -197,7 +203,12 @@ std::string CampaignStats::SummaryText(const std::string& out_dir, bool written)
   for (const auto& [sig, u] : unique) {
     s << "  " << u.kind << "  x" << u.count << "  " << out_dir << "/findings/" << sig << "/\n";
   }
-  if (known > 0) s << "known (--known): " << known << " cases, not counted as findings\n";
+  for (const auto& [sig, u] : known_upstream) {
+    s << "  known upstream  " << u.kind << "  x" << u.count << "  " << out_dir << "/findings/"
+      << sig << "/  " << upstream_links.at(sig) << "\n";
+  }
+  if (known > 0)
+    s << "known (--known or known upstream): " << known << " cases, not counted as findings\n";
   if (worker_errors > 0) {
     s << "worker errors: " << worker_errors << (written ? " (see summary.md)\n" : "\n");
   }
@@ -314,7 +325,20 @@ std::string SummaryMarkdown(const CampaignStats& s) {
       }
     }
     if (s.known > 0) {
-      md << "\n" << s.known << " cases matched a known finding (`--known`): counted, not new.\n";
+      md << "\n"
+         << s.known
+         << " cases matched a known finding (`--known`, or a known upstream bug of the engine "
+            "release: corpus/known): counted, not new.\n";
+    }
+    md << "\n";
+  }
+  if (!s.known_upstream.empty()) {
+    md << "## Known upstream bugs\n\nFindings of bugs already reported (corpus/known; "
+          "`--known none` turns the list off): not new.\n\n"
+       << "| kind | cases | first case | report | known upstream |\n|---|---:|---:|---|---|\n";
+    for (const auto& [sig, u] : s.known_upstream) {
+      md << "| " << u.kind << " | " << u.count << " | " << u.first_case << " | [findings/" << sig
+         << "](findings/" << sig << "/report.md) | " << s.upstream_links.at(sig) << " |\n";
     }
     md << "\n";
   }
@@ -445,6 +469,18 @@ void WriteCampaignSummary(const std::string& out_dir, const CampaignStats& s,
                     {"folder", "findings/" + sig}});
   }
   j["unique_findings"] = list;
+  if (!s.known_upstream.empty()) {
+    nlohmann::json known = nlohmann::json::array();
+    for (const auto& [sig, u] : s.known_upstream) {
+      known.push_back({{"signature", sig},
+                       {"kind", u.kind},
+                       {"count", u.count},
+                       {"first_case", u.first_case},
+                       {"folder", "findings/" + sig},
+                       {"known_upstream", s.upstream_links.at(sig)}});
+    }
+    j["known_upstream"] = known;
+  }
   nlohmann::json groups = nlohmann::json::array();
   for (const PatternGroup& g : GroupByPattern(s)) {
     groups.push_back(

@@ -118,6 +118,10 @@ struct CampaignStats {
   int64_t first_finding_graphs = -1;
   std::map<std::string, int64_t> verdicts;  // "PASS" -> count
   std::map<std::string, SignatureStats> unique;
+  // Known upstream bugs (corpus/known baseline): signature -> link, given by the campaign; the
+  // known cases with such a signature are counted in `known` and again here, per signature.
+  std::map<std::string, std::string> upstream_links;
+  std::map<std::string, SignatureStats> known_upstream;
   std::map<std::string, FirstFinding> first_by_kind;
   std::map<std::string, KindStats> by_kind;
   // Why the target declined graphs: ErrorClass of its message -> cases.

@@ -353,6 +353,14 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
 
   md << "# Finding: " << FindingKindName(r.kind)
      << (r.blame.rule.empty() ? "" : " in " + MdCode(r.blame.rule)) << "\n\n";
+  if (r.known_upstream.is_object()) {
+    // Said first: a reader of a known bug's folder need not triage it again.
+    const std::string link = r.known_upstream.value("link", "");
+    const std::string doc = r.known_upstream.value("doc", "");
+    md << "**Known upstream: " << MdText(link) << "** ("
+       << MdText(r.known_upstream.value("title", "")) << (doc == link ? "" : "; " + MdText(doc))
+       << "). Listed in corpus/known: counted as known, not new.\n\n";
+  }
   md << "- verdict: **" << r.verdict << "**\n";
   md << "- target: " << MdCode(r.target);
   if (!r.opt.inject.empty()) {

@@ -235,6 +235,44 @@ TEST(CampaignSummary, MarkdownSaysWhatItMeans) {
   EXPECT_NE(md.find("Worker errors: 1"), std::string::npos) << md;
 }
 
+// Known upstream bugs are counted apart from new findings and listed with their link in the
+// terminal text, summary.md and summary.json (issue 45, item 8).
+TEST(CampaignSummary, KnownUpstreamBugsListedApartWithTheirLink) {
+  CampaignStats s = HandFilledStats();
+  const std::string sig = "fusion-R-Conv-12345678";
+  s.upstream_links[sig] = "https://example.org/bug/7";
+  CaseReport c;
+  c.verdict = "MISMATCH";
+  c.kind = "fusion";
+  c.signature = sig;
+  c.known = true;
+  c.index = 9;
+  s.AddCase(c);
+  s.AddCase(c);
+  EXPECT_EQ(s.findings, 2);  // the hand-filled new ones only
+  EXPECT_EQ(s.known, 2);
+  EXPECT_EQ(s.unique.count(sig), 0u);
+  EXPECT_NE(s.SummaryText("out/x").find("  known upstream  fusion  x2  out/x/findings/" + sig +
+                                        "/  https://example.org/bug/7\n"),
+            std::string::npos)
+      << s.SummaryText("out/x");
+  const std::string md = SummaryMarkdown(s);
+  EXPECT_NE(md.find("## Known upstream bugs"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fusion | 2 | 9 | [findings/" + sig + "](findings/" + sig +
+                    "/report.md) | https://example.org/bug/7 |"),
+            std::string::npos)
+      << md;
+  const fs::path dir = fs::temp_directory_path() / ("fusefuzz-ku-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "findings");
+  WriteCampaignSummary(dir.string(), s, "");
+  const nlohmann::json j = ReadJsonFile((dir / "summary.json").string());
+  fs::remove_all(dir);
+  ASSERT_EQ(j["known_upstream"].size(), 1u);
+  EXPECT_EQ(j["known_upstream"][0]["known_upstream"], "https://example.org/bug/7");
+  EXPECT_EQ(j["known_upstream"][0]["count"], 2);
+}
+
 TEST(CampaignSummary, FilesCarryRuleFiresAndTheCommand) {
   fs::path dir = fs::temp_directory_path() / ("fusefuzz-summary-" + std::to_string(::getpid()));
   fs::remove_all(dir);

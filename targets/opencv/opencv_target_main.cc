@@ -5,21 +5,14 @@
 // is fusion on against fusion off, and the rewrites name what fused into what.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <opencv2/core/version.hpp>
 
 #include "targets/native_server.h"
+#include "targets/opencv/engine.h"
 #include "targets/opencv/opencv_net.h"
 #include "targets/opencv/repro_writer.h"
 
 namespace fusefuzz {
 namespace {
-
-// Each family checked against the reference through the protocol (opencv_target_test.cc).
-const std::vector<Op> kOps = {
-    Op::Conv,    Op::BatchNorm, Op::Relu,      Op::LeakyRelu,     Op::PRelu,  Op::Elu,
-    Op::Sigmoid, Op::Tanh,      Op::HardSwish, Op::Add,           Op::Sub,    Op::Mul,
-    Op::Div,     Op::MaxPool,   Op::AvgPool,   Op::GlobalAvgPool, Op::Concat, Op::Identity,
-    Op::Flatten, Op::Reshape,   Op::Gemm,      Op::MatMul,        Op::Pad};
 
 int Main(int argc, char** argv) {
   std::string mode = "fp32";
@@ -41,21 +34,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const bool int8 = mode == "int8";
-  nlohmann::json ops = nlohmann::json::array();
-  for (Op op : kOps) {
-    // Net::quantize has no HardSwishInt8 in 4.6 ("Can't create layer ... HardSwishInt8").
-    if (!(int8 && op == Op::HardSwish)) ops.push_back(std::string(OpName(op)));
-  }
-  const nlohmann::json hello = {
-      {"protocol", "fusefuzz-target"},
-      {"version", 1},
-      {"name", "opencv:" + mode},
-      {"engine", "OpenCV DNN " CV_VERSION " (Debian libopencv-dnn406 " FUSEFUZZ_OPENCV_VERSION
-                 "), ONNX import, CPU"},
-      {"ops", ops},
-      {"precision", "float32"},
-      {"fusions", opencv::DeclaredFusions(int8)},
-      {"capabilities", {"rewrites", "bench", "repro"}}};
+  const nlohmann::json hello = opencv::Hello(int8);
   const NativeBackend run = [int8, no_refusals](const NativeRequest& r) {
     return opencv::Run(r, int8, !no_refusals);
   };
