@@ -47,6 +47,24 @@ bool InplaceSafe(const Graph& g, std::string v) {
   }
 }
 
+// Whether the ONNX export types `v` as integers (onnx/export_quant.h): the output of a
+// QuantizeLinear or QLinear op, passed through the ops ONNX runs on integers as they are. A
+// spelling that writes a float-only op (Dropout) or a Cast to FLOAT after such a value would make
+// an invalid model or feed a DequantizeLinear a float.
+bool OnnxHoldsIntegers(const Graph& g, std::string v) {
+  for (;;) {
+    const Node* p = g.Producer(v);
+    if (!p) return false;
+    if (p->op == Op::QuantizeLinear || p->op == Op::QLinearConv || p->op == Op::QLinearAdd) {
+      return true;
+    }
+    const bool passes = p->op == Op::Identity || p->op == Op::Reshape || p->op == Op::Flatten ||
+                        p->op == Op::MaxPool || p->op == Op::Concat || p->op == Op::Pad;
+    if (!passes || p->inputs.empty()) return false;
+    v = p->inputs[0];
+  }
+}
+
 // The one-element constant operand of a binary node and the shape of its value operand.
 bool OneElementConstant(const Node& n, const ShapeMap& shapes, size_t* const_rank,
                         size_t* value_rank) {
@@ -173,9 +191,13 @@ std::string OpProblem(Spelling s, const Graph& g, const ShapeMap& shapes, const 
     case Spelling::kTorchShared:
     case Spelling::kTorchView:
     case Spelling::kTorchMeanKeepdim:
-    case Spelling::kOnnxIdentityAfter:
     case Spelling::kOnnxDropoutAfter:
     case Spelling::kOnnxCastSameType:
+      return OnnxHoldsIntegers(g, n.output)
+                 ? "the ONNX export types the output as integers (a Dropout takes floats only, "
+                   "a Cast to FLOAT would feed a DequantizeLinear a float)"
+                 : "";
+    case Spelling::kOnnxIdentityAfter:
     case Spelling::kOnnxIdentityTranspose:
     case Spelling::kOnnxUnsqueezeSqueeze:
     case Spelling::kOnnxReshapeChain:

@@ -74,6 +74,29 @@ TEST(Spelling, InapplicableSpellingsAreDropped) {
   EXPECT_EQ(g.nodes[1].spelling, "torch.F.relu");
 }
 
+// x -> QuantizeLinear -> MaxPool m (on the integers) -> DequantizeLinear; `m_spelling` on m. The
+// ONNX export types m's output as uint8, so a Dropout (floats only) or a Cast to FLOAT after it
+// would be an invalid model or feed the DequantizeLinear a float.
+std::string QuantText(const std::string& m_spelling) {
+  return R"({"format":"fusefuzz-graph","version":2,"inputs":[{"name":"x","shape":[1,2,4,4]}],
+    "nodes":[{"name":"q","op":"QuantizeLinear","inputs":["x"],"outputs":["a"],
+      "quant":{"y":{"type":"uint8","scale":[0.5],"zero_point":[10]}}},
+     {"name":"m","op":"MaxPool","inputs":["a"],"outputs":["b"],"attrs":{"kernel_shape":[2,2]},
+      "spelling":")" +
+         m_spelling + R"("},
+     {"name":"d","op":"DequantizeLinear","inputs":["b"],"outputs":["z"],
+      "quant":{"x":{"type":"uint8","scale":[0.5],"zero_point":[10]}}}],"outputs":["z"]})";
+}
+
+TEST(Spelling, FloatOnlySpellingsStayOffValuesTheExportTypesAsIntegers) {
+  EXPECT_NE(ErrorOf(QuantText("onnx.dropout-after")).find("types the output as integers"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(QuantText("onnx.cast-same-type")).find("types the output as integers"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf(QuantText("onnx.identity-after")), "<no error>");  // type-generic
+  EXPECT_EQ(ErrorOf(Text("", "onnx.dropout-after")), "<no error>");    // a float Relu
+}
+
 TEST(Spelling, RegistryNamesAreUniqueAndFamiliesPrefixThem) {
   std::set<std::string_view> names;
   for (const SpellingInfo& i : AllSpellings()) {
