@@ -20,6 +20,7 @@ const path = require('path');
 const readline = require('readline');
 const {CONTAINERS} = require('./rule-attribution');
 const {limitsOf, opsetOf} = require('./release-probe');
+const {reproAnswer} = require('./repro-script');
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
@@ -249,6 +250,16 @@ function handle(req) {
     return {unsupported: 'ONNX Runtime cannot stop after N rewrites'};
   }
   if (limits.opset && opsetOf(req.onnx.model) > maxOpset) return {unsupported: limits.opset};
+  // A finding's standalone reproducer (capability repro): written, not run.
+  if (req.repro) {
+    try {
+      const a = reproAnswer(req, opts.level, opts.ortModule ? path.dirname(opts.ortModule) :
+        path.join(__dirname, 'node_modules'));
+      return a.unsupported ? a : {repro: a};
+    } catch (e) {
+      return {error: 'bad repro request: ' + e.message};
+    }
+  }
   const optimize = o.optimize !== false;
   const b = req.bench;
   if (b !== undefined && !(b && Number.isInteger(b.warmup) && b.warmup >= 0 &&
@@ -271,7 +282,7 @@ function handle(req) {
 }
 
 function start() {
-  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench'].filter((c) =>
+  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'repro'].filter((c) =>
     !(c === 'disable' && limits.disable) && !(c === 'rewrites' && limits.rewrites));
   const hello = {
     protocol: 'fusefuzz-target', version: 1, name: opts.name,
