@@ -270,7 +270,7 @@ test('--ort-module takes the absolute path of an onnxruntime-node folder only', 
   try {
     assert.strictEqual(t.hello.limits, undefined, JSON.stringify(t.hello.limits));
     assert.deepStrictEqual(t.hello.capabilities,
-        ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench']);
+        ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'repro']);
   } finally {
     await t.close();
   }
