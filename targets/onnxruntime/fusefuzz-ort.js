@@ -252,6 +252,9 @@ function handle(req) {
   if (limits.opset && opsetOf(req.onnx.model) > maxOpset) return {unsupported: limits.opset};
   // A finding's standalone reproducer (capability repro): written, not run.
   if (req.repro) {
+    // reproduce.js tells the bug by the disabled run: a release whose disabled run is optimized
+    // too cannot tell it.
+    if (limits.unoptimized_run) return {unsupported: limits.unoptimized_run};
     try {
       const a = reproAnswer(req, opts.level, opts.ortModule ? path.dirname(opts.ortModule) :
         path.join(__dirname, 'node_modules'));
