@@ -17,7 +17,6 @@
 #include "report/diagnosis.h"
 #include "report/integers_section.h"
 #include "report/markdown.h"
-#include "report/ort_script.h"
 #include "report/report_numbers.h"
 #include "report/torch_script.h"
 
@@ -254,6 +253,14 @@ Graph Neighbourhood(const Graph& g, const std::set<std::string>& seeds, int hops
     }
   }
   return sub;
+}
+
+// A target's one-line command, shown inside a ```sh block only when it cannot end the block or
+// carry a control character into the page.
+bool ShownInAFence(const std::string& line) {
+  if (line.empty() || line.find('`') != std::string::npos) return false;
+  return std::none_of(line.begin(), line.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 }  // namespace
@@ -624,16 +631,24 @@ std::string FindingReport(const Repro& r, const std::string& folder, const Targe
   md << "## The case as ONNX\n\n"
      << "The folder is in ONNX's backend-test layout: `model.onnx` (opset 17, docs/onnx.md) and "
         "`test_data_set_0/` (inputs and reference outputs as TensorProto files), for any ONNX "
-        "tool. With ONNX Runtime (`targets/onnxruntime/`, from the fusefuzz checkout):\n\n```sh\n"
-     << "node targets/onnxruntime/run-model.js --level all " << dir << "\n"
-     << "fusefuzz compare " << rq << " --inputs-pb " << dir << "/test_data_set_0 --outputs " << dir
-     << "/test_data_set_0/ort_all   # judged by fusefuzz's oracle\n```\n";
-  if (!OrtReproScript(r).empty()) {
-    md << "\nWithout fusefuzz: `reproduce.js` beside `model.onnx` holds the inputs and the "
-          "reference's failing output, runs the model with onnxruntime-node at the finding's "
-          "level and disabled, prints the output next to the reference and exits 1 while the "
-          "bug is there:\n\n```sh\nNODE_PATH=targets/onnxruntime/node_modules node "
-       << dir << "/reproduce.js\n```\n";
+        "tool (docs/onnx.md runs it in a built-in engine). Outputs a tool wrote as TensorProto "
+        "files into a folder OUT are judged by fusefuzz's oracle:\n\n```sh\n"
+     << "fusefuzz compare " << rq << " --inputs-pb " << dir << "/test_data_set_0 --outputs OUT\n"
+     << "```\n";
+  // The target's own reproducer (capability repro): named with the command its pack gave.
+  if (answer && !answer->reproducer.files.empty()) {
+    std::string names;
+    for (const ReproducerFile& f : answer->reproducer.files) {
+      names += (names.empty() ? "" : ", ") + MdCode(f.path);
+    }
+    md << "\nWithout fusefuzz: the target wrote a standalone reproducer (" << names
+       << ") that runs the case with the engine alone, prints the engine's value next to the "
+          "reference and exits 1 while the bug is there (0 when it is gone, 2 when the engine "
+          "fails). In the finding folder:\n\n```sh\ncd "
+       << dir << "\n"
+       << (ShownInAFence(answer->reproducer.build) ? answer->reproducer.build
+                                                   : "# (the target gave no command to show)")
+       << "\n```\n";
   }
   return md.str();
 }

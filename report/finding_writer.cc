@@ -19,7 +19,6 @@
 #include "kernels/reference/reference.h"
 #include "onnx/export.h"
 #include "report/finding_report.h"
-#include "report/ort_script.h"
 #include "report/torch_script.h"
 
 extern char** environ;
@@ -114,9 +113,6 @@ void WriteOnnxRepro(const std::string& dir, const Repro& r) {
   }
   WriteFileInFolder(dir, "model.onnx", m.bytes);
   WriteBackendTestData(dir, r.graph, r.inputs, outputs);
-  // ONNX Runtime findings: the engine alone reproduces them, beside model.onnx.
-  const std::string script = OrtReproScript(r);
-  if (!script.empty()) WriteFileInFolder(dir, "reproduce.js", script);
 }
 
 }  // namespace

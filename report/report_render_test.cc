@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "generators/gen_config.h"
 #include "harness/repro.h"
@@ -13,6 +15,7 @@
 #include "report/campaign_summary.h"
 #include "report/finding_report.h"
 #include "report/html_report.h"
+#include "report/target_answer.h"
 
 namespace fusefuzz {
 namespace {
@@ -134,6 +137,35 @@ TEST(FindingReport, RelativeFolderGivesRelativeCommands) {
   EXPECT_NE(md.find("fusefuzz replay out/glow/findings/x/repro.json\n"), std::string::npos) << md;
   EXPECT_NE(md.find("From the folder the campaign ran in"), std::string::npos) << md;
   EXPECT_EQ(md.find(std::filesystem::current_path().string()), std::string::npos) << md;
+}
+
+// A pack's own reproducer (capability repro, issue 42): report.md names its files and shows the
+// command the pack gave, run in the finding folder; a command that could end the code block or
+// carry a control character is not shown.
+TEST(FindingReport, NamesThePacksReproducerWithItsCommand) {
+  Repro r = TinyRepro();
+  r.kind = FindingKind::kFusion;
+  r.verdict = "MISMATCH";
+  r.target = "exec:./my-engine";
+  TargetAnswer a;
+  a.reproducer.files = {{"reproduce_mine.cc", "int main() {}"}, {"data.bin", ""}};
+  a.reproducer.build = "g++ reproduce_mine.cc -o r && ./r";
+  std::string md = FindingReport(r, "out/f", &a);
+  EXPECT_NE(md.find("standalone reproducer (`reproduce_mine.cc`, `data.bin`)"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("```sh\ncd out/f\ng++ reproduce_mine.cc -o r && ./r\n```"), std::string::npos)
+      << md;
+  for (const std::string& bad :
+       std::vector<std::string>{"ls\n```\nrm -rf ~", "echo `id`", "a\x1b[2Jb"}) {
+    a.reproducer.build = bad;
+    md = FindingReport(r, "out/f", &a);
+    EXPECT_EQ(md.find(bad), std::string::npos) << md;
+    EXPECT_NE(md.find("# (the target gave no command to show)"), std::string::npos) << md;
+  }
+  // No files, no paragraph (and report/ itself names no engine's script).
+  a.reproducer = {};
+  md = FindingReport(r, "out/f", &a);
+  EXPECT_EQ(md.find("standalone reproducer"), std::string::npos) << md;
 }
 
 // A blamed rewrite set up by an earlier one: report.md and the diagnosis say so, and repro.json

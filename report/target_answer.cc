@@ -9,6 +9,7 @@
 #include "ir/printers.h"
 #include "ir/verifier.h"
 #include "kernels/reference/reference.h"
+#include "oracles/oracle.h"
 #include "report/finding_report.h"
 #include "report/markdown.h"
 #include "report/report_numbers.h"
@@ -56,6 +57,7 @@ TargetAnswer AskTarget(Target& target, const Repro& r) {
     }
     c.reference = r.worst.reference;
     c.bound = r.worst.bound;
+    c.oracle = std::string(OracleKindName(r.oracle.kind));
     try {
       for (auto& [name, t] : RunReference(r.graph, r.inputs)) c.expected[name] = ToFloatTensor(t);
       a.reproducer = target.AskReproducer(r.graph, r.inputs, req, c);

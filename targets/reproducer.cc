@@ -10,9 +10,10 @@ using json = nlohmann::json;
 
 bool ValidReproducerFileName(const std::string& name) {
   // What fusefuzz writes into a finding folder itself: a pack cannot replace those.
-  static const std::set<std::string> kOurs = {
-      "repro.json", "report.md",  "before.dot",   "after.dot",    "before.svg",
-      "after.svg",  "model.onnx", "reproduce.py", "reproduce.js", "test_data_set_0"};
+  // (reproduce.py and reproduce.js are the PyTorch and ONNX Runtime packs' own.)
+  static const std::set<std::string> kOurs = {"repro.json", "report.md",      "before.dot",
+                                              "after.dot",  "before.svg",     "after.svg",
+                                              "model.onnx", "test_data_set_0"};
   if (name.empty() || name.size() > 64 || name[0] == '.' || kOurs.count(name)) return false;
   for (char ch : name) {
     const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -31,6 +32,7 @@ void AddReproducerCase(const ReproducerCase& c, json* request) {
     repro["index"] = c.index;
     repro["reference"] = c.reference;
     repro["bound"] = c.bound;
+    if (!c.oracle.empty()) repro["oracle"] = c.oracle;
   }
   (*request)["repro"] = std::move(repro);
 }

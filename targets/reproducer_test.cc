@@ -30,12 +30,15 @@ TEST(ReproducerAnswer, KeepsPlainFilesAndTheBuildLine) {
 
 TEST(ReproducerAnswer, RefusesPathsOutsideTheFolderOursAndDuplicates) {
   for (const char* bad : {"../x.cc", "a/b.cc", ".hidden", "", "repro.json", "report.md",
-                          "model.onnx", "reproduce.py", "x y.cc", "/etc/passwd"}) {
+                          "model.onnx", "test_data_set_0", "x y.cc", "/etc/passwd"}) {
     const Reproducer r = ParseReproducerAnswer(Answer({File("ok.cc"), File(bad)}));
     EXPECT_TRUE(r.files.empty()) << bad;
     EXPECT_NE(r.message.find("not a plain file name"), std::string::npos) << r.message;
   }
   EXPECT_TRUE(ParseReproducerAnswer(Answer({File("a.cc"), File("a.cc")})).files.empty());
+  // The scripts fusefuzz no longer writes itself: the PyTorch and ONNX Runtime packs' own.
+  EXPECT_TRUE(ValidReproducerFileName("reproduce.py"));
+  EXPECT_TRUE(ValidReproducerFileName("reproduce.js"));
   EXPECT_FALSE(ValidReproducerFileName(std::string(65, 'a')));
   EXPECT_TRUE(ValidReproducerFileName(std::string(64, 'a')));
 }
@@ -92,6 +95,26 @@ ReproducerCase Case() {
   t.data = {0, 1};
   c.expected["y"] = t;
   return c;
+}
+
+TEST(ReproducerRequest, CarriesTheWorstElementAndTheOracleName) {
+  ReproducerCase c = Case();
+  c.reference = 1;
+  c.bound = 0.25;
+  c.oracle = "ulp";
+  json request = json::object();
+  AddReproducerCase(c, &request);
+  const json& r = request["repro"];
+  EXPECT_EQ(r["output"], "y");
+  EXPECT_EQ(r["index"], 1);
+  EXPECT_EQ(r["bound"], 0.25);
+  EXPECT_EQ(r["oracle"], "ulp");
+  EXPECT_TRUE(r["expected"].contains("y"));
+  // A finding that is not a wrong number: no element, no oracle.
+  c.output.clear();
+  AddReproducerCase(c, &request);
+  EXPECT_FALSE(request["repro"].contains("index"));
+  EXPECT_FALSE(request["repro"].contains("oracle"));
 }
 
 TEST(ReproducerRequest, AskedOnlyOfTargetsThatDeclareRepro) {

@@ -157,6 +157,7 @@ struct ReproducerCase {
   int64_t index = -1;  // its worst element (flat NCHW index)
   double reference = 0;
   double bound = 0;    // the oracle's bound on |candidate - reference| there
+  std::string oracle;  // the oracle's name ("bound", "ulp", ...), for the reproducer's head
   TensorMap expected;  // every output's reference, rounded to float32
 };
 

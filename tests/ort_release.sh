@@ -21,10 +21,10 @@ hello() {
 }
 hello 1.16.3 >"$work/hello-1.16.3.json"
 hello 1.17.0 >"$work/hello-1.17.0.json"
-grep -q '"capabilities":\["onnx","onnx_only","bench"\],.*"limits":{"disable":.*"rewrites":' \
+grep -q '"capabilities":\["onnx","onnx_only","bench","batch","repro"\],.*"limits":{"disable":.*"rewrites":' \
   "$work/hello-1.16.3.json" || fail "1.16.3's hello: $(cat "$work/hello-1.16.3.json")"
 grep -q '"unoptimized_run"' "$work/hello-1.16.3.json" && fail "1.16.3 honours the level"
-grep -q '"capabilities":\["onnx","onnx_only","rewrites","bench"\],.*"limits":{"disable":.*"spurious_rewrites":' \
+grep -q '"capabilities":\["onnx","onnx_only","rewrites","bench","batch","repro"\],.*"limits":{"disable":.*"spurious_rewrites":' \
   "$work/hello-1.17.0.json" || fail "1.17.0's hello: $(cat "$work/hello-1.17.0.json")"
 # A finding folder: the repro as repro.json beside a report.md.
 cp "$src/corpus/onnxruntime/padfusion-ceil-mode-maxpool-shape.repro.json" "$work/finding/repro.json"

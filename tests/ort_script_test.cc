@@ -1,6 +1,7 @@
 // Issue 28 item 4: a finding on ONNX Runtime carries reproduce.js, which reproduces the bug with
 // onnxruntime-node alone (no fusefuzz): exit 1 while the bug is there. Checked on the real ORT
-// bug of corpus/onnxruntime/padfusion-zero-pad-into-maxpool (Pad_Fusion into a MaxPool).
+// bug of corpus/onnxruntime/padfusion-zero-pad-into-maxpool (Pad_Fusion into a MaxPool). The ORT
+// pack writes it (targets/onnxruntime/repro-script.js, capability repro; issue 42).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -270,7 +270,7 @@ test('--ort-module takes the absolute path of an onnxruntime-node folder only', 
   try {
     assert.strictEqual(t.hello.limits, undefined, JSON.stringify(t.hello.limits));
     assert.deepStrictEqual(t.hello.capabilities,
-        ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'batch']);
+        ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'batch', 'repro']);
   } finally {
     await t.close();
   }
@@ -330,4 +330,71 @@ test('fusefuzz bench --target: ORT at levels disabled and all in one table, verd
   assert.strictEqual(iters.length, 2 * 2 * 2);
   assert.ok(iters.every((b) => b.real_time > 0 && b.iterations === 2));
   assert.match(fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8'), /ort-all speedup/);
+});
+
+// Capability repro (repro-script.js): reproduce.js written for a real finding's request and run
+// with node and onnxruntime-node alone, beside the model the request carried.
+function runReproducer(answer, req) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusefuzz-ort-repro-'));
+  for (const f of answer.repro.files) fs.writeFileSync(path.join(dir, f.path), f.text);
+  fs.writeFileSync(path.join(dir, 'model.onnx'), Buffer.from(req.onnx.model, 'base64'));
+  try {
+    const out = execFileSync(process.execPath, [path.join(dir, 'reproduce.js')], {cwd: '/',
+      env: Object.assign({}, process.env, {NODE_PATH: path.join(__dirname, 'node_modules')})});
+    return {status: 0, out: String(out)};
+  } catch (e) {
+    return {status: e.status, out: String(e.stdout) + String(e.stderr)};
+  }
+}
+
+// A repro request of `seed` whose reference is what the disabled run answers (exact for these
+// small cases) and whose worst element is `index`.
+async function reproRequest(t, seed, id, output, index, bound) {
+  const plain = await t.ask(request(seed, id, {optimize: false}));
+  assert.ok(plain.outputs && plain.outputs[output], JSON.stringify(plain).slice(0, 300));
+  const req = request(seed, id + 1, {});
+  req.repro = {title: 'fusion Pad_Fusion', output, index, reference: 0, bound, oracle: 'bound',
+    expected: plain.outputs};
+  return req;
+}
+
+test('repro: reproduce.js exits 1 on the real Pad_Fusion bug and 0 on a case without one', async () => {
+  const t = await start(['--level', 'all']);
+  try {
+    assert.ok(t.hello.capabilities.includes('repro'));
+    const bug = path.join(src, 'corpus', 'onnxruntime', 'padfusion-zero-pad-into-maxpool.repro.json');
+    const req = await reproRequest(t, bug, 1, 'v1', 7, 1.1754943508222875e-38);
+    const answer = await t.ask(req);
+    assert.ok(answer.repro, JSON.stringify(answer).slice(0, 300));
+    assert.deepStrictEqual(answer.repro.files.map((f) => f.path), ['reproduce.js']);
+    assert.strictEqual(answer.repro.build,
+        `NODE_PATH=${path.join(__dirname, 'node_modules')} node reproduce.js`);
+    const text = answer.repro.files[0].text;
+    assert.ok(text.includes("graphOptimizationLevel 'all'") && text.includes('(bound oracle)'));
+    assert.ok(text.includes('const worst = 7, bound = 1.17549435e-38;'), text);
+    const failing = runReproducer(answer, req);
+    assert.strictEqual(failing.status, 1, failing.out);
+    assert.ok(failing.out.includes('the bug is there') && failing.out.includes('<- off'));
+    // Conv + Relu + BatchNorm fused at level all: the same numbers within 1e-4.
+    const ok = await reproRequest(t, 'glow-conv-relu-bn', 3, 'y', 0, 1e-4);
+    const okAnswer = await t.ask(ok);
+    const passing = runReproducer(okAnswer, ok);
+    assert.strictEqual(passing.status, 0, passing.out);
+    assert.ok(passing.out.includes('no difference beyond the bound'), passing.out);
+    // Not a wrong number (the engine failed): no script, said why.
+    delete ok.repro.output;
+    const none = await t.ask(Object.assign(ok, {id: 5}));
+    assert.ok(none.unsupported && none.unsupported.includes('not a wrong number'), JSON.stringify(none));
+  } finally {
+    await t.close();
+  }
+});
+
+test('repro: numbers are printf %.9g, as fusefuzz wrote them', () => {
+  const {jsNumber} = require('./repro-script');
+  const cases = [[0, '0'], [0.4375, '0.4375'], [1.1754943508222875e-38, '1.17549435e-38'],
+    [-1, '-1'], [123456789, '123456789'], [1234567890, '1.23456789e+09'], [0.0001, '0.0001'],
+    [0.00001, '1e-05'], [1 / 3, '0.333333333'], [NaN, 'NaN'], [-Infinity, '-Infinity'],
+    [2.5e-7, '2.5e-07'], [99999.99999, '100000'], [1e100, '1e+100']];
+  for (const [v, want] of cases) assert.strictEqual(jsNumber(v), want, String(v));
 });

@@ -20,6 +20,7 @@ const path = require('path');
 const readline = require('readline');
 const {CONTAINERS} = require('./rule-attribution');
 const {limitsOf, opsetOf} = require('./release-probe');
+const {reproAnswer} = require('./repro-script');
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'Relu',
@@ -249,6 +250,19 @@ function handle(req) {
     return {unsupported: 'ONNX Runtime cannot stop after N rewrites'};
   }
   if (limits.opset && opsetOf(req.onnx.model) > maxOpset) return {unsupported: limits.opset};
+  // A finding's standalone reproducer (capability repro): written, not run.
+  if (req.repro) {
+    // reproduce.js tells the bug by the disabled run: a release whose disabled run is optimized
+    // too cannot tell it.
+    if (limits.unoptimized_run) return {unsupported: limits.unoptimized_run};
+    try {
+      const a = reproAnswer(req, opts.level, opts.ortModule ? path.dirname(opts.ortModule) :
+        path.join(__dirname, 'node_modules'));
+      return a.unsupported ? a : {repro: a};
+    } catch (e) {
+      return {error: 'bad repro request: ' + e.message};
+    }
+  }
   const optimize = o.optimize !== false;
   const b = req.bench;
   if (b !== undefined && !(b && Number.isInteger(b.warmup) && b.warmup >= 0 &&
@@ -275,7 +289,7 @@ const BATCH_CASES = 16;
 const BATCH_MAX_NODES = 600;
 
 function start() {
-  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'batch'].filter((c) =>
+  const capabilities = ['onnx', 'onnx_only', 'rewrites', 'disable', 'bench', 'batch', 'repro'].filter((c) =>
     !(c === 'disable' && limits.disable) && !(c === 'rewrites' && limits.rewrites));
   const hello = {
     protocol: 'fusefuzz-target', version: 1, name: opts.name,
