@@ -285,6 +285,8 @@ class Exporter {
       case Op::Sub:
       case Op::Mul:
       case Op::Div:
+      case Op::Min:
+      case Op::Max:
         EmitBinary(n);
         return;
       case Op::Pad:
@@ -375,6 +377,29 @@ class Exporter {
       case Op::Log:
       case Op::Erf:
         Add(NodeBuilder(std::string(OpName(n.op)), n.name).In(x).Out(n.output));
+        return;
+      case Op::ReduceSum:
+      case Op::ReduceMax: {
+        // `axes` became an input at opset 13 for ReduceSum, at 18 for ReduceMax.
+        NodeBuilder b(std::string(OpName(n.op)), n.name);
+        b.In(x);
+        if (n.op == Op::ReduceSum || RequiredOnnxOpset(g_) >= 18) {
+          b.In(Int64Initializer(n.name + "/axes", AttrInts(n, "axes")));
+        } else {
+          b.AttrInts("axes", AttrInts(n, "axes"));
+        }
+        Add(b.Out(n.output).AttrI("keepdims", AttrInt(n, "keepdims")));
+        return;
+      }
+      case Op::Softmax:
+        // Opset 13 semantics (one axis); every export is at opset >= 17.
+        Add(NodeBuilder("Softmax", n.name).In(x).Out(n.output).AttrI("axis", AttrInt(n, "axis")));
+        return;
+      case Op::Transpose:
+        Add(NodeBuilder("Transpose", n.name)
+                .In(x)
+                .Out(n.output)
+                .AttrInts("perm", AttrInts(n, "perm")));
         return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
@@ -533,6 +558,12 @@ class Exporter {
       case Op::Exp:
       case Op::Log:
       case Op::Erf:
+      case Op::Min:
+      case Op::Max:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Softmax:
+      case Op::Transpose:
       case Op::QLinearAdd:
         break;
     }
@@ -613,12 +644,8 @@ class Exporter {
   }
 
   void EmitBinary(const Node& n) {
-    const char* op = n.op == Op::Add   ? "Add"
-                     : n.op == Op::Sub ? "Sub"
-                     : n.op == Op::Mul ? "Mul"
-                                       : "Div";
     BinaryOperands o = GetBinaryOperands(n);
-    NodeBuilder b(op, n.name);
+    NodeBuilder b(std::string(OpName(n.op)), n.name);
     b.In(o.const_a ? Param(n, "A", *o.const_a) : n.inputs.at(static_cast<size_t>(o.input_a)));
     b.In(o.const_b ? Param(n, "B", *o.const_b) : n.inputs.at(static_cast<size_t>(o.input_b)));
     Add(b.Out(n.output));

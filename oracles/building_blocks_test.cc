@@ -8,6 +8,7 @@
 // must still fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -266,6 +267,50 @@ TEST(BuildingBlocks, ExpOverflowIsNotJudged) {
     out.push_back(s);
   }
   EXPECT_NE(c.Judge(y, x, out).verdict, Verdict::kMismatch);
+}
+
+// Softmax along rows of n values at spreads up to 60: the stable form (x - max) and the naive
+// exp(x) / sum exp(x) in float32, sums forward, exps nudged: admitted. A sum that leaves out the
+// largest term fails.
+TEST(BuildingBlocks, SoftmaxInFloat32) {
+  for (int64_t n : {2, 16, 256}) {
+    for (float spread : {0.5f, 8.0f, 60.0f}) {
+      Tensor x({1, 1, 3, n});
+      for (size_t i = 0; i < x.data.size(); ++i) {
+        x.data[i] = spread * (static_cast<float>((static_cast<int64_t>(i) * 29 % 97)) / 48.0f - 1);
+      }
+      Chain c(x.shape);
+      const std::string y = c.Add(Op::Softmax, {"x"}, {{"axis", int64_t{-1}}});
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool stable = variant % 2 == 0, drop = variant == 3;
+        const int u = variant == 1 ? kNudge : -kNudge;
+        std::vector<float> out;
+        for (int64_t r = 0; r < 3; ++r) {
+          const float* row = x.data.data() + r * n;
+          float m = -INFINITY;
+          int64_t arg = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            if (row[i] > m) arg = i;
+            m = std::max(m, row[i]);
+          }
+          if (!stable) m = 0;
+          std::vector<float> e;
+          float sum = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            e.push_back(Nudge(std::exp(row[i] - m), u));
+            if (!(drop && i == arg)) sum += e.back();
+          }
+          for (float v : e) out.push_back(v / sum);
+        }
+        OracleResult res = c.Judge(y, x, out);
+        if (drop) {  // the largest term left out of the sum
+          EXPECT_EQ(res.verdict, Verdict::kMismatch) << n << " " << spread;
+        } else {  // tiny outputs underflow in float32: MISTRUSTED there, never MISMATCH
+          EXPECT_NE(res.verdict, Verdict::kMismatch) << n << " " << spread << ": " << res.detail;
+        }
+      }
+    }
+  }
 }
 
 TEST(BuildingBlocks, ReduceMeanSumsInAnyOrder) {

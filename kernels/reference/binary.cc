@@ -1,4 +1,5 @@
-// Reference Add/Sub/Mul/Div with numpy broadcasting; either operand may be a constant param.
+// Reference Add/Sub/Mul/Div/Min/Max with numpy broadcasting; either operand may be a constant
+// param.
 #include <cmath>
 
 #include "ir/verifier.h"
@@ -74,6 +75,14 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
         m = (ma + std::fabs(r) * mb) / std::fabs(vb);
         e = Quadrature(ea, std::fabs(r) * eb) / std::fabs(vb);
         own = 2;
+        break;
+      case Op::Min:
+      case Op::Max:
+        // A selection: |min(a + da, b + db) - min(a, b)| <= max(|da|, |db|); nothing rounds.
+        r = op == Op::Min ? std::fmin(va, vb) : std::fmax(va, vb);
+        m = std::fmax(ma, mb);
+        e = std::fmax(ea, eb);
+        own = 0;
         break;
       default:
         throw std::logic_error("Elementwise: not a binary op: " + std::string(OpName(op)));
