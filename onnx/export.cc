@@ -223,8 +223,17 @@ class Exporter {
     nlohmann::json record = {{"node", std::move(node)}, {"onnx_nodes", std::move(onnx_nodes)}};
     decompositions_.emplace_back(std::string(kOnnxNodeRecordPrefix) + n.name, record.dump());
   }
+  // One metadata key per node: a FusedConv whose epilogue holds a decomposed activation (a
+  // GELU) records both under the node's name, joined (ONNX refuses duplicate metadata keys).
   void Record(const Node& n, const std::string& how) {
-    decompositions_.emplace_back("fusefuzz:decomposition:" + n.name, how);
+    const std::string key = "fusefuzz:decomposition:" + n.name;
+    for (auto& [k, v] : decompositions_) {
+      if (k == key) {
+        v += "; " + how;
+        return;
+      }
+    }
+    decompositions_.emplace_back(key, how);
   }
 
   void EmitNode(const Node& n) {
