@@ -313,6 +313,24 @@ TEST(BuildingBlocks, SoftmaxInFloat32) {
   }
 }
 
+// exp(x) / sum exp(x) over a row whose every exp underflows float32 (x near -128): 0/0 = NaN in
+// float32, a finite value in double. A divisor below 2^-126 is not judged (docs/oracle.md,
+// "Underflow"); a row in range still is.
+TEST(BuildingBlocks, UnderflowingDivisorIsNotJudged) {
+  Tensor x({1, 1, 2, 3}, std::vector<float>{-128, -127, -128.5f, -1, 0, 1});
+  Chain c(x.shape);
+  const std::string e = c.Add(Op::Exp, {"x"});
+  const AttrMap axes = {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const std::string y = c.Add(Op::Div, {e, c.Add(Op::ReduceSum, {e}, axes)});
+  std::vector<float> out(3, NAN);
+  const float s = std::exp(-1.0f) + 1 + std::exp(1.0f);
+  for (float v : {-1.0f, 0.0f, 1.0f}) out.push_back(std::exp(v) / s);
+  OracleResult ok = c.Judge(y, x, out);
+  EXPECT_NE(ok.verdict, Verdict::kMismatch) << ok.detail;
+  out[4] *= 1.01f;  // the row in range is judged
+  EXPECT_EQ(c.Judge(y, x, out).verdict, Verdict::kMismatch);
+}
+
 TEST(BuildingBlocks, ReduceMeanSumsInAnyOrder) {
   // Sums over 1..4096 elements of mixed signs, forward and in pairs; both admitted.
   for (int64_t n : {1, 3, 64, 4096}) {

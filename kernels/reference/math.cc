@@ -23,6 +23,11 @@ constexpr double kHigherOrder = 0x1.0p-10;
 // (docs/oracle.md, "Building-block ops").
 constexpr double kExpCeiling = 0x1.0p256;
 
+// An absolute term of every Exp magnitude: a float32 exp below 2^-126 is subnormal (absolute
+// error up to 2^-150) or flushed to 0 by an FTZ engine (error up to 2^-126); the stage cost 4
+// admits 4u * 2^-100 = 2^-122 of it (docs/oracle.md, "Underflow"). Negligible for normal values.
+constexpr double kExpUnderflow = 0x1.0p-100;
+
 struct Step {
   double r, m, slope;  // value, magnitude, |f'(x)| for the sigma propagation
   double own;          // the op's own rounding in units of u|r|
@@ -55,13 +60,15 @@ Step Apply(Op op, double exponent, double x, double mx) {
       // |1/(x + d) - 1/x| = |d| / (|x| |x + d|) <= 2|d| / x^2 for |d| <= |x|/2.
       const double r = 1.0 / x;
       if (mx == 0) return {r, std::fabs(r), 0, 1};
+      // As Div's divisor: below 2^-126 float32 holds x only absolutely (or flushes it to 0).
+      if (ax < 0x1.0p-126) return {r, INFINITY, 1 / (x * x), 1};
       return {r, 2 * mx / (x * x) + std::fabs(r), 1 / (x * x), 1};
     }
     case Op::Exp: {
       // |e^(x + d) - e^x| = e^x |e^d - 1| <= 2 e^x |d| for d <= 1.25; a few ulps of e^x.
       // A finite x gives at most 2^256 (kExpCeiling), not the double overflow to inf.
       const double r = std::isfinite(x) ? std::fmin(std::exp(x), kExpCeiling) : std::exp(x);
-      return {r, 2 * r * mx + r, r, 2};
+      return {r, 2 * r * mx + r + kExpUnderflow, r, 2};
     }
     case Op::Log: {
       // |ln(x + d) - ln x| <= |d| / (x - |d|) <= 2|d| / x for |d| <= x/2.
