@@ -331,6 +331,21 @@ TEST(BuildingBlocks, UnderflowingDivisorIsNotJudged) {
   EXPECT_EQ(c.Judge(y, x, out).verdict, Verdict::kMismatch);
 }
 
+// exp(x) * Reciprocal(sum exp(x)) over rows of one element far below double's exp range: exactly
+// 1, NaN in float32 (0 * inf); the reference keeps exp at least 2^-256, so it is not inf or NaN
+// of its own, and the element is not judged.
+TEST(BuildingBlocks, ExpUnderflowingDoubleIsNotJudged) {
+  Tensor x({1, 1, 2, 1}, std::vector<float>{-998, 0.5f});
+  Chain c(x.shape);
+  const std::string e = c.Add(Op::Exp, {"x"});
+  const AttrMap axes = {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const std::string y =
+      c.Add(Op::Mul, {e, c.Add(Op::Reciprocal, {c.Add(Op::ReduceSum, {e}, axes)})});
+  OracleResult r = c.Judge(y, x, {NAN, 1});
+  EXPECT_NE(r.verdict, Verdict::kMismatch) << r.detail;
+  EXPECT_EQ(c.Judge(y, x, {NAN, 1.01f}).verdict, Verdict::kMismatch);
+}
+
 TEST(BuildingBlocks, ReduceMeanSumsInAnyOrder) {
   // Sums over 1..4096 elements of mixed signs, forward and in pairs; both admitted.
   for (int64_t n : {1, 3, 64, 4096}) {

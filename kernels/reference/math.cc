@@ -22,6 +22,11 @@ constexpr double kHigherOrder = 0x1.0p-10;
 // makes no inf - inf or inf * 0 of its own where a float32 engine overflows elsewhere first
 // (docs/oracle.md, "Building-block ops").
 constexpr double kExpCeiling = 0x1.0p256;
+// And at least 2^-256: an exp that underflows double (x < -745) would make 0/0 or 0 * inf of its
+// own in the decomposed softmax's e / sum(e) (a row of one element: 1 in exact arithmetic).
+// Below 2^-126 float32 holds nothing relative anyway: such values are not judged downstream
+// (kExpUnderflow, the Div and Reciprocal rules; docs/oracle.md, "Underflow").
+constexpr double kExpFloor = 0x1.0p-256;
 
 // An absolute term of every Exp magnitude: a float32 exp below 2^-126 is subnormal (absolute
 // error up to 2^-150) or flushed to 0 by an FTZ engine (error up to 2^-126); the stage cost 4
@@ -67,7 +72,8 @@ Step Apply(Op op, double exponent, double x, double mx) {
     case Op::Exp: {
       // |e^(x + d) - e^x| = e^x |e^d - 1| <= 2 e^x |d| for d <= 1.25; a few ulps of e^x.
       // A finite x gives at most 2^256 (kExpCeiling), not the double overflow to inf.
-      const double r = std::isfinite(x) ? std::fmin(std::exp(x), kExpCeiling) : std::exp(x);
+      const double r = std::isfinite(x) ? std::fmax(std::fmin(std::exp(x), kExpCeiling), kExpFloor)
+                                        : std::exp(x);
       return {r, 2 * r * mx + r + kExpUnderflow, r, 2};
     }
     case Op::Log: {
