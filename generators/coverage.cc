@@ -262,6 +262,12 @@ std::vector<std::string> ActivationTags(Op op, const AttrMap& attrs, const Param
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       break;  // not activations
   }
   return t;
@@ -361,6 +367,7 @@ std::vector<std::string> NodeTags(const Node& n, const ShapeMap& shapes) {
     case OpFamily::kBinary:
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
+    case OpFamily::kLayout:
     case OpFamily::kQuant:   // quantized classes: the quantized generator's (issue 24)
     case OpFamily::kReduce:  // the decomposed patterns' building blocks: classed by pattern
     case OpFamily::kMath:

@@ -31,6 +31,8 @@ TEST(Decomposed, EachPatternBuildsItsBuildingBlocks) {
       {Pattern::kSiluDecomposed, {Op::Mul}},
       {Pattern::kHardSwishDecomposed, {Op::Mul}},
       {Pattern::kMishDecomposed, {Op::Exp, Op::Log, Op::Tanh}},
+      {Pattern::kSoftmaxDecomposed, {Op::ReduceMax, Op::Sub, Op::Exp, Op::ReduceSum}},
+      {Pattern::kMatMulChain, {Op::Transpose, Op::MatMul, Op::Softmax}},
   };
   for (const auto& [p, ops] : want) {
     const GenConfig cfg = Only(p);

@@ -40,6 +40,9 @@ double DefaultOpWeight(Op op) {
     case Op::Clip:
     case Op::Sub:
       return 1;
+    case Op::Min:
+    case Op::Max:
+      return 0.2;  // binary selections (ReLU-like clamps a constant writes: Max(x, 0), Min(x, 6))
     case Op::GlobalAvgPool:
     case Op::Identity:
       return 0.3;
@@ -57,6 +60,10 @@ double DefaultOpWeight(Op op) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       return 0;  // building blocks: generated inside the decomposed patterns (patterns.def)
     case Op::Gemm:
     case Op::MatMul:

@@ -202,6 +202,53 @@ std::string MishDecomposed(Builder& b, const std::string& x) {
   return Commuted(b, Op::Mul, x, b.AddNode(Op::Tanh, {b.AddNode(Op::Log, {one_plus})}));
 }
 
+// Softmax over the last dim as exporters write it: e = exp(x - ReduceMax(x)) (or exp(x) alone),
+// e / ReduceSum(e) (or e * Reciprocal(sum)); the engines' SoftmaxFusion-style recognizers and the
+// fused Softmax kernels aim at it.
+std::string SoftmaxDecomposed(Builder& b, const std::string& x, int64_t budget) {
+  const AttrMap reduce = {{"axes", std::vector<int64_t>{b.src().Bool(0.7) ? -1 : 3}},
+                          {"keepdims", int64_t{1}}};
+  std::string shifted = x;
+  if (budget >= 5 && b.src().Bool(0.7)) {
+    shifted = b.AddNode(Op::Sub, {x, b.AddNode(Op::ReduceMax, {x}, reduce)});
+  }
+  const std::string e = b.AddNode(Op::Exp, {shifted});
+  const std::string sum = b.AddNode(Op::ReduceSum, {e}, reduce);
+  const int64_t used = shifted == x ? 2 : 4;
+  return Normalize(b, e, sum, budget - used >= 2);
+}
+
+// The attention-style chain over the last two dims of an [N, C, H, W] value: [Transpose(H, W)]
+// -> [Mul by a scalar] -> MatMul by a constant [W', K] -> [Add a bias] -> [Softmax on the last
+// dim]. ORT's MatmulTransposeFusion, MatMulScaleFusion, MatMulAddFusion and the Softmax after a
+// MatMul of attention; each optional step only when the budget has room.
+std::string MatMulChain(Builder& b, const std::string& x, int64_t budget) {
+  int64_t spare = budget - 1;
+  auto take = [&spare, &b](Op op, double p) {
+    if (spare <= 0 || !b.Allowed(op) || !b.src().Bool(p)) return false;
+    --spare;
+    return true;
+  };
+  std::string v = x;
+  if (take(Op::Transpose, 0.5)) {
+    v = b.AddNode(Op::Transpose, {v}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
+  }
+  if (take(Op::Mul, 0.4)) {
+    const double kScale[] = {0.125, 0.5, 2.0, 0.35355339};
+    v = WithConst(b, Op::Mul, v, kScale[b.src().Int(0, 3)], b.src().Bool(0.5));
+  }
+  const int64_t k = b.ShapeOf(v)[3];
+  const int64_t n = b.src().Int(1, b.cfg().limits.max_channels);
+  v = b.AddNode(Op::MatMul, {v}, {}, {{"B", b.ConvWeights({k, n}, k)}});
+  if (take(Op::Add, 0.5)) {
+    ParamMap p;
+    p["B"] = b.UniformTensor(b.src().Bool(0.8) ? Shape{n} : Shape{1}, -1.0, 1.0);
+    v = b.AddNode(Op::Add, {v}, {}, std::move(p));
+  }
+  if (take(Op::Softmax, 0.4)) v = b.AddNode(Op::Softmax, {v}, {{"axis", int64_t{-1}}});
+  return v;
+}
+
 }  // namespace
 
 bool DecomposedEligible(Builder& b, Pattern p) {
@@ -228,6 +275,11 @@ bool DecomposedEligible(Builder& b, Pattern p) {
       return ok({Op::Mul, Op::HardSigmoid, Op::Add, Op::Clip, Op::Div});
     case Pattern::kMishDecomposed:
       return ok({Op::Exp, Op::Add, Op::Log, Op::Tanh, Op::Mul});
+    case Pattern::kSoftmaxDecomposed:
+      return ok({Op::ReduceMax, Op::Sub, Op::Exp, Op::ReduceSum, Op::Div, Op::Mul, Op::Reciprocal});
+    case Pattern::kMatMulChain:
+      // MatMul at rank 4: only for targets that also take Transpose (the attention vocabulary).
+      return ok({Op::MatMul, Op::Transpose});
     default:
       return false;
   }
@@ -251,6 +303,10 @@ std::string EmitDecomposed(Builder& b, Pattern p, const std::string& x, int64_t 
       return HardSwishDecomposed(b, x, budget);
     case Pattern::kMishDecomposed:
       return MishDecomposed(b, x);
+    case Pattern::kSoftmaxDecomposed:
+      return SoftmaxDecomposed(b, x, budget);
+    case Pattern::kMatMulChain:
+      return MatMulChain(b, x, budget);
     default:
       break;
   }

@@ -1,6 +1,6 @@
-// The building-block ops (ReduceMean and the unary math ops) as single ops of the `single`
-// pattern, when a config gives them a weight (their default weight is 0: the decomposed
-// patterns of gen_decomposed.cc build them).
+// The building-block ops (the reductions, Softmax, Transpose and the unary math ops) as single ops
+// of the `single` pattern, when a config gives them a weight (their default weight is 0: the
+// decomposed patterns of gen_decomposed.cc build them).
 #include <variant>
 
 #include "generators/gen_builder.h"
@@ -8,7 +8,18 @@
 namespace fusefuzz::gen {
 
 std::string Builder::EmitMath(Op op, const std::string& x, int64_t budget) {
-  if (op == Op::ReduceMean) {
+  if (op == Op::Softmax) {
+    const int64_t kAxis[] = {-1, 1, 3, 2};
+    const double w[] = {4, 1, 1, 0.5};
+    return AddNode(op, {x}, {{"axis", kAxis[src_.Pick(w)]}});
+  }
+  if (op == Op::Transpose) {
+    // Swaps of the two last dims (attention's K^T), NCHW <-> NHWC, and a full reversal.
+    const std::vector<int64_t> kPerm[] = {{0, 1, 3, 2}, {0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}};
+    const double w[] = {3, 1, 1, 0.5};
+    return AddNode(op, {x}, {{"perm", kPerm[src_.Pick(w)]}});
+  }
+  if (op == Op::ReduceMean || op == Op::ReduceSum || op == Op::ReduceMax) {
     const std::vector<int64_t> kAxes[] = {{-1}, {2, 3}, {1}, {1, 2, 3}, {0}};
     const double w[] = {3, 2, 1, 1, 0.5};
     return AddNode(op, {x}, {{"axes", kAxes[src_.Pick(w)]}, {"keepdims", int64_t{1}}});

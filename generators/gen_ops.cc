@@ -386,7 +386,13 @@ void Builder::ActivationParams(Op act, const Shape& x, bool epilogue, AttrMap* a
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
-      break;  // no attributes or params to choose
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
+      break;  // not activations
   }
 }
 
@@ -633,6 +639,7 @@ std::string Builder::EmitOp(Op op, const std::string& x, int64_t budget) {
       return EmitHead(op, x, std::max<int64_t>(budget, 2));
     case OpFamily::kReduce:
     case OpFamily::kMath:
+    case OpFamily::kLayout:
       return EmitMath(op, x, budget);
     case OpFamily::kQuant:
       break;

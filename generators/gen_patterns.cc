@@ -286,6 +286,8 @@ bool PatternEligible(Builder& b, Pattern p) {
     case Pattern::kSiluDecomposed:
     case Pattern::kHardSwishDecomposed:
     case Pattern::kMishDecomposed:
+    case Pattern::kSoftmaxDecomposed:
+    case Pattern::kMatMulChain:
       return DecomposedEligible(b, p);
   }
   return false;
@@ -333,6 +335,8 @@ std::string EmitPattern(Builder& b, Pattern p, const std::string& x, int64_t bud
     case Pattern::kSiluDecomposed:
     case Pattern::kHardSwishDecomposed:
     case Pattern::kMishDecomposed:
+    case Pattern::kSoftmaxDecomposed:
+    case Pattern::kMatMulChain:
       return EmitDecomposed(b, p, x, budget);
   }
   return SingleOp(b, x, budget);

@@ -124,6 +124,8 @@ OpSchema MakeSchema(Op op) {
     case Op::Sub:
     case Op::Mul:
     case Op::Div:
+    case Op::Min:
+    case Op::Max:
       return {{},
               {{"A", false, "constant left operand (scalar [1], [C], [1,C,1,1] or full)"},
                {"B", false, "constant right operand (same shapes)"}},
@@ -202,6 +204,24 @@ OpSchema MakeSchema(Op op) {
       return {{}, kNoParams, "ln(x); NaN for x < 0, -inf at 0 (ONNX Log)"};
     case Op::Erf:
       return {{}, kNoParams, "the error function (ONNX Erf)"};
+    case Op::ReduceSum:
+      return {{IntsReq("axes", "distinct dims in [-rank, rank), at least one"),
+               Int("keepdims", 1, "0 or 1; 1: reduced dims stay as 1")},
+              kNoParams,
+              "sum over `axes` (ONNX ReduceSum; axes an input from opset 13)"};
+    case Op::ReduceMax:
+      return {{IntsReq("axes", "distinct dims in [-rank, rank), at least one"),
+               Int("keepdims", 1, "0 or 1; 1: reduced dims stay as 1")},
+              kNoParams,
+              "max over `axes` (ONNX ReduceMax; axes an input from opset 18)"};
+    case Op::Softmax:
+      return {{Int("axis", -1, "in [-rank, rank): the one dim normalized over")},
+              kNoParams,
+              "exp(x - max) / sum exp(x - max) along `axis` (ONNX Softmax, opset-13 semantics)"};
+    case Op::Transpose:
+      return {{IntsReq("perm", "a permutation of 0..rank-1")},
+              kNoParams,
+              "y[i_perm[0], ..] = x[i_0, ..]: output dim d is input dim perm[d] (ONNX Transpose)"};
   }
   return {};
 }
@@ -283,6 +303,8 @@ std::string_view FamilyName(OpFamily f) {
       return "reduce";
     case OpFamily::kMath:
       return "math";
+    case OpFamily::kLayout:
+      return "layout";
   }
   return "?";
 }

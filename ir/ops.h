@@ -26,8 +26,9 @@ enum class OpFamily {
   kReshape,
   kGemm,
   kQuant,   // QuantizeLinear, DequantizeLinear, QLinearAdd (QLinearConv is kConv)
-  kReduce,  // ReduceMean over an axis set
-  kMath     // elementwise unary math: Pow (constant exponent), Sqrt, Reciprocal, Exp, Log, Erf
+  kReduce,  // ReduceMean, ReduceSum, ReduceMax over an axis set; Softmax along one axis
+  kMath,    // elementwise unary math: Pow (constant exponent), Sqrt, Reciprocal, Exp, Log, Erf
+  kLayout   // Transpose: moves elements, values unchanged
 };
 
 // Columns of ir/ops.def (see there).

@@ -226,6 +226,12 @@ std::vector<QuantRoleSpec> MakeRoles(Op op) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       return {};
   }
   return {};

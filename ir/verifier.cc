@@ -278,6 +278,12 @@ Shape NormShape(const Node& n, const std::vector<Shape>& in) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       throw std::logic_error("NormShape: not a norm op: " + std::string(OpName(n.op)));
   }
   return x;
@@ -712,6 +718,8 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& in) {
       return ReduceShape(n, in);
     case OpFamily::kMath:
       return MathShape(n, in);
+    case OpFamily::kLayout:
+      return TransposeShape(n, in);
   }
   Fail(n, "unknown op");
 }

@@ -26,6 +26,9 @@ Shape InferNodeShape(const Node& n, const std::vector<Shape>& input_shapes);
 // The dims a ReduceMean node reduces, normalized to [0, rank), as a mask over the input's dims;
 // throws InputError for an empty, out-of-range or repeated axis.
 std::vector<bool> ReduceMask(const Node& n, size_t rank);
+// Softmax's `axis` as a dim in [0, rank); Transpose's checked `perm`.
+int64_t SoftmaxAxis(const Node& n, size_t rank);
+std::vector<int64_t> TransposePerm(const Node& n, size_t rank);
 // Pow's exponents (the constant forms exporters write): 0.5, 1, 2, 3.
 bool IsSupportedExponent(double exponent);
 

@@ -17,6 +17,8 @@ void CheckQLinearConvEpilogue(const Node& n, const std::vector<Shape>& in, const
 // ir/verifier_math.cc: output shapes of the kReduce and kMath families.
 Shape ReduceShape(const Node& n, const std::vector<Shape>& in);
 Shape MathShape(const Node& n, const std::vector<Shape>& in);
+// Transpose's output: the input dims in the order of `perm` (a permutation of 0..rank-1).
+Shape TransposeShape(const Node& n, const std::vector<Shape>& in);
 void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions& options);
 // Every integer input read under a quantization role has the type its producer wrote (a uint8
 // QuantizeLinear output read by an int8 DequantizeLinear is refused), through Identity,

@@ -33,8 +33,45 @@ std::vector<bool> ReduceMask(const Node& n, size_t rank) {
   return mask;
 }
 
+int64_t SoftmaxAxis(const Node& n, size_t rank) {
+  const int64_t a = AttrInt(n, "axis"), r = static_cast<int64_t>(rank);
+  if (a < -r || a >= r) {
+    FailAt(n, "axis " + std::to_string(a) + " out of range [-" + std::to_string(r) + ", " +
+                  std::to_string(r) + ")");
+  }
+  return a < 0 ? a + r : a;
+}
+
+std::vector<int64_t> TransposePerm(const Node& n, size_t rank) {
+  const std::vector<int64_t> perm = AttrInts(n, "perm");
+  if (perm.size() != rank) {
+    FailAt(n, "perm has " + std::to_string(perm.size()) + " entries for an input of rank " +
+                  std::to_string(rank));
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
+      FailAt(n, "perm must be a permutation of 0.." + std::to_string(rank - 1) + ", got " +
+                    ShapeToString(perm));
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return perm;
+}
+
+Shape TransposeShape(const Node& n, const std::vector<Shape>& in) {
+  const std::vector<int64_t> perm = TransposePerm(n, in[0].size());
+  Shape out;
+  for (int64_t p : perm) out.push_back(in[0][static_cast<size_t>(p)]);
+  return out;
+}
+
 Shape ReduceShape(const Node& n, const std::vector<Shape>& in) {
   const Shape& x = in[0];
+  if (n.op == Op::Softmax) {
+    SoftmaxAxis(n, x.size());
+    return x;
+  }
   const std::vector<bool> mask = ReduceMask(n, x.size());
   const int64_t keepdims = AttrInt(n, "keepdims");
   if (keepdims != 0 && keepdims != 1) {
@@ -107,6 +144,12 @@ Shape MathShape(const Node& n, const std::vector<Shape>& in) {
     case Op::QLinearConv:
     case Op::QLinearAdd:
     case Op::ReduceMean:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       throw std::logic_error("MathShape: not a math op: " + std::string(OpName(n.op)));
   }
   return in[0];

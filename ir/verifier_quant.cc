@@ -210,6 +210,12 @@ Shape QuantShape(const Node& n, const std::vector<Shape>& in) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
     case Op::QLinearConv:
       break;
   }
@@ -379,6 +385,12 @@ void VerifyQuant(const Node& n, const std::vector<Shape>& in, const GraphOptions
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       return;  // no roles: any entry was refused above
   }
 }

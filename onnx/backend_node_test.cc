@@ -52,6 +52,12 @@ const std::set<std::string> kVocabulary = {"Conv",
                                            "Identity",
                                            "InstanceNormalization",
                                            "LayerNormalization",
+                                           "Softmax",
+                                           "Transpose",
+                                           "Min",
+                                           "Max",
+                                           "ReduceSum",
+                                           "ReduceMax",
                                            "Constant"};
 
 fs::path NodeTestDir() {

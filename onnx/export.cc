@@ -223,8 +223,17 @@ class Exporter {
     nlohmann::json record = {{"node", std::move(node)}, {"onnx_nodes", std::move(onnx_nodes)}};
     decompositions_.emplace_back(std::string(kOnnxNodeRecordPrefix) + n.name, record.dump());
   }
+  // One metadata key per node: a FusedConv whose epilogue holds a decomposed activation (a
+  // GELU) records both under the node's name, joined (ONNX refuses duplicate metadata keys).
   void Record(const Node& n, const std::string& how) {
-    decompositions_.emplace_back("fusefuzz:decomposition:" + n.name, how);
+    const std::string key = "fusefuzz:decomposition:" + n.name;
+    for (auto& [k, v] : decompositions_) {
+      if (k == key) {
+        v += "; " + how;
+        return;
+      }
+    }
+    decompositions_.emplace_back(key, how);
   }
 
   void EmitNode(const Node& n) {
@@ -285,6 +294,8 @@ class Exporter {
       case Op::Sub:
       case Op::Mul:
       case Op::Div:
+      case Op::Min:
+      case Op::Max:
         EmitBinary(n);
         return;
       case Op::Pad:
@@ -375,6 +386,29 @@ class Exporter {
       case Op::Log:
       case Op::Erf:
         Add(NodeBuilder(std::string(OpName(n.op)), n.name).In(x).Out(n.output));
+        return;
+      case Op::ReduceSum:
+      case Op::ReduceMax: {
+        // `axes` became an input at opset 13 for ReduceSum, at 18 for ReduceMax.
+        NodeBuilder b(std::string(OpName(n.op)), n.name);
+        b.In(x);
+        if (n.op == Op::ReduceSum || RequiredOnnxOpset(g_) >= 18) {
+          b.In(Int64Initializer(n.name + "/axes", AttrInts(n, "axes")));
+        } else {
+          b.AttrInts("axes", AttrInts(n, "axes"));
+        }
+        Add(b.Out(n.output).AttrI("keepdims", AttrInt(n, "keepdims")));
+        return;
+      }
+      case Op::Softmax:
+        // Opset 13 semantics (one axis); every export is at opset >= 17.
+        Add(NodeBuilder("Softmax", n.name).In(x).Out(n.output).AttrI("axis", AttrInt(n, "axis")));
+        return;
+      case Op::Transpose:
+        Add(NodeBuilder("Transpose", n.name)
+                .In(x)
+                .Out(n.output)
+                .AttrInts("perm", AttrInts(n, "perm")));
         return;
     }
     throw InputError("node '" + n.name + "'", "op without an ONNX export");
@@ -533,6 +567,12 @@ class Exporter {
       case Op::Exp:
       case Op::Log:
       case Op::Erf:
+      case Op::Min:
+      case Op::Max:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Softmax:
+      case Op::Transpose:
       case Op::QLinearAdd:
         break;
     }
@@ -613,12 +653,8 @@ class Exporter {
   }
 
   void EmitBinary(const Node& n) {
-    const char* op = n.op == Op::Add   ? "Add"
-                     : n.op == Op::Sub ? "Sub"
-                     : n.op == Op::Mul ? "Mul"
-                                       : "Div";
     BinaryOperands o = GetBinaryOperands(n);
-    NodeBuilder b(op, n.name);
+    NodeBuilder b(std::string(OpName(n.op)), n.name);
     b.In(o.const_a ? Param(n, "A", *o.const_a) : n.inputs.at(static_cast<size_t>(o.input_a)));
     b.In(o.const_b ? Param(n, "B", *o.const_b) : n.inputs.at(static_cast<size_t>(o.input_b)));
     Add(b.Out(n.output));

@@ -364,6 +364,9 @@ class Importer {
     onnx::ModelProto m;
     ParseProto(bytes, &m, src_, "ONNX ModelProto");
     CheckModelProto(m, src_);
+    for (const onnx::OperatorSetIdProto& o : m.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
+    }
     for (const onnx::StringStringEntryProto& e : m.metadata_props()) metadata_[e.key()] = e.value();
     if (!m.has_graph()) Fail("no graph in the model (not an ONNX ModelProto?)");
     const onnx::GraphProto& g = m.graph();
@@ -865,6 +868,12 @@ class Importer {
       case Op::Exp:
       case Op::Log:
       case Op::Erf:
+      case Op::Min:
+      case Op::Max:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Softmax:
+      case Op::Transpose:
         break;
     }
     if (on.record >= 0) return;  // proven by re-exporting it
@@ -1010,8 +1019,9 @@ class Importer {
                          " does not broadcast to the input " + ShapeToString(x));
       }
       n.params["slope"] = std::move(slope);
-    } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
-      n.op = t == "Add" ? Op::Add : t == "Sub" ? Op::Sub : t == "Mul" ? Op::Mul : Op::Div;
+    } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Min" || t == "Max") {
+      n.op = *OpFromName(t);
+      // ONNX Min/Max are variadic; fusefuzz's take two operands.
       if (on.inputs.size() != 2) FailNode(on, "expected 2 inputs");
       if (Const(on, 0) && Const(on, 1)) FailNode(on, "both operands are constants");
       for (size_t i = 0; i < 2; ++i) {
@@ -1122,6 +1132,35 @@ class Importer {
       n.attrs["exponent"] = e;
     } else if (t == "Sqrt" || t == "Reciprocal" || t == "Exp" || t == "Log" || t == "Erf") {
       unary(*OpFromName(t));
+    } else if (t == "ReduceSum" || t == "ReduceMax") {
+      unary(*OpFromName(t));
+      std::vector<int64_t> axes = AttrInts(on, "axes", {});
+      if (const OTensor* a = Const(on, 1)) {  // an input from opset 13 (Sum) or 18 (Max)
+        if (a->type != onnx::TensorProto::INT64) FailNode(on, "axes must be int64");
+        axes = a->ints;
+      } else if (on.inputs.size() > 1 && !on.inputs[1].empty()) {
+        FailNode(on, "axes must be a constant");
+      }
+      if (axes.empty()) {
+        if (AttrI(on, "noop_with_empty_axes", 0) != 0) FailNode(on, "only noop_with_empty_axes 0");
+        const size_t rank = ShapeOf(on.inputs[0], on).size();  // ONNX: reduce every dim
+        for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+      }
+      n.attrs["axes"] = axes;
+      n.attrs["keepdims"] = AttrI(on, "keepdims", 1);
+    } else if (t == "Softmax") {
+      // Before opset 13 Softmax flattened to 2-D at `axis` (default 1): another function.
+      if (opset_ < 13) FailNode(on, "Softmax before opset 13 (coerced to 2-D) is not fusefuzz's");
+      unary(Op::Softmax);
+      n.attrs["axis"] = AttrI(on, "axis", -1);
+    } else if (t == "Transpose") {
+      unary(Op::Transpose);
+      std::vector<int64_t> perm = AttrInts(on, "perm", {});
+      if (perm.empty()) {  // ONNX: reverse the dims
+        const int64_t rank = static_cast<int64_t>(ShapeOf(on.inputs[0], on).size());
+        for (int64_t d = rank; d-- > 0;) perm.push_back(d);
+      }
+      n.attrs["perm"] = perm;
     } else {
       FailNode(on, "not in fusefuzz's vocabulary (see `fusefuzz list ops`)");
     }
@@ -1180,6 +1219,8 @@ class Importer {
   std::map<std::string, Shape> shapes_;
   bool cut_mode_ = false;
   bool refuse_ = false;
+  // The default domain's opset (Softmax's meaning changed at 13); ONNX's default when absent.
+  int64_t opset_ = 1;
   std::vector<NodeRecord> records_;
   size_t record_keys_ = 0;
   std::map<std::string, Shape> inferred_;  // --cut: libonnx's shapes of every value

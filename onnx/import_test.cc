@@ -232,7 +232,7 @@ TEST(Import, UnknownOpNamesNodeAndOpType) {
   node->add_input("x");
   node->add_output("y");
   node->set_name("s");
-  node->set_op_type("Softmax");
+  node->set_op_type("Hardmax");
   for (const char* name : {"x", "y"}) {
     onnx::ValueInfoProto* vi = name[0] == 'x' ? graph->add_input() : graph->add_output();
     vi->set_name(name);
@@ -241,7 +241,7 @@ TEST(Import, UnknownOpNamesNodeAndOpType) {
     for (int64_t d : {1, 2, 2, 2}) t->mutable_shape()->add_dim()->set_dim_value(d);
   }
   EXPECT_EQ(ErrorOf([&] { ImportOnnx(model.SerializeAsString(), "m.onnx"); }),
-            "m.onnx: node 's' (op type Softmax): not in fusefuzz's vocabulary (see `fusefuzz "
+            "m.onnx: node 's' (op type Hardmax): not in fusefuzz's vocabulary (see `fusefuzz "
             "list ops`)");
 }
 

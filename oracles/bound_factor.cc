@@ -100,6 +100,17 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
         if (reduced[d]) count *= x[d];
       return Reduction(count) + 1;
     }
+    case Op::ReduceSum: {
+      const std::vector<bool> reduced = ReduceMask(n, x.size());
+      int64_t count = 1;
+      for (size_t d = 0; d < x.size(); ++d)
+        if (reduced[d]) count *= x[d];
+      return Reduction(count);  // a sum, no division
+    }
+    case Op::Softmax:
+      // exp(x - M) (the subtraction's rounding is in the magnitude's |x - M| term, the exp a few
+      // ulps), the sum of n positive terms, one division (docs/oracle.md, "Softmax").
+      return Reduction(x[static_cast<size_t>(SoftmaxAxis(n, x.size()))]) + 4 + 1;
     case Op::Pow:
     case Op::Sqrt:
     case Op::Reciprocal:
@@ -122,7 +133,11 @@ double StageCost(const Node& n, const ShapeMap& shapes) {
     case Op::Identity:
     case Op::Flatten:
     case Op::Reshape:
-      return 0;  // exact data movement
+    case Op::Transpose:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceMax:
+      return 0;  // exact data movement or selection
     case Op::Relu:
     case Op::Relu6:
     case Op::Clip:

@@ -8,6 +8,7 @@
 // must still fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -266,6 +267,83 @@ TEST(BuildingBlocks, ExpOverflowIsNotJudged) {
     out.push_back(s);
   }
   EXPECT_NE(c.Judge(y, x, out).verdict, Verdict::kMismatch);
+}
+
+// Softmax along rows of n values at spreads up to 60: the stable form (x - max) and the naive
+// exp(x) / sum exp(x) in float32, sums forward, exps nudged: admitted. A sum that leaves out the
+// largest term fails.
+TEST(BuildingBlocks, SoftmaxInFloat32) {
+  for (int64_t n : {2, 16, 256}) {
+    for (float spread : {0.5f, 8.0f, 60.0f}) {
+      Tensor x({1, 1, 3, n});
+      for (size_t i = 0; i < x.data.size(); ++i) {
+        x.data[i] = spread * (static_cast<float>((static_cast<int64_t>(i) * 29 % 97)) / 48.0f - 1);
+      }
+      Chain c(x.shape);
+      const std::string y = c.Add(Op::Softmax, {"x"}, {{"axis", int64_t{-1}}});
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool stable = variant % 2 == 0, drop = variant == 3;
+        const int u = variant == 1 ? kNudge : -kNudge;
+        std::vector<float> out;
+        for (int64_t r = 0; r < 3; ++r) {
+          const float* row = x.data.data() + r * n;
+          float m = -INFINITY;
+          int64_t arg = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            if (row[i] > m) arg = i;
+            m = std::max(m, row[i]);
+          }
+          if (!stable) m = 0;
+          std::vector<float> e;
+          float sum = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            e.push_back(Nudge(std::exp(row[i] - m), u));
+            if (!(drop && i == arg)) sum += e.back();
+          }
+          for (float v : e) out.push_back(v / sum);
+        }
+        OracleResult res = c.Judge(y, x, out);
+        if (drop) {  // the largest term left out of the sum
+          EXPECT_EQ(res.verdict, Verdict::kMismatch) << n << " " << spread;
+        } else {  // tiny outputs underflow in float32: MISTRUSTED there, never MISMATCH
+          EXPECT_NE(res.verdict, Verdict::kMismatch) << n << " " << spread << ": " << res.detail;
+        }
+      }
+    }
+  }
+}
+
+// exp(x) / sum exp(x) over a row whose every exp underflows float32 (x near -128): 0/0 = NaN in
+// float32, a finite value in double. A divisor below 2^-126 is not judged (docs/oracle.md,
+// "Underflow"); a row in range still is.
+TEST(BuildingBlocks, UnderflowingDivisorIsNotJudged) {
+  Tensor x({1, 1, 2, 3}, std::vector<float>{-128, -127, -128.5f, -1, 0, 1});
+  Chain c(x.shape);
+  const std::string e = c.Add(Op::Exp, {"x"});
+  const AttrMap axes = {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const std::string y = c.Add(Op::Div, {e, c.Add(Op::ReduceSum, {e}, axes)});
+  std::vector<float> out(3, NAN);
+  const float s = std::exp(-1.0f) + 1 + std::exp(1.0f);
+  for (float v : {-1.0f, 0.0f, 1.0f}) out.push_back(std::exp(v) / s);
+  OracleResult ok = c.Judge(y, x, out);
+  EXPECT_NE(ok.verdict, Verdict::kMismatch) << ok.detail;
+  out[4] *= 1.01f;  // the row in range is judged
+  EXPECT_EQ(c.Judge(y, x, out).verdict, Verdict::kMismatch);
+}
+
+// exp(x) * Reciprocal(sum exp(x)) over rows of one element far below double's exp range: exactly
+// 1, NaN in float32 (0 * inf); the reference keeps exp at least 2^-256, so it is not inf or NaN
+// of its own, and the element is not judged.
+TEST(BuildingBlocks, ExpUnderflowingDoubleIsNotJudged) {
+  Tensor x({1, 1, 2, 1}, std::vector<float>{-998, 0.5f});
+  Chain c(x.shape);
+  const std::string e = c.Add(Op::Exp, {"x"});
+  const AttrMap axes = {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const std::string y =
+      c.Add(Op::Mul, {e, c.Add(Op::Reciprocal, {c.Add(Op::ReduceSum, {e}, axes)})});
+  OracleResult r = c.Judge(y, x, {NAN, 1});
+  EXPECT_NE(r.verdict, Verdict::kMismatch) << r.detail;
+  EXPECT_EQ(c.Judge(y, x, {NAN, 1.01f}).verdict, Verdict::kMismatch);
 }
 
 TEST(BuildingBlocks, ReduceMeanSumsInAnyOrder) {

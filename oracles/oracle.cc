@@ -175,6 +175,7 @@ double LeafRoundings(const Graph& g, Precision p) {
       case OpFamily::kConcat:
       case OpFamily::kIdentity:
       case OpFamily::kReshape:
+      case OpFamily::kLayout:
       case OpFamily::kReduce:  // no constant factor: a mean and the unary functions' inputs
       case OpFamily::kMath:    // (their rounding is the input's, carried by the magnitude)
         break;

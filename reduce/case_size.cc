@@ -51,6 +51,7 @@ int64_t NodeGeometry(const Node& n) {
     case OpFamily::kQuant:
     case OpFamily::kReduce:
     case OpFamily::kMath:
+    case OpFamily::kLayout:
       return 0;  // no geometry: their size is in their params and values
   }
   return 0;

@@ -72,9 +72,10 @@ class ChannelClasses {
     }
     cls_[n.output] = in;
     for (const auto& v : n.inputs) Union(in, cls_.at(v));
-    // Channels of rank-2 values are features: Gemm/MatMul weights would have to shrink too.
+    // Channels of rank-2 values are features: Gemm/MatMul weights would have to shrink too; a
+    // Transpose moves dim 1 elsewhere.
     if (n.op == Op::FusedConv || n.op == Op::Concat || FamilyOf(n.op) == OpFamily::kReshape ||
-        FamilyOf(n.op) == OpFamily::kGemm) {
+        FamilyOf(n.op) == OpFamily::kGemm || FamilyOf(n.op) == OpFamily::kLayout) {
       Bad(in);
     }
     if (n.op == Op::GroupNorm) {
@@ -146,6 +147,8 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
     case Op::Sub:
     case Op::Mul:
     case Op::Div:
+    case Op::Min:
+    case Op::Max:
       if (in_s) {
         for (auto& [name, t] : n.params) {
           // Aligned from the right against rank 4: the channel dim is rank - 3.
@@ -187,6 +190,10 @@ void ShrinkNode(Node& n, bool in_s, bool out_s, int64_t c_in, bool upper) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       return;  // quantized ops: their per-axis params are the quantized reduce passes' (issue 24)
   }
 }

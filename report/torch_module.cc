@@ -134,6 +134,28 @@ class Emitter {
         y = Call(n.output, a + op + c);
         break;
       }
+      case Op::Min:
+      case Op::Max: {
+        const BinaryOperands b = GetBinaryOperands(n);
+        const std::string a = b.const_a ? Buffer(*b.const_a) : In(n, b.input_a);
+        const std::string c = b.const_b ? Buffer(*b.const_b) : In(n, b.input_b);
+        const char* fn = n.op == Op::Min ? "torch.minimum(" : "torch.maximum(";
+        y = Call(n.output, fn + a + ", " + c + ")");
+        break;
+      }
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+        y = Call(n.output, std::string(n.op == Op::ReduceSum ? "torch.sum(" : "torch.amax(") + x +
+                               ", dim=" + PyInts(AttrInts(n, "axes"), "(", ")") +
+                               ", keepdim=" + (AttrInt(n, "keepdims") ? "True" : "False") + ")");
+        break;
+      case Op::Softmax:
+        y = Call(n.output, "torch.softmax(" + x + ", " + std::to_string(AttrInt(n, "axis")) + ")");
+        break;
+      case Op::Transpose:
+        y = Call(n.output,
+                 "torch.permute(" + x + ", " + PyInts(AttrInts(n, "perm"), "(", ")") + ")");
+        break;
       case Op::Pad: {
         const auto p = AttrInts(n, "pads");  // t, l, b, r
         const std::string mode = AttrString(n, "mode");
@@ -378,6 +400,12 @@ class Emitter {
       case Op::Exp:
       case Op::Log:
       case Op::Erf:
+      case Op::Min:
+      case Op::Max:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Softmax:
+      case Op::Transpose:
       case Op::DequantizeLinear:
       case Op::QLinearConv:
       case Op::QLinearAdd:

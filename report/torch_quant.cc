@@ -54,6 +54,12 @@ bool Commutes(Op op) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       return false;
   }
   return false;
@@ -216,6 +222,12 @@ class Splitter {
       case Op::Exp:
       case Op::Log:
       case Op::Erf:
+      case Op::Min:
+      case Op::Max:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Softmax:
+      case Op::Transpose:
         break;  // a float op of the model, below
     }
     Node f = n;

@@ -1,6 +1,6 @@
-// Add / Sub / Mul / Div with numpy broadcasting; either operand may be a constant param ("A" or
-// "B"). Shapes are right-aligned to rank 4; a broadcast dim has stride 0, and the innermost loop
-// is specialised on whether each side is contiguous or repeated.
+// Add / Sub / Mul / Div / Min / Max with numpy broadcasting; either operand may be a constant param
+// ("A" or "B"). Shapes are right-aligned to rank 4; a broadcast dim has stride 0, and the innermost
+// loop is specialised on whether each side is contiguous or repeated.
 #include "ir/error.h"
 #include "kernels/fast/fast_ops.h"
 
@@ -90,6 +90,12 @@ void BinaryOp(const Node& n, const std::vector<const Tensor*>& inputs, int threa
       break;
     case Op::Div:
       Broadcast(a, b, out, py, threads, [](float u, float v) { return u / v; });
+      break;
+    case Op::Min:
+      Broadcast(a, b, out, py, threads, [](float u, float v) { return v < u ? v : u; });
+      break;
+    case Op::Max:
+      Broadcast(a, b, out, py, threads, [](float u, float v) { return u < v ? v : u; });
       break;
     default:
       throw InputError(where, "not a binary op");

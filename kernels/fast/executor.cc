@@ -84,6 +84,8 @@ void RunInto(const fast::KernelTable& k, const Node& n, const std::vector<const 
       return fast::ReduceOp(n, x, y);
     case OpFamily::kMath:
       return fast::MathOp(n, x, y);
+    case OpFamily::kLayout:
+      return fast::TransposeOp(n, x, y);
   }
   throw InputError("node '" + n.name + "'", "unknown op");
 }

@@ -41,9 +41,11 @@ void ParallelFor(int threads, int64_t count, const std::function<void(int64_t)>&
 // buffer, docs/kernels.md "Tensor pool"): each op writes every output element.
 void PadOp(const Node& n, const Tensor& x, Tensor& y);
 void ConcatOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y);
-// math.cc: Pow, Sqrt, Reciprocal, Exp, Log, Erf; ReduceMean.
+// math.cc: Pow, Sqrt, Reciprocal, Exp, Log, Erf; ReduceMean, ReduceSum, ReduceMax, Softmax;
+// Transpose.
 void MathOp(const Node& n, const Tensor& x, Tensor& y);
 void ReduceOp(const Node& n, const Tensor& x, Tensor& y);
+void TransposeOp(const Node& n, const Tensor& x, Tensor& y);
 
 // The table of one ISA copy's entry points: what the executor dispatches through.
 struct KernelTable {

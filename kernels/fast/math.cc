@@ -1,6 +1,7 @@
-// Fast float32 ReduceMean and unary math ops (Pow with a constant exponent, Sqrt, Reciprocal,
-// Exp, Log, Erf): plain loops over libm's float functions, compiled once (no ISA copies: none of
-// the embedded optimizer's rules rewrites them, and they are memory-bound).
+// Fast float32 ReduceMean, ReduceSum, ReduceMax, Softmax, Transpose and unary math ops (Pow with a
+// constant exponent, Sqrt, Reciprocal, Exp, Log, Erf): plain loops over libm's float functions,
+// compiled once (no ISA copies: none of the embedded optimizer's rules rewrites them, and they are
+// memory-bound).
 #include <algorithm>
 #include <cmath>
 
@@ -33,7 +34,46 @@ void PowOp(const Node& n, const Tensor& x, Tensor& y) {
   }
 }
 
+// Softmax along one axis in float32: max, exp(x - max), their sum, one division each.
+void SoftmaxOp(const Node& n, const Tensor& x, Tensor& y) {
+  const size_t axis = static_cast<size_t>(SoftmaxAxis(n, x.shape.size()));
+  const int64_t len = x.shape[axis];
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const int64_t outer = static_cast<int64_t>(x.data.size()) / (len * inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t k) { return static_cast<size_t>((o * len + k) * inner + in); };
+      float max = -INFINITY;
+      for (int64_t k = 0; k < len; ++k) max = std::max(max, x.data[at(k)]);
+      float sum = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        y.data[at(k)] = std::exp(x.data[at(k)] - max);
+        sum += y.data[at(k)];
+      }
+      for (int64_t k = 0; k < len; ++k) y.data[at(k)] /= sum;
+    }
+  }
+}
+
 }  // namespace
+
+void TransposeOp(const Node& n, const Tensor& x, Tensor& y) {
+  const std::vector<int64_t> perm = TransposePerm(n, x.shape.size());
+  const size_t rank = x.shape.size();
+  std::vector<int64_t> in_stride(rank, 1);
+  for (size_t d = rank - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * x.shape[d + 1];
+  std::vector<int64_t> idx(rank, 0);
+  for (size_t o = 0; o < y.data.size(); ++o) {
+    int64_t i = 0;
+    for (size_t d = 0; d < rank; ++d) i += idx[d] * in_stride[static_cast<size_t>(perm[d])];
+    y.data[o] = x.data[static_cast<size_t>(i)];
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < y.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
 
 void MathOp(const Node& n, const Tensor& x, Tensor& y) {
   switch (n.op) {
@@ -86,31 +126,41 @@ void MathOp(const Node& n, const Tensor& x, Tensor& y) {
     case Op::QLinearConv:
     case Op::QLinearAdd:
     case Op::ReduceMean:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       break;
   }
   throw InputError("node '" + n.name + "'", "not a math op");
 }
 
 void ReduceOp(const Node& n, const Tensor& x, Tensor& y) {
+  if (n.op == Op::Softmax) return SoftmaxOp(n, x, y);
   const size_t rank = x.shape.size();
   const std::vector<bool> reduced = ReduceMask(n, rank);
   Shape kept = x.shape;
   for (size_t d = 0; d < rank; ++d)
     if (reduced[d]) kept[d] = 1;
-  // Sums in float32 in row-major order of the input (an engine's plain loop), then one division.
-  std::fill(y.data.begin(), y.data.end(), 0.0f);
+  // Sums in float32 in row-major order of the input (an engine's plain loop), then one division
+  // (ReduceMean); ReduceMax selects.
+  const bool is_max = n.op == Op::ReduceMax;
+  std::fill(y.data.begin(), y.data.end(), is_max ? -INFINITY : 0.0f);
   std::vector<int64_t> idx(rank, 0);
   for (size_t i = 0; i < x.data.size(); ++i) {
     size_t o = 0;
     for (size_t d = 0; d < rank; ++d) {
       o = o * static_cast<size_t>(kept[d]) + static_cast<size_t>(reduced[d] ? 0 : idx[d]);
     }
-    y.data[o] += x.data[i];
+    y.data[o] = is_max ? std::max(y.data[o], x.data[i]) : y.data[o] + x.data[i];
     for (size_t d = rank; d-- > 0;) {
       if (++idx[d] < x.shape[d]) break;
       idx[d] = 0;
     }
   }
+  if (n.op != Op::ReduceMean) return;
   const float count = static_cast<float>(x.data.size() / y.data.size());
   for (float& v : y.data) v /= count;
 }

@@ -1,4 +1,5 @@
-// Fast float32 ReduceMean and unary math ops against the reference, at every ISA level.
+// Fast float32 reductions, Softmax, Transpose and unary math ops against the reference, at every
+// ISA level.
 #include <gtest/gtest.h>
 
 #include "kernels/fast/fast_test_util.h"
@@ -22,6 +23,24 @@ TEST(FastMath, ReduceMeanEveryAxisSet) {
           OneNode(MathNode(Op::ReduceMean, {{"axes", a}, {"keepdims", keep}}), {{2, 3, 4, 5}});
       CheckAgainstReference(g, Inputs(g, 7, -3, 3), "ReduceMean keepdims " + std::to_string(keep));
     }
+  }
+}
+
+TEST(FastMath, ReduceSumMaxSoftmaxTranspose) {
+  for (Op op : {Op::ReduceSum, Op::ReduceMax}) {
+    for (const std::vector<int64_t>& a : {std::vector<int64_t>{-1}, {1, 2}, {0}}) {
+      Graph g = OneNode(MathNode(op, {{"axes", a}, {"keepdims", int64_t{1}}}), {{2, 3, 4, 5}});
+      CheckAgainstReference(g, Inputs(g, 5, -3, 3), std::string(OpName(op)));
+    }
+  }
+  for (int64_t axis : {-1, 1, 0, 2}) {
+    Graph g = OneNode(MathNode(Op::Softmax, {{"axis", axis}}), {{2, 3, 4, 5}});
+    CheckAgainstReference(g, Inputs(g, 9, -6, 6), "Softmax axis " + std::to_string(axis));
+  }
+  for (const std::vector<int64_t>& perm :
+       {std::vector<int64_t>{0, 1, 3, 2}, {0, 2, 3, 1}, {3, 2, 1, 0}}) {
+    Graph g = OneNode(MathNode(Op::Transpose, {{"perm", perm}}), {{2, 3, 4, 5}});
+    CheckAgainstReference(g, Inputs(g, 3, -2, 2), "Transpose");
   }
 }
 

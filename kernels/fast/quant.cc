@@ -271,6 +271,12 @@ void QuantOp(const Node& n, const std::vector<const Tensor*>& inputs, Tensor& y,
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       break;
   }
   throw InputError(Where(n), "not a quantized op");

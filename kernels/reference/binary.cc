@@ -1,4 +1,5 @@
-// Reference Add/Sub/Mul/Div with numpy broadcasting; either operand may be a constant param.
+// Reference Add/Sub/Mul/Div/Min/Max with numpy broadcasting; either operand may be a constant
+// param.
 #include <cmath>
 
 #include "ir/verifier.h"
@@ -6,6 +7,8 @@
 
 namespace fusefuzz::ref {
 namespace {
+
+constexpr double kFloatMinNormal = 0x1.0p-126;
 
 // Strides of `s` right-aligned to an output of rank `rank`, 0 along broadcast dims.
 std::vector<int64_t> BroadcastStrides(const Shape& s, size_t rank) {
@@ -72,8 +75,20 @@ RefTensor Elementwise(Op op, const RefTensor& a, const RefTensor& b) {
       case Op::Div:
         r = va / vb;
         m = (ma + std::fabs(r) * mb) / std::fabs(vb);
+        // A divisor below float32's normal range (2^-126) is held only to an absolute error, or
+        // flushed to 0 (FTZ): the float32 quotient has no relative bound (it may be inf or 0/0
+        // = NaN), so it is not judged, as an overflow (docs/oracle.md, "Underflow").
+        if (std::fabs(vb) < kFloatMinNormal) m = INFINITY;
         e = Quadrature(ea, std::fabs(r) * eb) / std::fabs(vb);
         own = 2;
+        break;
+      case Op::Min:
+      case Op::Max:
+        // A selection: |min(a + da, b + db) - min(a, b)| <= max(|da|, |db|); nothing rounds.
+        r = op == Op::Min ? std::fmin(va, vb) : std::fmax(va, vb);
+        m = std::fmax(ma, mb);
+        e = std::fmax(ea, eb);
+        own = 0;
         break;
       default:
         throw std::logic_error("Elementwise: not a binary op: " + std::string(OpName(op)));

@@ -1,12 +1,42 @@
-// Reference Concat (any axis, any rank), Identity, Flatten and Reshape: pure copies of values,
-// magnitudes and error scales (a row-major reshape keeps the element order).
+// Reference Concat (any axis, any rank), Identity, Flatten, Reshape and Transpose: pure copies
+// of values, magnitudes and error scales (a row-major reshape keeps the element order).
 #include "ir/verifier.h"
 #include "kernels/reference/ref_ops.h"
 
 namespace fusefuzz::ref {
 
+namespace {
+
+// Transpose: output element at multi-index o reads the input at i with i[perm[d]] = o[d]. Values
+// move unchanged, so magnitudes, error scales and peaks move with them; no sum stays open.
+RefTensor Transpose(const Node& n, const RefTensor& x) {
+  const std::vector<int64_t> perm = TransposePerm(n, x.shape.size());
+  RefTensor y = Zeros(InferNodeShape(n, {x.shape}));
+  const size_t rank = x.shape.size();
+  std::vector<int64_t> in_stride(rank, 1);
+  for (size_t d = rank - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * x.shape[d + 1];
+  std::vector<int64_t> idx(rank, 0);
+  for (size_t o = 0; o < y.value.size(); ++o) {
+    int64_t i = 0;
+    for (size_t d = 0; d < rank; ++d) i += idx[d] * in_stride[static_cast<size_t>(perm[d])];
+    const size_t s = static_cast<size_t>(i);
+    y.value[o] = x.value[s];
+    y.mag[o] = x.mag[s];
+    y.sigma[o] = x.sigma[s];
+    y.peak[o] = x.peak[s];
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < y.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
 RefTensor RunConcat(const Node& n, const Inputs& in) {
   if (n.op == Op::Identity) return *in[0];
+  if (n.op == Op::Transpose) return Transpose(n, *in[0]);
   if (n.op == Op::Flatten || n.op == Op::Reshape) {
     RefTensor y = *in[0];
     y.shape = InferNodeShape(n, {in[0]->shape});

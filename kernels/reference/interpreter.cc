@@ -37,6 +37,7 @@ RefTensor RunNode(const Node& n, const Inputs& in, QuantizeRounding rounding) {
     case OpFamily::kConcat:
     case OpFamily::kIdentity:
     case OpFamily::kReshape:
+    case OpFamily::kLayout:
       return RunConcat(n, in);
     case OpFamily::kGemm:
       return RunGemm(n, in);

@@ -1,5 +1,6 @@
-// Reference ReduceMean and unary math ops against hand-computed values and magnitudes
-// (docs/reference.md; the magnitudes' derivations: docs/oracle.md, "Building-block ops").
+// Reference reductions, Softmax, Transpose, Min/Max and unary math ops against hand-computed values
+// and magnitudes (docs/reference.md; the magnitudes' derivations: docs/oracle.md, "Building-block
+// ops").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +22,51 @@ TEST(RefMath, ReduceMeanKeepdimsAndAxes) {
       RunOp(MakeNode(Op::ReduceMean, {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}), {x});
   ExpectValues(chan, {1, 1, 3}, {2, -1, -1});
   ExpectMags(chan, {2, 1, 5});
+}
+
+TEST(RefMath, ReduceSumAndMax) {
+  const Tensor x = T({1, 2, 1, 3}, {1, -2, 4, 3, 0, -6});
+  RefTensor sum =
+      RunOp(MakeNode(Op::ReduceSum, {{"axes", Ints{-1}}, {"keepdims", int64_t{1}}}), {x});
+  ExpectValues(sum, {1, 2, 1, 1}, {3, -3});
+  ExpectMags(sum, {7, 9});  // sum of |x|
+  RefTensor max =
+      RunOp(MakeNode(Op::ReduceMax, {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}), {x});
+  ExpectValues(max, {1, 1, 3}, {3, 0, 4});
+  ExpectMags(max, {3, 2, 6});  // the largest magnitude of the reduced elements
+}
+
+TEST(RefMath, SoftmaxValuesAndMagnitudes) {
+  const Tensor x = T({1, 1, 1, 3}, {0, 1, 2});
+  RefTensor y = RunOp(MakeNode(Op::Softmax, {{"axis", int64_t{-1}}}), {x});
+  const double s = 1 + std::exp(1.0) + std::exp(2.0);
+  const std::vector<double> r = {1 / s, std::exp(1.0) / s, std::exp(2.0) / s};
+  ExpectValues(y, {1, 1, 1, 3}, r, 1e-15);
+  // y_i (4 max_j m_j + 1 + |x_i - max|), max_j m_j = 2 (docs/oracle.md, "Softmax").
+  ExpectMags(y, {r[0] * (8 + 1 + 2), r[1] * (8 + 1 + 1), r[2] * (8 + 1)}, 1e-15);
+  // Along axis 1 of a [1, 2, 1, 1]: each column normalized on its own.
+  RefTensor c = RunOp(MakeNode(Op::Softmax, {{"axis", int64_t{1}}}), {T({1, 2, 1, 1}, {3, 3})});
+  ExpectValues(c, {1, 2, 1, 1}, {0.5, 0.5});
+}
+
+TEST(RefMath, TransposeMovesValuesAndMagnitudes) {
+  const Tensor x = T({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  RefTensor y = RunOp(MakeNode(Op::Transpose, {{"perm", Ints{0, 1, 3, 2}}}), {x});
+  ExpectValues(y, {1, 1, 3, 2}, {1, 4, 2, 5, 3, 6});
+  ExpectMags(y, {1, 4, 2, 5, 3, 6});
+  RefTensor r = RunOp(MakeNode(Op::Transpose, {{"perm", Ints{3, 2, 1, 0}}}), {x});
+  ExpectValues(r, {3, 2, 1, 1}, {1, 4, 2, 5, 3, 6});
+}
+
+TEST(RefMath, MinMaxSelectWithTheLargerMagnitude) {
+  const Tensor x = T({1, 1, 1, 3}, {-2, 0.5f, 3});
+  ParamMap p;
+  p["B"] = T({1}, {1});
+  RefTensor mn = RunOp(MakeNode(Op::Min, {}, p), {x});
+  ExpectValues(mn, {1, 1, 1, 3}, {-2, 0.5, 1});
+  ExpectMags(mn, {2, 1, 3});  // max(m_a, m_b)
+  RefTensor mx = RunOp(MakeNode(Op::Max, {}, p), {x});
+  ExpectValues(mx, {1, 1, 1, 3}, {1, 1, 3});
 }
 
 TEST(RefMath, PowKeepsABoundAtACancelledZero) {

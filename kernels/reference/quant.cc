@@ -292,6 +292,12 @@ RefTensor RunQuant(const Node& n, const Inputs& in, QuantizeRounding rounding) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       break;
   }
   throw std::logic_error("RunQuant: not a quantized op: " + std::string(OpName(n.op)));

@@ -92,9 +92,10 @@ RefTensor RunBinary(const Node& n, const Inputs& in);      // binary.cc
 RefTensor RunPad(const Node& n, const Inputs& in);         // pad.cc
 RefTensor RunPool(const Node& n, const Inputs& in);        // pool.cc
 RefTensor RunConcat(const Node& n, const Inputs& in);      // concat.cc (Concat, Identity, Flatten,
-                                                           // Reshape)
+                                                           // Reshape, Transpose)
 RefTensor RunGemm(const Node& n, const Inputs& in);        // gemm.cc (Gemm, MatMul)
-RefTensor RunReduce(const Node& n, const Inputs& in);      // math.cc (ReduceMean)
+RefTensor RunReduce(const Node& n, const Inputs& in);      // math.cc (ReduceMean, ReduceSum,
+                                                           // ReduceMax, Softmax)
 RefTensor RunMath(const Node& n, const Inputs& in);        // math.cc (Pow, Sqrt, Reciprocal,
                                                            // Exp, Log, Erf)
 

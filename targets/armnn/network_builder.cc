@@ -203,6 +203,12 @@ armnn::IConnectableLayer* Builder::Layer(const Node& n) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       // Not in the hello: fusefuzz never sends them.
       throw Unsupported(std::string(OpName(n.op)) + " is not translated" + where);
     case Op::QuantizeLinear:

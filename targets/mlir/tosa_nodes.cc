@@ -227,6 +227,14 @@ void Emitter::Node(const fusefuzz::Node& n) {
       if (!int8_) throw Unsupported("QLinearAdd in mlir:fp32" + where);
       values_[n.output] = QLinearAdd(n);
       return;
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
+      // Not in the hello (mlir_target_main.cc): fusefuzz never sends them.
+      throw Unsupported(std::string(OpName(n.op)) + " is not translated" + where);
   }
   // The epilogue of a FusedConv or Gemm: its unfused steps, in order.
   for (const EpilogueStep& s : n.epilogue) {

@@ -160,6 +160,12 @@ Val Emitter::Activation(Op op, const AttrMap& attrs, const ParamMap& params, con
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       break;
   }
   throw std::logic_error("not an activation: " + std::string(OpName(op)) + where);

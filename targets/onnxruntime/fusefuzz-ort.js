@@ -30,7 +30,9 @@ const OPS = ['Conv', 'FusedConv', 'BatchNorm', 'LayerNorm', 'GroupNorm', 'Instan
   // Quantized graphs reach ORT as standard QDQ models (docs/onnx.md, "Quantization").
   'QuantizeLinear', 'DequantizeLinear', 'QLinearConv', 'QLinearAdd',
   // The building blocks of the decomposed norms and activations (exported as the ONNX ops).
-  'ReduceMean', 'Pow', 'Sqrt', 'Reciprocal', 'Exp', 'Log', 'Erf'];
+  'ReduceMean', 'Pow', 'Sqrt', 'Reciprocal', 'Exp', 'Log', 'Erf',
+  // Softmax (decomposed too), the attention vocabulary (Transpose -> MatMul at rank 4), Min/Max.
+  'Min', 'Max', 'ReduceSum', 'ReduceMax', 'Softmax', 'Transpose'];
 
 // The names options.disable takes (hello "rules"), as ORT 1.30 spells them. TRANSFORMERS: every
 // graph transformer that session creation at level all logs as "GraphTransformer <name>

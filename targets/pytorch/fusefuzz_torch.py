@@ -23,7 +23,8 @@ OPS = ["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm
        "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid", "Tanh", "Silu",
        "HardSwish", "Gelu", "Add", "Sub", "Mul", "Div", "Pad", "MaxPool", "AvgPool",
        "GlobalAvgPool", "Concat", "Identity", "Flatten", "Reshape", "Gemm", "MatMul",
-       "ReduceMean", "Pow", "Sqrt", "Reciprocal", "Exp", "Log", "Erf"]
+       "ReduceMean", "Pow", "Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Min", "Max", "ReduceSum",
+       "ReduceMax", "Softmax", "Transpose"]
 # Ops of ir/ops.def this adapter leaves out of its hello (so fusefuzz never sends them), with
 # the reason; test_translate.py checks that OPS and these cover ops.def exactly.
 # The float modes leave the quantized ops to the quantization modes (quant_modes.py).

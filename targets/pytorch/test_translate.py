@@ -98,6 +98,30 @@ class Translation(unittest.TestCase):
             got = run(one_node(op, [2, 3, 4, 5]), pos)[0]
             np.testing.assert_allclose(got, f(pos.astype(np.float64)), rtol=1e-6, err_msg=op)
 
+    def test_softmax_transpose_reductions_min_max_follow_onnx(self):
+        x = rand((2, 3, 4, 5))
+        x64 = x.astype(np.float64)
+        for axis in [-1, 1, 0]:
+            got = run(one_node("Softmax", [2, 3, 4, 5], {"axis": axis}), x)[0]
+            e = np.exp(x64 - x64.max(axis=axis, keepdims=True))
+            np.testing.assert_allclose(got, e / e.sum(axis=axis, keepdims=True), rtol=1e-5,
+                                       err_msg=str(axis))
+        for perm in [[0, 1, 3, 2], [3, 2, 1, 0], [0, 2, 3, 1]]:
+            got = run(one_node("Transpose", [2, 3, 4, 5], {"perm": perm}), x)[0]
+            np.testing.assert_array_equal(got, np.transpose(x, perm))
+        for op, f in [("ReduceSum", np.sum), ("ReduceMax", np.max)]:
+            for axes, keep in [([-1], 1), ([1, 2], 0)]:
+                got = run(one_node(op, [2, 3, 4, 5], {"axes": axes, "keepdims": keep}), x)[0]
+                want = f(x64, axis=tuple(axes), keepdims=bool(keep))
+                np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=op)
+        c = np.array([0.5], dtype=np.float32)
+        for op, f in [("Min", np.minimum), ("Max", np.maximum)]:
+            got = run(one_node(op, [2, 3, 4, 5], params={"B": c}), x)[0]
+            np.testing.assert_array_equal(got, f(x, c))
+            y = rand((2, 3, 4, 5), seed=1)
+            got = run(one_node(op, [2, 3, 4, 5], inputs=2), x, y)[0]
+            np.testing.assert_array_equal(got, f(x, y))
+
     def test_pools_follow_onnx_pads_ceil_mode_and_count_include_pad(self):
         x = rand((1, 2, 7, 6))
         cases = 0

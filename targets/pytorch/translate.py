@@ -293,11 +293,16 @@ class Translation:
         if op == "Reshape":
             out = reshape_target(s, attr(node, "shape", None))
             return self.fn(torch.reshape, x, tuple(out)), out
-        if op == "ReduceMean":
+        if op in REDUCE:
             axes = sorted(a + len(s) if a < 0 else a for a in attr(node, "axes", None))
             keep = attr(node, "keepdims", 1) == 1
             out = [1 if d in axes else n for d, n in enumerate(s) if keep or d not in axes]
-            return self.fn(torch.mean, x, dim=tuple(axes), keepdim=keep), out
+            return self.fn(REDUCE[op], x, dim=tuple(axes), keepdim=keep), out
+        if op == "Softmax":  # ONNX opset-13 semantics: one axis, as torch's
+            return self.fn(torch.softmax, x, attr(node, "axis", -1)), s
+        if op == "Transpose":
+            perm = attr(node, "perm", None)
+            return self.fn(torch.permute, x, tuple(perm)), [s[p] for p in perm]
         if op == "Pow":
             return self.fn(torch.pow, x, fattr(node, "exponent", 2.0)), s
         if op in MATH:
@@ -527,14 +532,17 @@ class Translation:
 
 ACTIVATIONS = {"Relu", "Relu6", "Clip", "LeakyRelu", "PRelu", "Elu", "Sigmoid", "HardSigmoid",
                "Tanh", "Silu", "HardSwish", "Gelu"}
-BINARY = {"Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Div": operator.truediv}
+BINARY = {"Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Div": operator.truediv,
+          "Min": torch.minimum, "Max": torch.maximum}
+REDUCE = {"ReduceMean": torch.mean, "ReduceSum": torch.sum, "ReduceMax": torch.amax}
 # The building blocks of decomposed norms and activations (ONNX semantics = torch's).
 MATH = {"Sqrt": torch.sqrt, "Reciprocal": torch.reciprocal, "Exp": torch.exp, "Log": torch.log,
         "Erf": torch.erf}
 SUPPORTED_OPS = (["Conv", "FusedConv", "BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"] +
                  sorted(ACTIVATIONS) + sorted(BINARY) +
                  ["Pad", "MaxPool", "AvgPool", "GlobalAvgPool", "Concat", "Identity", "Flatten",
-                  "Reshape", "Gemm", "MatMul", "ReduceMean", "Pow"] + sorted(MATH))
+                  "Reshape", "Gemm", "MatMul", "Pow", "Softmax", "Transpose"] + sorted(REDUCE) +
+                 sorted(MATH))
 
 
 def topological(nodes):

@@ -218,6 +218,12 @@ void Builder::DefineNode(const Node& n) {
     case Op::Exp:
     case Op::Log:
     case Op::Erf:
+    case Op::Min:
+    case Op::Max:
+    case Op::ReduceSum:
+    case Op::ReduceMax:
+    case Op::Softmax:
+    case Op::Transpose:
       throw Unsupported("op " + std::string(OpName(n.op)) + " has no XNNPACK subgraph node" +
                         where);
     case Op::QuantizeLinear:
