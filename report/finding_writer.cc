@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <sstream>
 
 #include "ir/error.h"
@@ -109,6 +110,14 @@ void WriteOnnxRepro(const std::string& dir, const Repro& r) {
     for (auto& [name, t] : RunReference(r.graph, r.inputs)) outputs[name] = ToFloatTensor(t);
   } catch (const InputError& e) {
     std::fprintf(stderr, "fusefuzz: warning: %s: no model.onnx: %s\n", dir.c_str(), e.what());
+    return;
+  } catch (const std::exception& e) {
+    // A defect of the export itself: the finding (repro.json, report.md) is kept, the campaign
+    // goes on, and the message says whose bug it is.
+    std::fprintf(stderr,
+                 "fusefuzz: warning: %s: no model.onnx: internal error of fusefuzz's ONNX export "
+                 "(%s); please report it with this folder's repro.json\n",
+                 dir.c_str(), e.what());
     return;
   }
   WriteFileInFolder(dir, "model.onnx", m.bytes);

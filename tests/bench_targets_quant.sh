@@ -40,9 +40,9 @@ assert iters and all(b["OP"] > 0 and b["real_time"] > 0 for b in iters), iters[:
 assert not any("/float-only/" in b["name"] for b in iters)
 md = open(d + "/benchmarks.md").read()
 assert md.startswith("# fusefuzz bench --quant"), md[:80]
-assert "embedded fused GOPS" in md and "decliner unfused GOPS" in md
+assert "| engine | unfused µs | fused µs | unfused GOPS | fused GOPS | speedup |" in md, md
 lines = [l for l in md.splitlines() if l.startswith("| conv_") or l.startswith("| dw_")]
-assert len(lines) == 20, md
+assert len(lines) == 20 * len(labels), (len(lines), md)  # one line per case and engine
 assert "more than 4 (--decline-over)" in md, md
 assert "the target does not declare QuantizeLinear (node 'q_y')" in md, md
 PY

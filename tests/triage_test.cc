@@ -89,7 +89,7 @@ TEST(Triage, OneCauseGivesAtMostTwoFoldersBlackBox) {
   for (const char* fault :
        {"multi-consumer", "activation-before-add", "relu6-unbounded", "bn-before-padded-conv"}) {
     fs::path dir = TempDir(std::string("one-form-") + fault);
-    CmdResult r = Fusefuzz("fuzz --graphs 300 --seed 11 -j 2 -q --target " +
+    CmdResult r = Fusefuzz("fuzz --graphs 500 --seed 11 -j 2 -q --target " +
                            Example(std::string("--no-capabilities --inject ") + fault) + " --out " +
                            dir.string());
     ASSERT_EQ(r.status, 1) << fault << "\n" << r.out;

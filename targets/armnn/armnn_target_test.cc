@@ -11,6 +11,7 @@
 #include "ir/json_io.h"
 #include "kernels/reference/reference.h"
 #include "targets/builtin_targets.h"
+#include "targets/rule_names.h"
 #include "targets/target.h"
 
 namespace fusefuzz {
@@ -78,6 +79,8 @@ TEST(ArmnnTarget, HelloDeclaresEngineOpsAndPrecisionPerMode) {
     EXPECT_TRUE(c.ops.count(Op::Conv) && c.ops.count(Op::BatchNorm) && c.ops.count(Op::Concat));
     EXPECT_FALSE(c.ops.count(Op::Gelu) || c.ops.count(Op::FusedConv));
     EXPECT_TRUE(c.reports_rewrites && c.disable && c.bisect_limit && c.bench);
+    // Its own rule, not fusefuzz's catalogue, is what a campaign counts as fired or not.
+    EXPECT_EQ(DeclaredFusions(c), std::vector<std::string>{"FoldPadIntoConvolution2d"});
   }
 }
 
