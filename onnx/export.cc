@@ -38,7 +38,7 @@ class Exporter {
       const Node m = quant_.MapNames(n);
       const int first = graph_.node_size();
       if (HasOnnxSpelling(n)) {
-        EmitSpelled(m);
+        EmitSpelled(n, m);
       } else {
         EmitNode(m);
       }
@@ -131,8 +131,10 @@ class Exporter {
     return a->mutable_t();
   }
 
-  // A node with an ONNX spelling (onnx/export_spellings.h).
-  void EmitSpelled(const Node& n) {
+  // A node with an ONNX spelling (onnx/export_spellings.h): `n` as it was mapped to its ONNX names
+  // (an integer graph output or its input is renamed, onnx/export_quant.h); the shapes are looked
+  // up under the graph's own names, those of `original`.
+  void EmitSpelled(const Node& original, const Node& n) {
     SpellingExportHooks h;
     h.emit_plain = [&](const Node& m) { EmitNode(m); };
     h.value = [&](const Node& m, const std::string& what) { return Value(m, what); };
@@ -145,8 +147,8 @@ class Exporter {
     };
     h.add = [&](const onnx::NodeProto& p) { *graph_.add_node() = p; };
     constants_as_nodes_ = n.spelling == InfoOf(Spelling::kOnnxConstantNodes).name;
-    const Shape in = n.inputs.empty() ? Shape{} : shapes_.at(n.inputs[0]);
-    EmitOnnxSpelling(n, in, shapes_.at(n.output), h);
+    const Shape in = original.inputs.empty() ? Shape{} : shapes_.at(original.inputs[0]);
+    EmitOnnxSpelling(n, in, shapes_.at(original.output), h);
     constants_as_nodes_ = false;
   }
 
